@@ -1,0 +1,1 @@
+UPDATE events SET count = :count, last = :last WHERE id = :id

@@ -1,0 +1,1 @@
+UPDATE events SET deleted = :at WHERE uid = :uid AND cluster_id = :cluster AND deleted IS NULL

@@ -1,0 +1,2 @@
+-- Age retention: occurrences last seen before the cutoff.
+DELETE FROM occurrences WHERE last < :cutoff

@@ -1,0 +1,1 @@
+UPDATE recorder_sessions SET heartbeat = :now WHERE id = :id

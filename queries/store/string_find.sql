@@ -1,0 +1,2 @@
+-- Interned strings with this hash (normally one).
+SELECT id, s FROM strings WHERE h = :h

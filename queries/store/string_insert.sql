@@ -1,0 +1,1 @@
+INSERT INTO strings (h, s) VALUES (:h, :s)

@@ -1,0 +1,131 @@
+//! The command line: kubectl's global flags, exactly, plus `--db`, and one
+//! subcommand per stage of the tool.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-diag",
+    bin_name = "kubectl diag",
+    version,
+    about = "Keep what Kubernetes forgets: record Events and object transitions, rebuild timelines, diagnose stuck controllers",
+    long_about = "kubectl-diag records every Event occurrence and every meaningful object transition into one \
+portable SQLite file, so that what happened at 03:00 can still be read at 09:00 - after the apiserver's \
+one-hour Event TTL has deleted the evidence.\n\nRun as `kubectl diag` once `kubectl-diag` is on PATH."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kubectl's own connection and output flags, spelled as kubectl spells them.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use (default: the current context)
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Namespace scope (default: the context's namespace)
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// All namespaces
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+
+    /// Label selector, as kubectl's -l
+    #[arg(short = 'l', long, global = true, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// Output format
+    #[arg(short = 'o', long, global = true, value_enum)]
+    pub output: Option<OutputFormat>,
+
+    /// The recording (SQLite file)
+    #[arg(
+        long,
+        global = true,
+        env = "KUBECTL_DIAG_DB",
+        value_name = "PATH",
+        help = "The recording, a SQLite file [default: $XDG_DATA_HOME/kubectl-diag/diag.db]"
+    )]
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Wide,
+    Json,
+    Jsonl,
+    Csv,
+    Html,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Record Events (every occurrence, exactly once) into the recording
+    Record(RecordArgs),
+    /// Write stored Event occurrences as JSON Lines
+    Export(ExportArgs),
+    /// Rebuild one object's history along its owner chain
+    Timeline(NotYetArgs),
+    /// Find stuck finalizers, hot loops, generation lag and scheduling failures
+    Check(NotYetArgs),
+    /// Run a named query from queries/
+    Query(NotYetArgs),
+    /// Run read-only SQL over the recording
+    Sql(NotYetArgs),
+    /// Import `kubectl get events` dumps into the recording
+    Import(NotYetArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Take what the apiserver holds now, store it, and exit
+    #[arg(long)]
+    pub once: bool,
+
+    /// No status line on stderr
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
+    /// Drop recorded data older than this (e.g. 30d, 12h); 0 keeps everything
+    #[arg(long, default_value = "30d", value_name = "DURATION")]
+    pub retain: String,
+
+    /// Drop the oldest data while the recording is larger than this (e.g. 2GiB); 0 means no limit
+    #[arg(long, default_value = "4GiB", value_name = "SIZE")]
+    pub max_db_size: String,
+
+    /// Serve /healthz and Prometheus /metrics on this address (e.g. 0.0.0.0:9090)
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Only occurrences whose last time is at or after this: a duration back from now (2h, 30m, 7d) or an RFC 3339 time
+    #[arg(long, value_name = "DURATION|TIME")]
+    pub since: Option<String>,
+
+    /// Only this cluster (its id: the uid of its kube-system namespace, or its label)
+    #[arg(long, value_name = "ID")]
+    pub cluster: Option<String>,
+}
+
+/// Arguments of a command whose issue has not landed yet: accepted, then refused plainly.
+#[derive(Debug, Args)]
+pub struct NotYetArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub rest: Vec<String>,
+}

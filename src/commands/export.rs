@@ -1,0 +1,60 @@
+//! `kubectl diag export`: every stored occurrence as one JSON line.
+//!
+//! The line's fields are documented in docs/schema.md and kept stable:
+//! cluster, event_uid, count, first, last, type, reason, message,
+//! object {apiVersion, kind, namespace, name, uid}, reporting_controller;
+//! plus occurrences, event {namespace, name}, field_path, reporting_instance,
+//! source_host, action.
+
+use std::io::Write;
+
+use anyhow::Context;
+use serde_json::json;
+
+use crate::cli::{ExportArgs, GlobalArgs};
+use crate::store::export::{OccurrenceRow, for_each_occurrence};
+use crate::store::{self, Mode};
+use crate::units::{parse_time_ms, rfc3339};
+
+pub fn line(row: &OccurrenceRow) -> serde_json::Value {
+    json!({
+        "cluster": row.cluster,
+        "event_uid": row.event_uid,
+        "count": row.count,
+        "occurrences": row.occurrences,
+        "first": rfc3339(row.first),
+        "last": rfc3339(row.last),
+        "type": row.type_,
+        "reason": row.reason,
+        "message": row.message,
+        "object": {
+            "apiVersion": row.object.api_version,
+            "kind": row.object.kind,
+            "namespace": row.object.namespace,
+            "name": row.object.name,
+            "uid": row.object.uid,
+        },
+        "field_path": row.object.field_path,
+        "event": {"namespace": row.event_namespace, "name": row.event_name},
+        "reporting_controller": row.reporting_controller,
+        "reporting_instance": row.reporting_instance,
+        "source_host": row.source_host,
+        "action": row.action,
+    })
+}
+
+pub fn run(global: &GlobalArgs, args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let since = match &args.since {
+        Some(s) => parse_time_ms(s, chrono::Utc::now()).context("--since")?,
+        None => i64::MIN,
+    };
+    let path = crate::paths::db_path(global.db.as_ref());
+    let conn = store::open(&path, Mode::ReadOnly)?;
+    let mut buf = std::io::BufWriter::new(out);
+    for_each_occurrence(&conn, &path, since, args.cluster.as_deref(), |row| {
+        serde_json::to_writer(&mut buf, &line(&row))?;
+        buf.write_all(b"\n")
+    })?;
+    buf.flush()?;
+    Ok(crate::exit::OK)
+}

@@ -1,0 +1,253 @@
+//! The Event as it comes off the wire (core/v1 and events.k8s.io/v1 alike),
+//! decoded into a small struct and normalised into [`EventObservation`].
+//!
+//! NB: core/v1 and events.k8s.io/v1 are two views of the same stored objects.
+//! The recorder watches core/v1, whose JSON also carries the events.k8s.io
+//! fields (`series`, `eventTime`, `reportingComponent`); imports may be either
+//! view, so every field accepts both spellings.
+
+use std::borrow::Cow;
+
+use chrono::DateTime;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::Deserialize;
+
+use crate::model::{EventObservation, ObjectRef};
+
+/// Messages longer than this are cut (at a character boundary) before storing.
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireEvent {
+    pub metadata: ObjectMeta,
+    #[serde(alias = "regarding")]
+    pub involved_object: WireRef,
+    pub related: Option<WireRef>,
+    pub reason: Option<String>,
+    #[serde(alias = "note")]
+    pub message: Option<String>,
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub action: Option<String>,
+    #[serde(alias = "deprecatedCount")]
+    pub count: Option<i64>,
+    #[serde(alias = "deprecatedFirstTimestamp")]
+    pub first_timestamp: Option<String>,
+    #[serde(alias = "deprecatedLastTimestamp")]
+    pub last_timestamp: Option<String>,
+    pub event_time: Option<String>,
+    pub series: Option<WireSeries>,
+    #[serde(alias = "deprecatedSource")]
+    pub source: Option<WireSource>,
+    #[serde(alias = "reportingController")]
+    pub reporting_component: Option<String>,
+    pub reporting_instance: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireRef {
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    pub uid: Option<String>,
+    pub field_path: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireSeries {
+    pub count: Option<i64>,
+    pub last_observed_time: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct WireSource {
+    pub component: Option<String>,
+    pub host: Option<String>,
+}
+
+impl kube::Resource for WireEvent {
+    type DynamicType = ();
+    type Scope = kube::core::NamespaceResourceScope;
+
+    fn kind(_: &()) -> Cow<'_, str> {
+        "Event".into()
+    }
+    fn group(_: &()) -> Cow<'_, str> {
+        "".into()
+    }
+    fn version(_: &()) -> Cow<'_, str> {
+        "v1".into()
+    }
+    fn plural(_: &()) -> Cow<'_, str> {
+        "events".into()
+    }
+    fn meta(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+}
+
+/// Parses a Kubernetes `Time` or `MicroTime` into epoch milliseconds.
+pub fn parse_k8s_time(text: &str) -> Option<i64> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
+fn time(field: &Option<String>) -> Option<i64> {
+    field.as_deref().and_then(parse_k8s_time)
+}
+
+fn text(field: &Option<String>) -> String {
+    field.clone().unwrap_or_default()
+}
+
+fn object_ref(r: &WireRef) -> ObjectRef {
+    ObjectRef {
+        api_version: text(&r.api_version),
+        kind: text(&r.kind),
+        namespace: text(&r.namespace),
+        name: text(&r.name),
+        uid: text(&r.uid),
+        field_path: text(&r.field_path),
+    }
+}
+
+/// Cuts `s` to at most `max` bytes without splitting a character.
+pub fn truncate_utf8(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut cut = max;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    s
+}
+
+impl WireEvent {
+    /// Normalises the way kubectl does: first = `firstTimestamp`, else `eventTime`;
+    /// last = `series.lastObservedTime`, else `lastTimestamp`, else first;
+    /// count = `series.count`, else `count`, with 0 (or absent) meaning 1.
+    /// Returns `None` for an object with no uid and no name: nothing can identify it.
+    pub fn into_observation(self) -> Option<EventObservation> {
+        let meta = &self.metadata;
+        let created = meta.creation_timestamp.as_ref().map(|t| t.0.as_millisecond());
+        let first = time(&self.first_timestamp)
+            .or_else(|| time(&self.event_time))
+            .or(created)
+            .unwrap_or(0);
+        let series = self.series.as_ref();
+        let last = series
+            .and_then(|s| time(&s.last_observed_time))
+            .or_else(|| time(&self.last_timestamp))
+            .unwrap_or(first);
+        let count = series
+            .and_then(|s| s.count)
+            .filter(|c| *c > 0)
+            .or(self.count.filter(|c| *c > 0))
+            .unwrap_or(1);
+        let uid = meta.uid.clone().unwrap_or_default();
+        let name = meta.name.clone().unwrap_or_default();
+        if uid.is_empty() && name.is_empty() {
+            return None;
+        }
+        let source = self.source.clone().unwrap_or_default();
+        let reporting_controller = self
+            .reporting_component
+            .clone()
+            .filter(|c| !c.is_empty())
+            .or_else(|| source.component.clone())
+            .unwrap_or_default();
+        Some(EventObservation {
+            uid,
+            namespace: meta.namespace.clone().unwrap_or_default(),
+            name,
+            resource_version: meta.resource_version.clone().unwrap_or_default(),
+            involved: object_ref(&self.involved_object),
+            related: self.related.as_ref().map(object_ref),
+            reason: text(&self.reason),
+            type_: text(&self.type_),
+            message: truncate_utf8(text(&self.message), MAX_MESSAGE_BYTES),
+            action: text(&self.action),
+            reporting_controller,
+            reporting_instance: text(&self.reporting_instance),
+            source_host: source.host.unwrap_or_default(),
+            first,
+            last: last.max(first),
+            count,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(json: serde_json::Value) -> EventObservation {
+        serde_json::from_value::<WireEvent>(json)
+            .unwrap()
+            .into_observation()
+            .unwrap()
+    }
+
+    #[test]
+    fn core_v1_event_with_count() {
+        let o = obs(serde_json::json!({
+            "metadata": {"name": "web.1", "namespace": "prod", "uid": "u1", "resourceVersion": "42"},
+            "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "prod", "uid": "p1", "apiVersion": "v1"},
+            "reason": "BackOff", "type": "Warning", "message": "Back-off restarting failed container",
+            "count": 7, "firstTimestamp": "2026-11-29T03:00:00Z", "lastTimestamp": "2026-11-29T03:05:00Z",
+            "source": {"component": "kubelet", "host": "node-1"}
+        }));
+        assert_eq!(o.count, 7);
+        assert_eq!(o.first, parse_k8s_time("2026-11-29T03:00:00Z").unwrap());
+        assert_eq!(o.last, parse_k8s_time("2026-11-29T03:05:00Z").unwrap());
+        assert_eq!(o.reporting_controller, "kubelet");
+        assert_eq!(o.source_host, "node-1");
+        assert_eq!(o.involved.kind, "Pod");
+    }
+
+    #[test]
+    fn events_k8s_io_series_wins_over_deprecated_fields() {
+        let o = obs(serde_json::json!({
+            "metadata": {"name": "x", "namespace": "ns", "uid": "u2"},
+            "regarding": {"kind": "Pod", "name": "p"},
+            "note": "pulling", "reason": "Pulling", "type": "Normal",
+            "eventTime": "2026-11-29T03:00:00.123456Z",
+            "series": {"count": 4, "lastObservedTime": "2026-11-29T03:10:00.000001Z"},
+            "deprecatedCount": 2,
+            "reportingController": "example.com/ctl", "reportingInstance": "ctl-0"
+        }));
+        assert_eq!(o.count, 4);
+        assert_eq!(o.first, parse_k8s_time("2026-11-29T03:00:00.123Z").unwrap());
+        assert_eq!(o.last, parse_k8s_time("2026-11-29T03:10:00Z").unwrap());
+        assert_eq!(o.message, "pulling");
+        assert_eq!(o.reporting_controller, "example.com/ctl");
+    }
+
+    #[test]
+    fn zero_count_means_one_and_last_defaults_to_first() {
+        let o = obs(serde_json::json!({
+            "metadata": {"name": "x", "uid": "u3", "creationTimestamp": "2026-11-29T01:00:00Z"},
+            "count": 0
+        }));
+        assert_eq!(o.count, 1);
+        assert_eq!(o.first, parse_k8s_time("2026-11-29T01:00:00Z").unwrap());
+        assert_eq!(o.last, o.first);
+    }
+
+    #[test]
+    fn long_messages_are_cut_on_a_char_boundary() {
+        let s = "é".repeat(MAX_MESSAGE_BYTES); // two bytes each
+        let cut = truncate_utf8(s, MAX_MESSAGE_BYTES + 1);
+        assert_eq!(cut.len(), MAX_MESSAGE_BYTES);
+    }
+}

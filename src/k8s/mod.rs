@@ -1,0 +1,6 @@
+//! The edge: the only module that speaks Kubernetes. Wire objects are decoded
+//! into small structs here and converted to [`crate::model`] types, so the rest
+//! of the crate never sees a client type.
+
+pub mod connect;
+pub mod event;

@@ -1,0 +1,41 @@
+//! kubectl-diag: keep what Kubernetes forgets.
+//!
+//! The stages, one folder each:
+//! - [`k8s`]: the only code that speaks Kubernetes; converts wire objects to [`model`] types.
+//! - [`record`]: watches the cluster and feeds the store.
+//! - [`store`]: the SQLite recording (schema, writer, readers); every statement lives in `queries/`.
+//! - [`commands`]: what each subcommand does, rendering into a `Write`.
+
+pub mod cli;
+pub mod commands;
+pub mod exit;
+pub mod k8s;
+pub mod model;
+pub mod paths;
+pub mod record;
+pub mod store;
+pub mod units;
+
+use std::io::Write;
+
+use cli::{Cli, Command};
+
+/// Runs one parsed command line; returns the process exit code.
+///
+/// Output goes to `out`, progress and warnings to `err`, so every command can
+/// be driven from a test with two `Vec<u8>`.
+pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
+    match &cli.command {
+        Command::Record(args) => record::run(&cli.global, args, err),
+        Command::Export(args) => commands::export::run(&cli.global, args, out),
+        Command::Timeline(_) => not_yet("timeline"),
+        Command::Check(_) => not_yet("check"),
+        Command::Query(_) => not_yet("query"),
+        Command::Sql(_) => not_yet("sql"),
+        Command::Import(_) => not_yet("import"),
+    }
+}
+
+fn not_yet(name: &str) -> anyhow::Result<u8> {
+    anyhow::bail!("`kubectl diag {name}` is not implemented yet in this version")
+}

@@ -1,0 +1,33 @@
+//! `kubectl-diag`: parse the command line, run it, map the outcome to an exit code.
+//!
+//! Everything else lives in the library; see `kubectl_diag::run`.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use kubectl_diag::cli::Cli;
+use kubectl_diag::exit;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    match kubectl_diag::run(cli, &mut out, &mut err) {
+        Ok(code) => {
+            // NB: a flush that fails on a closed pipe is the reader's choice, not our error.
+            let _ = out.flush();
+            ExitCode::from(code)
+        }
+        Err(e) if exit::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            for cause in e.chain().skip(1) {
+                let _ = writeln!(err, "  caused by: {cause}");
+            }
+            ExitCode::from(exit::ERROR)
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! `kubectl diag record`: watch Events and store every occurrence exactly once.
+//!
+//! Shape: one async task per watch (cluster-wide, or one per `-n` namespace)
+//! sends plain changes through a bounded channel to one writer thread
+//! ([`sink`]), which commits them in batches. Signals stop the watches; the
+//! writer then drains, commits and closes the session, and the process exits 0.
+
+pub mod retention;
+pub mod serve;
+pub mod sink;
+pub mod watch;
+
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::Context;
+use kube::Api;
+use tokio::sync::mpsc;
+
+use crate::cli::{GlobalArgs, RecordArgs};
+use crate::k8s::connect;
+use crate::k8s::event::WireEvent;
+use crate::store::session;
+use crate::store::writer::Writer;
+use crate::store::{self, Mode};
+use crate::units::{parse_duration_ms, parse_size};
+
+use self::retention::Retention;
+use self::sink::{Msg, Stats, now_ms};
+use self::watch::{EventWatch, Stop, WatchStart};
+
+const CHANNEL_CAPACITY: usize = 20_000;
+const HEARTBEAT: Duration = Duration::from_secs(5);
+const MAINTENANCE: Duration = Duration::from_secs(600);
+
+/// The namespaces to watch: `-n a,b` gives two watches; none (or `-A`) one cluster-wide watch.
+fn namespaces(global: &GlobalArgs) -> Vec<Option<String>> {
+    match (&global.namespace, global.all_namespaces) {
+        (Some(list), false) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| Some(s.to_string()))
+            .collect(),
+        _ => vec![None],
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyhow::Result<u8> {
+    let retention = Retention {
+        max_age_ms: parse_duration_ms(&args.retain).context("--retain")?,
+        max_bytes: parse_size(&args.max_db_size).context("--max-db-size")?,
+    };
+    let listen = match &args.listen {
+        Some(addr) => Some(
+            addr.parse::<std::net::SocketAddr>()
+                .with_context(|| format!("--listen {addr}: expected an address such as 0.0.0.0:9090"))?,
+        ),
+        None => None,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(record(global, args, retention, listen, err))
+}
+
+async fn record(
+    global: &GlobalArgs,
+    args: &RecordArgs,
+    retention: Retention,
+    listen: Option<std::net::SocketAddr>,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let conn = connect::connect(global).await?;
+    let cluster_uid = connect::cluster_uid(&conn).await?;
+    let path = crate::paths::db_path(global.db.as_ref());
+    let db = store::open(&path, Mode::Write)?;
+    let now = now_ms();
+    let cluster = session::register_cluster(&db, &path, &cluster_uid, &conn.context, &conn.server, now)?;
+
+    let stats = Arc::new(Stats::default());
+    let (tx, rx) = mpsc::channel::<Msg>(CHANNEL_CAPACITY);
+    let watches: Vec<EventWatch> = namespaces(global)
+        .into_iter()
+        .map(|ns| {
+            let (api, resource) = match &ns {
+                Some(ns) => (
+                    Api::<WireEvent>::namespaced(conn.client.clone(), ns),
+                    format!("events/{ns}"),
+                ),
+                None => (Api::<WireEvent>::all(conn.client.clone()), "events".to_string()),
+            };
+            EventWatch {
+                api,
+                namespace: ns,
+                resource: resource.into(),
+                server: conn.server.clone(),
+                tx: tx.clone(),
+                stats: stats.clone(),
+            }
+        })
+        .collect();
+    for w in &watches {
+        w.preflight().await?;
+    }
+
+    let mode = if args.once { "once" } else { "watch" };
+    let start = session::start_session(&db, &path, cluster, &cluster_uid, mode, now)?;
+    let mut starts = Vec::new();
+    for w in &watches {
+        starts.push(WatchStart {
+            resume_from: session::load_position(&db, &path, cluster, &w.resource)?,
+            blind_since: start.previous_end,
+        });
+    }
+    let writer = Writer::new(db, &path, cluster);
+    let writer_thread = {
+        let (path, stats) = (path.clone(), stats.clone());
+        std::thread::Builder::new()
+            .name("diag-writer".into())
+            .spawn(move || sink::run(writer, path, start.id, rx, stats, retention))
+            .context("starting the writer thread")?
+    };
+
+    let show_status = !args.quiet && std::io::stderr().is_terminal();
+    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    let mut failure: Option<anyhow::Error> = None;
+
+    if args.once {
+        for (w, s) in watches.iter().zip(starts) {
+            match w.once(s).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    failure = Some(connect::explain(e, "list", "events", w.namespace.as_deref(), &conn.server).into());
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+    } else {
+        let _ = tx.send(Msg::Maintain).await;
+        let ticker = {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let mut heartbeat = tokio::time::interval(HEARTBEAT);
+                let mut maintenance = tokio::time::interval(MAINTENANCE);
+                maintenance.tick().await;
+                loop {
+                    let msg = tokio::select! {
+                        _ = heartbeat.tick() => Msg::Tick,
+                        _ = maintenance.tick() => Msg::Maintain,
+                    };
+                    if tx.send(msg).await.is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        if let Some(addr) = listen {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("--listen {addr}: cannot listen there"))?;
+            tokio::spawn(serve::serve(listener, stats.clone(), path.clone()));
+        }
+        let status = show_status.then(|| {
+            let (stats, context) = (stats.clone(), conn.context.clone());
+            tokio::spawn(async move { status_line(stats, context).await })
+        });
+        let mut tasks = tokio::task::JoinSet::new();
+        for (w, s) in watches.into_iter().zip(starts) {
+            let rx = shutdown_rx.clone();
+            tasks.spawn(async move { w.run(s, rx).await });
+        }
+        let signal = wait_for_signal();
+        tokio::pin!(signal);
+        tokio::select! {
+            _ = &mut signal => {}
+            Some(done) = tasks.join_next() => {
+                if let Ok(Stop::WriterGone) = done {
+                    failure = Some(anyhow::anyhow!("the writer stopped"));
+                }
+            }
+        }
+        let _ = shutdown_tx.send(true);
+        while tasks.join_next().await.is_some() {}
+        ticker.abort();
+        if let Some(status) = status {
+            status.abort();
+        }
+    }
+    drop(tx);
+    let written = tokio::task::spawn_blocking(move || writer_thread.join())
+        .await
+        .context("waiting for the writer")?;
+    if show_status {
+        let _ = writeln!(err);
+    }
+    match written {
+        Ok(Ok(())) => {}
+        Ok(Err(store_err)) => return Err(store_err.into()),
+        Err(_) => anyhow::bail!("the writer thread panicked; what was committed before is intact"),
+    }
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    if !args.quiet {
+        writeln!(
+            err,
+            "recorded {} occurrence(s) in {} row(s) from {} change(s) into {}",
+            stats.occurrences.load(Ordering::Relaxed),
+            stats.rows.load(Ordering::Relaxed),
+            stats.changes.load(Ordering::Relaxed),
+            path.display()
+        )?;
+    }
+    Ok(crate::exit::OK)
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+async fn status_line(stats: Arc<Stats>, context: String) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut previous = 0u64;
+    loop {
+        tick.tick().await;
+        let changes = stats.changes.load(Ordering::Relaxed);
+        eprint!(
+            "\r\x1b[2Krecording {context}: {} changes/s, {} occurrences stored, {} gap(s), lag {} ms, {:.1} MiB",
+            changes - previous,
+            stats.occurrences.load(Ordering::Relaxed),
+            stats.gaps.load(Ordering::Relaxed),
+            stats.lag_ms.load(Ordering::Relaxed),
+            stats.db_bytes.load(Ordering::Relaxed) as f64 / 1048576.0,
+        );
+        previous = changes;
+    }
+}

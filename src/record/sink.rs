@@ -1,0 +1,148 @@
+//! The writer thread: receives what the watches saw, stores it in batched
+//! transactions, keeps the session's heartbeat, gaps and watch positions, and
+//! applies retention. It is the only thread that writes to the recording.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
+use crate::model::EventChange;
+use crate::store::session::{self, Gap};
+use crate::store::writer::Writer;
+use crate::store::StoreError;
+
+use super::retention::{self, Retention};
+
+/// Most messages one transaction takes; more wait for the next.
+pub const MAX_BATCH: usize = 10_000;
+
+/// What the watches tell the writer.
+#[derive(Debug)]
+pub enum Msg {
+    /// A change, with the resourceVersion it brings the watch of `resource` to (none during a list).
+    Change {
+        change: EventChange,
+        resource: Arc<str>,
+        rv: Option<String>,
+        received: Instant,
+    },
+    /// The watch of `resource` is at `rv` (a bookmark, or the end of a list).
+    Position { resource: Arc<str>, rv: String },
+    /// An interval in which a watch was blind.
+    Gap(Gap),
+    /// Time for the heartbeat.
+    Tick,
+    /// Time for retention.
+    Maintain,
+}
+
+/// Counters shared with the status line and /metrics.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub changes: AtomicU64,
+    pub rows: AtomicU64,
+    pub occurrences: AtomicU64,
+    pub gaps: AtomicU64,
+    pub watch_restarts: AtomicU64,
+    pub gone_410: AtomicU64,
+    pub lag_ms: AtomicU64,
+    pub db_bytes: AtomicU64,
+    pub commits: AtomicU64,
+}
+
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Runs until every sender is dropped; then commits what is left and stops the session.
+pub fn run(
+    mut writer: Writer,
+    path: PathBuf,
+    session_id: i64,
+    mut rx: mpsc::Receiver<Msg>,
+    stats: Arc<Stats>,
+    retention: Retention,
+) -> Result<(), StoreError> {
+    let mut positions: HashMap<Arc<str>, String> = HashMap::new();
+    while let Some(first) = rx.blocking_recv() {
+        writer.begin()?;
+        let mut oldest = None;
+        let mut handled = 0usize;
+        let mut maintain = false;
+        let mut next = Some(first);
+        while let Some(msg) = next.take() {
+            match msg {
+                Msg::Change {
+                    change,
+                    resource,
+                    rv,
+                    received,
+                } => {
+                    let applied = writer.apply(&change).inspect_err(|_| writer.rollback())?;
+                    stats.changes.fetch_add(1, Ordering::Relaxed);
+                    stats.rows.fetch_add(applied.rows, Ordering::Relaxed);
+                    stats
+                        .occurrences
+                        .fetch_add(applied.occurrences, Ordering::Relaxed);
+                    oldest.get_or_insert(received);
+                    if let Some(rv) = rv {
+                        positions.insert(resource, rv);
+                    }
+                }
+                Msg::Position { resource, rv } => {
+                    positions.insert(resource, rv);
+                }
+                Msg::Gap(gap) => {
+                    session::record_gap(writer.connection(), &path, writer.cluster(), &gap)
+                        .inspect_err(|_| writer.rollback())?;
+                    stats.gaps.fetch_add(1, Ordering::Relaxed);
+                }
+                Msg::Tick => {
+                    session::heartbeat(writer.connection(), &path, session_id, now_ms())
+                        .inspect_err(|_| writer.rollback())?;
+                }
+                Msg::Maintain => maintain = true,
+            }
+            handled += 1;
+            if handled < MAX_BATCH {
+                next = rx.try_recv().ok();
+            }
+        }
+        let now = now_ms();
+        // The position lands in the same transaction as the data it covers:
+        // after a crash, a resumed watch never skips what was not committed.
+        for (resource, rv) in positions.drain() {
+            writer
+                .save_position(&resource, &rv, now)
+                .inspect_err(|_| writer.rollback())?;
+        }
+        writer.commit()?;
+        stats.commits.fetch_add(1, Ordering::Relaxed);
+        if let Some(received) = oldest {
+            stats
+                .lag_ms
+                .store(received.elapsed().as_millis() as u64, Ordering::Relaxed);
+        }
+        if maintain {
+            retention::apply(writer.connection(), &path, &retention, now)?;
+        }
+        stats
+            .db_bytes
+            .store(retention::db_bytes(&path), Ordering::Relaxed);
+    }
+    session::stop_session(writer.connection(), &path, session_id, now_ms())?;
+    // A clean stop leaves a single file: fold the WAL back in.
+    let _ = writer
+        .connection()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
+    Ok(())
+}
+
+/// Size of the recording on disk, WAL included.
+pub fn file_bytes(path: &Path) -> u64 {
+    retention::db_bytes(path)
+}

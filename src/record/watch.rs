@@ -1,0 +1,309 @@
+//! One watch of Events (cluster-wide or one namespace): list, then watch from
+//! the list's resourceVersion; resume from the last position after a dropped
+//! connection; relist after 410 Gone. Every blind interval becomes a gap.
+//!
+//! NB: this is a small hand-written loop rather than kube-runtime's watcher
+//! because the recorder must resume from a resourceVersion persisted by a
+//! previous process, and must know exactly when it relisted (a gap in which
+//! deletions and intermediate counts may be missing) versus resumed (nothing
+//! missed). The watcher hides both.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use futures::{StreamExt, TryStreamExt};
+use kube::api::{ListParams, WatchEvent, WatchParams};
+use kube::{Api, Resource};
+use tokio::sync::{mpsc, watch};
+
+use crate::k8s::connect::{ClusterError, explain};
+use crate::k8s::event::WireEvent;
+use crate::model::EventChange;
+use crate::store::session::Gap;
+
+use super::sink::{Msg, Stats, now_ms};
+
+/// Objects per page of a list: bounds memory while catching up on many Events.
+pub const PAGE_SIZE: u32 = 500;
+/// Server-side watch timeout; the watch is then simply renewed.
+const WATCH_TIMEOUT_S: u32 = 290;
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// Where this watch starts and what was blind before it.
+pub struct WatchStart {
+    /// The resourceVersion the previous session committed, if any.
+    pub resume_from: Option<String>,
+    /// When the previous session stopped watching: the start of a `not-running` gap.
+    pub blind_since: Option<i64>,
+}
+
+pub struct EventWatch {
+    pub api: Api<WireEvent>,
+    pub namespace: Option<String>,
+    /// Key of this watch in the store's positions and gaps.
+    pub resource: Arc<str>,
+    pub server: String,
+    pub tx: mpsc::Sender<Msg>,
+    pub stats: Arc<Stats>,
+}
+
+/// Why the watch stopped.
+#[derive(Debug)]
+pub enum Stop {
+    /// Asked to stop (signal, or `--once` finished).
+    Shutdown,
+    /// The writer is gone (it failed); nothing more can be stored.
+    WriterGone,
+}
+
+fn is_gone(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 410)
+}
+
+fn observation(obj: WireEvent) -> Option<(EventChange, Option<String>)> {
+    let rv = obj.meta().resource_version.clone();
+    obj.into_observation()
+        .map(|o| (EventChange::Upsert(o), rv))
+}
+
+impl EventWatch {
+    async fn send(&self, msg: Msg) -> Result<(), Stop> {
+        self.tx.send(msg).await.map_err(|_| Stop::WriterGone)
+    }
+
+    async fn change(&self, change: EventChange, rv: Option<String>) -> Result<(), Stop> {
+        self.send(Msg::Change {
+            change,
+            resource: self.resource.clone(),
+            rv,
+            received: Instant::now(),
+        })
+        .await
+    }
+
+    /// Lists every Event page by page, storing each; returns the list's resourceVersion.
+    pub async fn list(&self) -> Result<Result<String, kube::Error>, Stop> {
+        let mut params = ListParams::default().limit(PAGE_SIZE);
+        loop {
+            let page = match self.api.list(&params).await {
+                Ok(page) => page,
+                Err(e) => return Ok(Err(e)),
+            };
+            for obj in page.items {
+                if let Some((change, _)) = observation(obj) {
+                    self.change(change, None).await?;
+                }
+            }
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(token) => params = params.continue_token(&token),
+                None => return Ok(Ok(page.metadata.resource_version.unwrap_or_default())),
+            }
+        }
+    }
+
+    /// Checks up front that we may list Events, so RBAC problems end the
+    /// command with a clear error instead of an endless retry.
+    pub async fn preflight(&self) -> Result<(), ClusterError> {
+        self.api
+            .list(&ListParams::default().limit(1))
+            .await
+            .map(|_| ())
+            .map_err(|e| explain(e, "list", "events", self.namespace.as_deref(), &self.server))
+    }
+
+    async fn close_gap(&self, blind: &mut Option<(i64, &'static str, String)>) -> Result<(), Stop> {
+        if let Some((start, reason, detail)) = blind.take() {
+            self.send(Msg::Gap(Gap {
+                resource: self.resource.to_string(),
+                start,
+                finish: now_ms(),
+                reason,
+                detail,
+            }))
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Lists once and returns (`record --once`).
+    pub async fn once(&self, start: WatchStart) -> Result<Result<(), kube::Error>, Stop> {
+        let mut blind = start
+            .blind_since
+            .map(|s| (s, "not-running", "the recorder was not running".to_string()));
+        match self.list().await? {
+            Ok(rv) => {
+                self.close_gap(&mut blind).await?;
+                self.send(Msg::Position {
+                    resource: self.resource.clone(),
+                    rv,
+                })
+                .await?;
+                Ok(Ok(()))
+            }
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    /// Watches until shutdown. Errors are retried with backoff; each blind
+    /// interval is sent to the writer as a gap.
+    pub async fn run(&self, start: WatchStart, mut shutdown: watch::Receiver<bool>) -> Stop {
+        match self.run_inner(start, &mut shutdown).await {
+            Ok(never) => match never {},
+            Err(stop) => stop,
+        }
+    }
+
+    async fn run_inner(
+        &self,
+        start: WatchStart,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<std::convert::Infallible, Stop> {
+        let mut rv = start.resume_from;
+        let mut blind = start.blind_since.map(|s| {
+            (
+                s,
+                "not-running",
+                "the recorder was not running".to_string(),
+            )
+        });
+        let mut backoff = Duration::from_millis(250);
+        loop {
+            if *shutdown.borrow() {
+                return Err(Stop::Shutdown);
+            }
+            let Some(from) = rv.clone() else {
+                let listed = tokio::select! {
+                    listed = self.list() => listed?,
+                    _ = shutdown.changed() => return Err(Stop::Shutdown),
+                };
+                match listed {
+                    Ok(list_rv) => {
+                        if let Some(b) = blind.as_mut() {
+                            b.2.push_str("; relisted: Events deleted and counts changed meanwhile may be missing");
+                        }
+                        self.close_gap(&mut blind).await?;
+                        self.send(Msg::Position {
+                            resource: self.resource.clone(),
+                            rv: list_rv.clone(),
+                        })
+                        .await?;
+                        rv = Some(list_rv);
+                        backoff = Duration::from_millis(250);
+                    }
+                    Err(e) => {
+                        self.warn_and_wait(&e, &mut backoff, shutdown).await?;
+                        blind.get_or_insert_with(|| (now_ms(), "disconnected", e.to_string()));
+                    }
+                }
+                continue;
+            };
+            let params = WatchParams::default().timeout(WATCH_TIMEOUT_S);
+            let stream = tokio::select! {
+                s = self.api.watch(&params, &from) => s,
+                _ = shutdown.changed() => return Err(Stop::Shutdown),
+            };
+            let stream = match stream {
+                Ok(s) => s,
+                Err(e) if is_gone(&e) => {
+                    self.stats.gone_410.fetch_add(1, Ordering::Relaxed);
+                    blind.get_or_insert_with(|| (now_ms(), "relist", "410 Gone: resourceVersion too old".into()));
+                    rv = None;
+                    continue;
+                }
+                Err(e) => {
+                    blind.get_or_insert_with(|| (now_ms(), "disconnected", e.to_string()));
+                    self.warn_and_wait(&e, &mut backoff, shutdown).await?;
+                    continue;
+                }
+            };
+            // The watch is open from `from`: the apiserver replays everything after it.
+            if let Some(b) = blind.as_mut() {
+                b.2.push_str(&format!("; resumed from resourceVersion {from}: changes since were replayed"));
+            }
+            self.close_gap(&mut blind).await?;
+            backoff = Duration::from_millis(250);
+            let mut stream = std::pin::pin!(stream.into_stream());
+            loop {
+                let item = tokio::select! {
+                    item = stream.next() => item,
+                    _ = shutdown.changed() => return Err(Stop::Shutdown),
+                };
+                match item {
+                    None => break, // server-side timeout: renew from `rv`
+                    Some(Ok(WatchEvent::Added(obj))) | Some(Ok(WatchEvent::Modified(obj))) => {
+                        if let Some((change, obj_rv)) = observation(obj) {
+                            if let Some(v) = &obj_rv {
+                                rv = Some(v.clone());
+                            }
+                            self.change(change, obj_rv).await?;
+                        }
+                    }
+                    Some(Ok(WatchEvent::Deleted(obj))) => {
+                        let obj_rv = obj.meta().resource_version.clone();
+                        let uid = obj.meta().uid.clone().unwrap_or_default();
+                        if let Some(v) = &obj_rv {
+                            rv = Some(v.clone());
+                        }
+                        self.change(EventChange::Deleted { uid, at: now_ms() }, obj_rv)
+                            .await?;
+                    }
+                    Some(Ok(WatchEvent::Bookmark(b))) => {
+                        rv = Some(b.metadata.resource_version.clone());
+                        self.send(Msg::Position {
+                            resource: self.resource.clone(),
+                            rv: b.metadata.resource_version,
+                        })
+                        .await?;
+                    }
+                    Some(Ok(WatchEvent::Error(status))) if status.code == 410 => {
+                        self.stats.gone_410.fetch_add(1, Ordering::Relaxed);
+                        self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
+                        blind = Some((now_ms(), "relist", "410 Gone: the watch expired".into()));
+                        rv = None;
+                        break;
+                    }
+                    Some(Ok(WatchEvent::Error(status))) => {
+                        self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
+                        blind = Some((now_ms(), "disconnected", status.message.clone()));
+                        break;
+                    }
+                    Some(Err(e)) => {
+                        self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
+                        blind = Some((now_ms(), "disconnected", crate::k8s::connect::error_chain(&e)));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn warn_and_wait(
+        &self,
+        err: &kube::Error,
+        backoff: &mut Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(), Stop> {
+        self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
+        if let kube::Error::Api(s) = err
+            && (s.code == 401 || s.code == 403)
+        {
+            eprintln!(
+                "\nwarning: {}",
+                explain(
+                    kube::Error::Api(s.clone()),
+                    "watch",
+                    "events",
+                    self.namespace.as_deref(),
+                    &self.server
+                )
+            );
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(*backoff) => {},
+            _ = shutdown.changed() => return Err(Stop::Shutdown),
+        }
+        *backoff = (*backoff * 2).min(MAX_BACKOFF);
+        Ok(())
+    }
+}

@@ -1,0 +1,47 @@
+//! Append-only schema migrations. Migration N is `queries/migrations/00N_*.sql`;
+//! `PRAGMA user_version` records the last one applied. Never edit a shipped
+//! migration: add the next one.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+const MIGRATIONS: &[&str] = &[include_str!("../../queries/migrations/001_events.sql")];
+
+/// The schema version this build writes.
+pub const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the file up to [`LATEST`], one transaction per migration.
+pub fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let sqlite = |source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    let current: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(sqlite)?;
+    if current > LATEST {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: current,
+            known: LATEST,
+        });
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let version = index as i64 + 1;
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(sqlite)?;
+        let applied = conn
+            .execute_batch(sql)
+            .and_then(|_| conn.pragma_update(None, "user_version", version));
+        match applied {
+            Ok(()) => conn.execute_batch("COMMIT").map_err(sqlite)?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(sqlite(e));
+            }
+        }
+    }
+    Ok(())
+}

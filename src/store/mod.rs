@@ -1,0 +1,288 @@
+//! The recording: one SQLite file, WAL, append-only migrations tracked by
+//! `PRAGMA user_version`. Every statement lives under `queries/` and is
+//! loaded with `include_str!`; parameters are named; nothing is built with
+//! `format!`.
+
+pub mod export;
+pub mod migrate;
+pub mod session;
+pub mod writer;
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use thiserror::Error;
+
+/// What went wrong with the recording file.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The folder or file could not be created or opened.
+    #[error("cannot open the recording {path}: {source}; check that the folder exists and is writable, or pass --db PATH")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// SQLite refused the file (not a database, corrupt, locked by another program).
+    #[error("the recording {path} cannot be used: {source}")]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// The file was written by a newer kubectl-diag.
+    #[error("the recording {path} has schema version {found}, newer than this kubectl-diag understands ({known}); upgrade kubectl-diag")]
+    TooNew { path: PathBuf, found: i64, known: i64 },
+
+    /// The disk is full: what is committed stays, the rest is retried.
+    #[error("the disk holding {path} is full; free space or lower --retain/--max-db-size (nothing already stored is lost)")]
+    DiskFull { path: PathBuf },
+
+    /// Another recorder is writing this cluster into the same file.
+    #[error("another recorder (pid {pid} on {host}, last seen {age_s}s ago) is already recording cluster {cluster} into {path}; stop it first, or use another --db")]
+    Busy {
+        path: PathBuf,
+        cluster: String,
+        host: String,
+        pid: i64,
+        age_s: i64,
+    },
+
+    /// Any other SQLite error while reading or writing.
+    #[error("database error in {what}: {source}")]
+    Query {
+        what: &'static str,
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+impl StoreError {
+    /// Wraps a SQLite error, recognising a full disk.
+    pub fn query(what: &'static str, path: &Path, source: rusqlite::Error) -> StoreError {
+        if let rusqlite::Error::SqliteFailure(e, _) = &source
+            && e.code == rusqlite::ErrorCode::DiskFull
+        {
+            return StoreError::DiskFull {
+                path: path.to_path_buf(),
+            };
+        }
+        StoreError::Query { what, source }
+    }
+}
+
+/// How a connection will be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The recorder: creates the file (mode 0600) and migrates it.
+    Write,
+    /// Readers (timeline, check, query, export): the file must exist; never written.
+    ReadOnly,
+}
+
+/// Opens (and for writers, creates and migrates) the recording.
+pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
+    let sqlite = |source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = match mode {
+        Mode::Write => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|source| StoreError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            }
+            // NB: create the file ourselves so it is born 0600; SQLite would use 0644.
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(|source| StoreError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            Connection::open(path).map_err(sqlite)?
+        }
+        Mode::ReadOnly => {
+            if !path.exists() {
+                return Err(StoreError::Open {
+                    path: path.to_path_buf(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "no such file (record first with `kubectl diag record`, or pass --db PATH)",
+                    ),
+                });
+            }
+            Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(sqlite)?
+        }
+    };
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(sqlite)?;
+    if mode == Mode::Write {
+        // auto_vacuum must be chosen before the first table exists.
+        conn.execute_batch(
+            "PRAGMA auto_vacuum = INCREMENTAL;
+             PRAGMA journal_mode = WAL;
+             PRAGMA synchronous = NORMAL;
+             PRAGMA wal_autocheckpoint = 10000;
+             PRAGMA foreign_keys = OFF;",
+        )
+        .map_err(sqlite)?;
+        migrate::migrate(&conn, path)?;
+    } else {
+        // A reader still checks the file is a recording it understands.
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sqlite)?;
+        if version > migrate::LATEST {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found: version,
+                known: migrate::LATEST,
+            });
+        }
+        if version == 0 {
+            return Err(StoreError::Sqlite {
+                path: path.to_path_buf(),
+                source: rusqlite::Error::InvalidQuery,
+            });
+        }
+    }
+    Ok(conn)
+}
+
+/// 64-bit FNV-1a: stable across versions and platforms (unlike std's hasher),
+/// so it can be stored.
+pub fn fnv1a(s: &str) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.as_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as i64
+}
+
+/// An object's uid as stored: a 16-byte BLOB when it is a UUID (as every
+/// apiserver-made uid is), else TEXT. SQLite keeps the two storage classes
+/// apart, so the two can never be confused.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum UidKey {
+    Uuid([u8; 16]),
+    Text(String),
+}
+
+impl rusqlite::ToSql for UidKey {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, ValueRef};
+        Ok(match self {
+            UidKey::Uuid(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+            UidKey::Text(t) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
+        })
+    }
+}
+
+impl rusqlite::types::FromSql for UidKey {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        use rusqlite::types::{FromSqlError, ValueRef};
+        match value {
+            ValueRef::Blob(b) => b
+                .try_into()
+                .map(UidKey::Uuid)
+                .map_err(|_| FromSqlError::InvalidBlobSize { expected_size: 16, blob_size: b.len() }),
+            ValueRef::Text(t) => Ok(UidKey::Text(String::from_utf8_lossy(t).into_owned())),
+            _ => Err(FromSqlError::InvalidType),
+        }
+    }
+}
+
+/// The stored form of a uid.
+pub fn uid_key(uid: &str) -> UidKey {
+    let hex: Vec<u8> = uid.bytes().filter(|b| *b != b'-').collect();
+    if uid.len() == 36 && hex.len() == 32 && hex.iter().all(u8::is_ascii_hexdigit) {
+        let mut bytes = [0u8; 16];
+        for (i, pair) in hex.chunks(2).enumerate() {
+            let text = std::str::from_utf8(pair).unwrap_or("00");
+            bytes[i] = u8::from_str_radix(text, 16).unwrap_or(0);
+        }
+        UidKey::Uuid(bytes)
+    } else {
+        UidKey::Text(uid.to_string())
+    }
+}
+
+/// The inverse of [`uid_key`]: the uid as the apiserver wrote it.
+pub fn uid_text(key: &UidKey) -> String {
+    match key {
+        UidKey::Uuid(b) => {
+            let h: String = b.iter().map(|b| format!("{b:02x}")).collect();
+            format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+        }
+        UidKey::Text(t) => t.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_stored_in_16_bytes_and_come_back() {
+        let uid = "0f8e2a5c-1b2d-4e3f-8a9b-0c1d2e3f4a5b";
+        let key = uid_key(uid);
+        assert!(matches!(key, UidKey::Uuid(_)));
+        assert_eq!(uid_text(&key), uid);
+    }
+
+    #[test]
+    fn other_uids_are_kept_as_text() {
+        // 16 bytes of text: must not be taken for a UUID.
+        assert_eq!(uid_text(&uid_key("imported/ns/name")), "imported/ns/name");
+        assert!(matches!(uid_key("imported/ns/name"), UidKey::Text(_)));
+    }
+
+    #[test]
+    fn fnv_is_stable() {
+        assert_eq!(fnv1a(""), 0xcbf2_9ce4_8422_2325_u64 as i64);
+        assert_ne!(fnv1a("a"), fnv1a("b"));
+    }
+
+    #[test]
+    fn new_file_is_private_and_migrated() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, migrate::LATEST);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        drop(conn);
+        // Opening again migrates nothing and fails nothing.
+        open(&path, Mode::Write).unwrap();
+        open(&path, Mode::ReadOnly).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_refused_clearly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        std::fs::write(&path, b"this is not a database, just some text\n".repeat(200)).unwrap();
+        let err = open(&path, Mode::Write).unwrap_err().to_string();
+        assert!(err.contains("cannot be used"), "{err}");
+        // Not damaged by the attempt.
+        assert!(std::fs::read(&path).unwrap().starts_with(b"this is not"));
+    }
+}

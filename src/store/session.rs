@@ -1,0 +1,231 @@
+//! Clusters, recorder sessions, gaps and watch positions: the bookkeeping that
+//! lets a reader tell "nothing happened" from "nobody was watching".
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, named_params};
+
+use super::StoreError;
+
+const SQL_CLUSTER_UPSERT: &str = include_str!("../../queries/store/cluster_upsert.sql");
+const SQL_SESSION_START: &str = include_str!("../../queries/store/session_start.sql");
+const SQL_SESSION_HEARTBEAT: &str = include_str!("../../queries/store/session_heartbeat.sql");
+const SQL_SESSION_STOP: &str = include_str!("../../queries/store/session_stop.sql");
+const SQL_SESSION_OPEN: &str = include_str!("../../queries/store/session_open.sql");
+const SQL_SESSION_CLOSE_DEAD: &str = include_str!("../../queries/store/session_close_dead.sql");
+const SQL_SESSION_PREVIOUS_END: &str =
+    include_str!("../../queries/store/session_previous_end.sql");
+const SQL_GAP_INSERT: &str = include_str!("../../queries/store/gap_insert.sql");
+const SQL_POSITION_LOAD: &str = include_str!("../../queries/store/position_load.sql");
+
+/// A session on another host counts as alive while its heartbeat is younger than this.
+pub const REMOTE_SESSION_TIMEOUT_MS: i64 = 30_000;
+
+/// An interval in which the recorder was not watching `resource`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    pub resource: String,
+    pub start: i64,
+    pub finish: i64,
+    /// `not-running`, `disconnected` or `relist`.
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    move |e| StoreError::query(what, path, e)
+}
+
+/// Registers the cluster (by kube-system uid) and returns its id.
+pub fn register_cluster(
+    conn: &Connection,
+    path: &Path,
+    uid: &str,
+    label: &str,
+    server: &str,
+    now: i64,
+) -> Result<i64, StoreError> {
+    conn.prepare_cached(SQL_CLUSTER_UPSERT)
+        .and_then(|mut st| {
+            st.query_row(
+                named_params! {":uid": uid, ":label": label, ":server": server, ":now": now},
+                |r| r.get(0),
+            )
+        })
+        .map_err(q("cluster registration", path))
+}
+
+/// This machine's name, as recorded with each session.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Whether a process with this pid runs here and is a kubectl-diag.
+fn local_recorder_alive(pid: i64) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|cmd| String::from_utf8_lossy(&cmd).contains("kubectl-diag"))
+        .unwrap_or(false)
+}
+
+/// The start of a session, and what it found about its predecessors.
+#[derive(Debug, Clone)]
+pub struct SessionStart {
+    pub id: i64,
+    /// When the previous session of this cluster stopped watching, if there was one.
+    pub previous_end: Option<i64>,
+}
+
+/// Starts a session, refusing when another live recorder writes the same
+/// cluster into this file. A session left open by a recorder that died is
+/// closed at its last heartbeat.
+pub fn start_session(
+    conn: &Connection,
+    path: &Path,
+    cluster: i64,
+    cluster_uid: &str,
+    mode: &str,
+    now: i64,
+) -> Result<SessionStart, StoreError> {
+    let host = hostname();
+    let pid = i64::from(std::process::id());
+    conn.execute_batch("BEGIN IMMEDIATE")
+        .map_err(q("session start", path))?;
+    let result = (|| {
+        let open: Vec<(i64, String, i64, i64)> = conn
+            .prepare_cached(SQL_SESSION_OPEN)
+            .and_then(|mut st| {
+                st.query_map(named_params! {":cluster": cluster, ":own": -1}, |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
+                .collect()
+            })
+            .map_err(q("session lookup", path))?;
+        for (id, other_host, other_pid, heartbeat) in open {
+            let alive = if other_host == host {
+                other_pid != pid && local_recorder_alive(other_pid)
+            } else {
+                now - heartbeat < REMOTE_SESSION_TIMEOUT_MS
+            };
+            if alive {
+                return Err(StoreError::Busy {
+                    path: path.to_path_buf(),
+                    cluster: cluster_uid.to_string(),
+                    host: other_host,
+                    pid: other_pid,
+                    age_s: (now - heartbeat) / 1000,
+                });
+            }
+            conn.prepare_cached(SQL_SESSION_CLOSE_DEAD)
+                .and_then(|mut st| st.execute(named_params! {":id": id}))
+                .map_err(q("closing a dead session", path))?;
+        }
+        let previous_end: Option<i64> = conn
+            .prepare_cached(SQL_SESSION_PREVIOUS_END)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":cluster": cluster, ":own": -1}, |r| r.get(0))
+            })
+            .map_err(q("previous session", path))?;
+        conn.prepare_cached(SQL_SESSION_START)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":cluster": cluster, ":host": host, ":pid": pid,
+                    ":version": env!("CARGO_PKG_VERSION"), ":now": now, ":mode": mode,
+                })
+            })
+            .map_err(q("session start", path))?;
+        Ok(SessionStart {
+            id: conn.last_insert_rowid(),
+            previous_end,
+        })
+    })();
+    match result {
+        Ok(start) => {
+            conn.execute_batch("COMMIT")
+                .map_err(q("session start", path))?;
+            Ok(start)
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+pub fn heartbeat(conn: &Connection, path: &Path, session: i64, now: i64) -> Result<(), StoreError> {
+    conn.prepare_cached(SQL_SESSION_HEARTBEAT)
+        .and_then(|mut st| st.execute(named_params! {":id": session, ":now": now}))
+        .map_err(q("heartbeat", path))?;
+    Ok(())
+}
+
+pub fn stop_session(conn: &Connection, path: &Path, session: i64, now: i64) -> Result<(), StoreError> {
+    conn.prepare_cached(SQL_SESSION_STOP)
+        .and_then(|mut st| st.execute(named_params! {":id": session, ":now": now}))
+        .map_err(q("session stop", path))?;
+    Ok(())
+}
+
+pub fn record_gap(conn: &Connection, path: &Path, cluster: i64, gap: &Gap) -> Result<(), StoreError> {
+    conn.prepare_cached(SQL_GAP_INSERT)
+        .and_then(|mut st| {
+            st.execute(named_params! {
+                ":cluster": cluster, ":resource": gap.resource, ":start": gap.start,
+                ":finish": gap.finish, ":reason": gap.reason, ":detail": gap.detail,
+            })
+        })
+        .map_err(q("gap", path))?;
+    Ok(())
+}
+
+/// The resourceVersion the watch of `resource` last committed, if any.
+pub fn load_position(
+    conn: &Connection,
+    path: &Path,
+    cluster: i64,
+    resource: &str,
+) -> Result<Option<String>, StoreError> {
+    conn.prepare_cached(SQL_POSITION_LOAD)
+        .and_then(|mut st| {
+            st.query_row(named_params! {":cluster": cluster, ":resource": resource}, |r| {
+                r.get(0)
+            })
+            .optional()
+        })
+        .map_err(q("watch position", path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Mode, open};
+
+    #[test]
+    fn a_second_live_recorder_is_refused_and_a_dead_one_is_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        // A session of a process that is not running here: it died.
+        conn.execute(
+            "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
+             VALUES (?1, ?2, 999999999, 'x', 0, 5000, 'watch')",
+            rusqlite::params![cluster, hostname()],
+        )
+        .unwrap();
+        let first = start_session(&conn, &path, cluster, "uid", "watch", 10_000).unwrap();
+        assert_eq!(first.previous_end, Some(5_000));
+        // A session on another host with a fresh heartbeat: alive.
+        conn.execute(
+            "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
+             VALUES (?1, 'elsewhere', 1, 'x', 0, 9000, 'watch')",
+            rusqlite::params![cluster],
+        )
+        .unwrap();
+        let err = start_session(&conn, &path, cluster, "uid", "watch", 10_000).unwrap_err();
+        assert!(matches!(err, StoreError::Busy { .. }), "{err}");
+        assert!(err.to_string().contains("elsewhere"));
+    }
+}

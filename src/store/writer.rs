@@ -1,0 +1,509 @@
+//! The one writer: turns observed Event changes into rows, exactly once.
+//!
+//! An occurrence is (event, count). Storing is idempotent: a relist, a replayed
+//! watch or a restarted recorder presents counts already stored, and they add
+//! nothing. Small caches (bounded) spare most lookups; a miss asks SQLite.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, named_params};
+
+use super::{StoreError, UidKey, fnv1a, uid_key};
+use crate::model::{EventChange, EventObservation, ObjectRef};
+
+const SQL_STRING_FIND: &str = include_str!("../../queries/store/string_find.sql");
+const SQL_STRING_INSERT: &str = include_str!("../../queries/store/string_insert.sql");
+const SQL_OBJECT_FIND: &str = include_str!("../../queries/store/object_find.sql");
+const SQL_OBJECT_INSERT: &str = include_str!("../../queries/store/object_insert.sql");
+const SQL_EVENT_FIND: &str = include_str!("../../queries/store/event_find.sql");
+const SQL_EVENT_PREDECESSOR: &str = include_str!("../../queries/store/event_predecessor.sql");
+const SQL_EVENT_INSERT: &str = include_str!("../../queries/store/event_insert.sql");
+const SQL_EVENT_ADVANCE: &str = include_str!("../../queries/store/event_advance.sql");
+const SQL_EVENT_DELETED: &str = include_str!("../../queries/store/event_deleted.sql");
+const SQL_OCCURRENCE_INSERT: &str = include_str!("../../queries/store/occurrence_insert.sql");
+const SQL_POSITION_SAVE: &str = include_str!("../../queries/store/position_save.sql");
+
+// Cache bounds: enough for the hot set of a busy cluster, small enough that
+// the recorder's memory does not grow with the number of live Events.
+const MAX_CACHED_STRINGS: usize = 50_000;
+const MAX_CACHED_OBJECTS: usize = 20_000;
+const MAX_CACHED_EVENTS: usize = 50_000;
+
+#[derive(Debug, Clone, Copy)]
+struct EventState {
+    id: i64,
+    count: i64,
+    last: i64,
+}
+
+/// What one [`Writer::apply`] stored.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Applied {
+    /// Occurrence rows written.
+    pub rows: u64,
+    /// Occurrences those rows stand for (a count jump of 4 is 1 row, 4 occurrences).
+    pub occurrences: u64,
+}
+
+/// The single writer of one cluster's data into one recording.
+pub struct Writer {
+    conn: Connection,
+    path: PathBuf,
+    cluster: i64,
+    strings: HashMap<String, i64>,
+    objects: HashMap<ObjectRef, i64>,
+    events: HashMap<UidKey, EventState>,
+    in_tx: bool,
+}
+
+impl Writer {
+    pub fn new(conn: Connection, path: &Path, cluster: i64) -> Writer {
+        Writer {
+            conn,
+            path: path.to_path_buf(),
+            cluster,
+            strings: HashMap::new(),
+            objects: HashMap::new(),
+            events: HashMap::new(),
+            in_tx: false,
+        }
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn cluster(&self) -> i64 {
+        self.cluster
+    }
+
+    fn err(&self, what: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        move |e| StoreError::query(what, &self.path, e)
+    }
+
+    /// Starts a batch; everything until [`Writer::commit`] lands together or not at all.
+    pub fn begin(&mut self) -> Result<(), StoreError> {
+        if !self.in_tx {
+            self.conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(self.err("begin"))?;
+            self.in_tx = true;
+        }
+        Ok(())
+    }
+
+    pub fn commit(&mut self) -> Result<(), StoreError> {
+        if self.in_tx {
+            let done = self.conn.execute_batch("COMMIT");
+            if let Err(e) = done {
+                self.rollback();
+                return Err(StoreError::query("commit", &self.path, e));
+            }
+            self.in_tx = false;
+        }
+        Ok(())
+    }
+
+    /// Abandons the batch. The caches may name rows that were never
+    /// committed, so they are dropped too.
+    pub fn rollback(&mut self) {
+        if self.in_tx {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            self.in_tx = false;
+        }
+        self.strings.clear();
+        self.objects.clear();
+        self.events.clear();
+    }
+
+    /// The id of an interned string, adding it when new.
+    pub fn intern(&mut self, s: &str) -> Result<i64, StoreError> {
+        if let Some(id) = self.strings.get(s) {
+            return Ok(*id);
+        }
+        let h = fnv1a(s);
+        let found = {
+            let mut find = self
+                .conn
+                .prepare_cached(SQL_STRING_FIND)
+                .map_err(self.err("string lookup"))?;
+            let mut rows = find
+                .query(named_params! {":h": h})
+                .map_err(self.err("string lookup"))?;
+            let mut found = None;
+            while let Some(row) = rows.next().map_err(self.err("string lookup"))? {
+                let text: String = row.get(1).map_err(self.err("string lookup"))?;
+                if text == s {
+                    found = Some(row.get(0).map_err(self.err("string lookup"))?);
+                    break;
+                }
+            }
+            found
+        };
+        let id = match found {
+            Some(id) => id,
+            None => {
+                self.conn
+                    .prepare_cached(SQL_STRING_INSERT)
+                    .and_then(|mut st| st.execute(named_params! {":h": h, ":s": s}))
+                    .map_err(self.err("string insert"))?;
+                self.conn.last_insert_rowid()
+            }
+        };
+        if self.strings.len() >= MAX_CACHED_STRINGS {
+            self.strings.clear();
+        }
+        self.strings.insert(s.to_string(), id);
+        Ok(id)
+    }
+
+    /// The id of an object reference, adding it when new.
+    pub fn object(&mut self, r: &ObjectRef) -> Result<i64, StoreError> {
+        // The field path belongs to the Event, not the object.
+        let key = ObjectRef {
+            field_path: String::new(),
+            ..r.clone()
+        };
+        if let Some(id) = self.objects.get(&key) {
+            return Ok(*id);
+        }
+        let kind = self.intern(&r.kind)?;
+        let namespace = self.intern(&r.namespace)?;
+        let name = self.intern(&r.name)?;
+        let api_version = self.intern(&r.api_version)?;
+        let params = named_params! {
+            ":cluster": self.cluster, ":kind": kind, ":namespace": namespace,
+            ":name": name, ":uid": r.uid, ":api_version": api_version,
+        };
+        let found: Option<i64> = self
+            .conn
+            .prepare_cached(SQL_OBJECT_FIND)
+            .and_then(|mut st| {
+                st.query_row(
+                    named_params! {
+                        ":cluster": self.cluster, ":kind": kind, ":namespace": namespace,
+                        ":name": name, ":uid": r.uid,
+                    },
+                    |row| row.get(0),
+                )
+                .optional()
+            })
+            .map_err(self.err("object lookup"))?;
+        let id = match found {
+            Some(id) => id,
+            None => {
+                self.conn
+                    .prepare_cached(SQL_OBJECT_INSERT)
+                    .and_then(|mut st| st.execute(params))
+                    .map_err(self.err("object insert"))?;
+                self.conn.last_insert_rowid()
+            }
+        };
+        if self.objects.len() >= MAX_CACHED_OBJECTS {
+            self.objects.clear();
+        }
+        self.objects.insert(key, id);
+        Ok(id)
+    }
+
+    fn event_state(&mut self, uid: &UidKey) -> Result<Option<EventState>, StoreError> {
+        if let Some(state) = self.events.get(uid) {
+            return Ok(Some(*state));
+        }
+        self.conn
+            .prepare_cached(SQL_EVENT_FIND)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":uid": uid, ":cluster": self.cluster}, |row| {
+                    Ok(EventState {
+                        id: row.get(0)?,
+                        count: row.get(1)?,
+                        last: row.get(2)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(self.err("event lookup"))
+    }
+
+    fn remember(&mut self, uid: UidKey, state: EventState) {
+        if self.events.len() >= MAX_CACHED_EVENTS {
+            self.events.clear();
+        }
+        self.events.insert(uid, state);
+    }
+
+    fn insert_occurrence(
+        &mut self,
+        event: i64,
+        count: i64,
+        n: i64,
+        first: i64,
+        last: i64,
+        message: &str,
+    ) -> Result<u64, StoreError> {
+        let message = self.intern(message)?;
+        let inserted = self
+            .conn
+            .prepare_cached(SQL_OCCURRENCE_INSERT)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":event": event, ":count": count, ":n": n,
+                    ":first": first, ":last": last, ":message": message,
+                })
+            })
+            .map_err(self.err("occurrence insert"))?;
+        Ok(inserted as u64)
+    }
+
+    /// Stores one observed change. Idempotent: applying the same observation
+    /// twice stores nothing the second time.
+    pub fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
+        match change {
+            EventChange::Upsert(obs) => self.apply_observation(obs),
+            EventChange::Deleted { uid, at } => {
+                let key = uid_key(uid);
+                self.events.remove(&key);
+                self.conn
+                    .prepare_cached(SQL_EVENT_DELETED)
+                    .and_then(|mut st| {
+                        st.execute(named_params! {":at": at, ":uid": key, ":cluster": self.cluster})
+                    })
+                    .map_err(self.err("event deletion"))?;
+                Ok(Applied::default())
+            }
+        }
+    }
+
+    fn apply_observation(&mut self, o: &EventObservation) -> Result<Applied, StoreError> {
+        let key = if o.uid.is_empty() {
+            // Imports may lack uids: the namespace/name/first time identifies the object well enough.
+            uid_key(&format!("{}/{}/{}", o.namespace, o.name, o.first))
+        } else {
+            uid_key(&o.uid)
+        };
+        if let Some(state) = self.event_state(&key)? {
+            if o.count <= state.count {
+                // Seen already (relist, replay, restart) or a heartbeat that changed no count.
+                self.remember(key, state);
+                return Ok(Applied::default());
+            }
+            let n = o.count - state.count;
+            // One more: it happened at `last`. A jump: somewhere after the previous observation.
+            let first = if n == 1 { o.last } else { state.last.min(o.last) };
+            let rows = self.insert_occurrence(state.id, o.count, n, first, o.last, &o.message)?;
+            self.conn
+                .prepare_cached(SQL_EVENT_ADVANCE)
+                .and_then(|mut st| {
+                    st.execute(named_params! {":count": o.count, ":last": o.last, ":id": state.id})
+                })
+                .map_err(self.err("event update"))?;
+            self.remember(
+                key,
+                EventState {
+                    id: state.id,
+                    count: o.count,
+                    last: o.last,
+                },
+            );
+            return Ok(Applied {
+                rows,
+                occurrences: if rows > 0 { n as u64 } else { 0 },
+            });
+        }
+
+        let object = self.object(&o.involved)?;
+        let related = match &o.related {
+            Some(r) => Some(self.object(r)?),
+            None => None,
+        };
+        let namespace = self.intern(&o.namespace)?;
+        let name = self.intern(&o.name)?;
+        let reason = self.intern(&o.reason)?;
+        let field_path = self.intern(&o.involved.field_path)?;
+        let type_ = self.intern(&o.type_)?;
+        let action = self.intern(&o.action)?;
+        let controller = self.intern(&o.reporting_controller)?;
+        let instance = self.intern(&o.reporting_instance)?;
+        let host = self.intern(&o.source_host)?;
+
+        // NB: client-go re-creates an Event whose update got 404 (its TTL ran out)
+        // under the same name with the next count and a new uid. The occurrences
+        // its predecessor already stored must not be counted again.
+        let predecessor: Option<(i64, i64)> = if o.count > 1 {
+            self.conn
+                .prepare_cached(SQL_EVENT_PREDECESSOR)
+                .and_then(|mut st| {
+                    st.query_row(
+                        named_params! {
+                            ":object": object, ":namespace": namespace, ":name": name,
+                            ":reason": reason, ":cluster": self.cluster, ":uid": key,
+                        },
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .optional()
+                })
+                .map_err(self.err("event predecessor lookup"))?
+        } else {
+            None
+        };
+        let (n, first) = match predecessor {
+            Some((count, last)) if count < o.count => {
+                let n = o.count - count;
+                (n, if n == 1 { o.last } else { last.min(o.last) })
+            }
+            _ => (o.count, o.first),
+        };
+
+        self.conn
+            .prepare_cached(SQL_EVENT_INSERT)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":cluster": self.cluster, ":uid": key, ":namespace": namespace, ":name": name,
+                    ":object": object, ":field_path": field_path, ":reason": reason, ":type": type_,
+                    ":action": action, ":controller": controller, ":instance": instance,
+                    ":host": host, ":related": related, ":first": o.first, ":last": o.last,
+                    ":count": o.count,
+                })
+            })
+            .map_err(self.err("event insert"))?;
+        let id = self.conn.last_insert_rowid();
+        let rows = self.insert_occurrence(id, o.count, n, first, o.last, &o.message)?;
+        self.remember(
+            key,
+            EventState {
+                id,
+                count: o.count,
+                last: o.last,
+            },
+        );
+        Ok(Applied {
+            rows,
+            occurrences: n as u64,
+        })
+    }
+
+    /// Records where the watch of `resource` stands, in the current batch.
+    pub fn save_position(&mut self, resource: &str, rv: &str, now: i64) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(SQL_POSITION_SAVE)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":cluster": self.cluster, ":resource": resource, ":rv": rv, ":now": now,
+                })
+            })
+            .map_err(self.err("watch position"))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Mode, open, session};
+
+    fn writer() -> (tempfile::TempDir, Writer) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
+        (dir, Writer::new(conn, &path, cluster))
+    }
+
+    fn event(uid: &str, count: i64, last: i64) -> EventChange {
+        EventChange::Upsert(EventObservation {
+            uid: uid.into(),
+            namespace: "ns".into(),
+            name: "web.123".into(),
+            involved: ObjectRef {
+                kind: "Pod".into(),
+                namespace: "ns".into(),
+                name: "web".into(),
+                uid: "pod-uid".into(),
+                api_version: "v1".into(),
+                ..Default::default()
+            },
+            reason: "BackOff".into(),
+            type_: "Warning".into(),
+            message: "Back-off restarting failed container".into(),
+            first: 1_000,
+            last,
+            count,
+            ..Default::default()
+        })
+    }
+
+    fn rows(w: &Writer) -> Vec<(i64, i64, i64, i64)> {
+        let mut st = w
+            .connection()
+            .prepare("SELECT count, n, first, last FROM occurrences ORDER BY count")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn each_count_is_stored_once() {
+        let (_d, mut w) = writer();
+        w.begin().unwrap();
+        for (count, last) in [(1, 1_000), (2, 2_000), (2, 2_000), (3, 3_000), (1, 1_000)] {
+            w.apply(&event("u1", count, last)).unwrap();
+        }
+        w.commit().unwrap();
+        assert_eq!(rows(&w), vec![(1, 1, 1_000, 1_000), (2, 1, 2_000, 2_000), (3, 1, 3_000, 3_000)]);
+    }
+
+    #[test]
+    fn a_count_jump_is_one_honest_row() {
+        let (_d, mut w) = writer();
+        w.apply(&event("u1", 3, 3_000)).unwrap();
+        let applied = w.apply(&event("u1", 7, 9_000)).unwrap();
+        assert_eq!(applied, Applied { rows: 1, occurrences: 4 });
+        assert_eq!(rows(&w), vec![(3, 3, 1_000, 3_000), (7, 4, 3_000, 9_000)]);
+    }
+
+    #[test]
+    fn restart_with_empty_caches_stores_nothing_twice() {
+        let (_d, mut w) = writer();
+        w.apply(&event("u1", 2, 2_000)).unwrap();
+        w.rollback(); // drops the caches (nothing uncommitted: autocommit)
+        assert_eq!(w.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
+        assert_eq!(rows(&w).len(), 1);
+    }
+
+    #[test]
+    fn recreated_after_404_counts_only_the_new_occurrences() {
+        let (_d, mut w) = writer();
+        w.apply(&event("u1", 5, 5_000)).unwrap();
+        w.apply(&EventChange::Deleted { uid: "u1".into(), at: 6_000 }).unwrap();
+        let applied = w.apply(&event("u2", 6, 7_000)).unwrap();
+        assert_eq!(applied, Applied { rows: 1, occurrences: 1 });
+    }
+
+    #[test]
+    fn a_new_event_seen_late_stands_for_all_its_count() {
+        let (_d, mut w) = writer();
+        let applied = w.apply(&event("u1", 4, 4_000)).unwrap();
+        assert_eq!(applied, Applied { rows: 1, occurrences: 4 });
+        assert_eq!(rows(&w), vec![(4, 4, 1_000, 4_000)]);
+    }
+
+    #[test]
+    fn strings_are_stored_once() {
+        let (_d, mut w) = writer();
+        for i in 0..10 {
+            w.apply(&event(&format!("u{i}"), 1, 1_000)).unwrap();
+        }
+        let n: i64 = w
+            .connection()
+            .query_row(
+                "SELECT COUNT(*) FROM strings WHERE s = 'Back-off restarting failed container'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+}

@@ -1,0 +1,147 @@
+//! Durations (`90s`, `15m`, `2h`, `7d`), times (RFC 3339 or a duration back from now)
+//! and sizes (`512MiB`, `2GB`) as users type them.
+
+use chrono::{DateTime, Utc};
+use thiserror::Error;
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum UnitError {
+    #[error("'{0}' is not a duration: use a number and a unit, e.g. 90s, 15m, 2h, 7d")]
+    Duration(String),
+    #[error("'{0}' is neither a duration (2h, 30m) nor an RFC 3339 time (2026-11-29T03:00:00Z)")]
+    Time(String),
+    #[error("'{0}' is not a size: use a number and a unit, e.g. 512MiB, 2GiB, 1GB")]
+    Size(String),
+}
+
+/// Parses `90s`, `15m`, `2h`, `7d`, `1w`, or a combination such as `1h30m`, into milliseconds.
+pub fn parse_duration_ms(text: &str) -> Result<i64, UnitError> {
+    let bad = || UnitError::Duration(text.to_string());
+    let s = text.trim();
+    if s == "0" {
+        return Ok(0);
+    }
+    let mut total: i64 = 0;
+    let mut digits = String::new();
+    let mut any = false;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let mut unit = c.to_string();
+        if c == 'm' && chars.peek() == Some(&'s') {
+            unit.push(chars.next().ok_or_else(bad)?);
+        }
+        let n: i64 = digits.parse().map_err(|_| bad())?;
+        digits.clear();
+        let ms = match unit.as_str() {
+            "ms" => 1,
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            "w" => 7 * 86_400_000,
+            _ => return Err(bad()),
+        };
+        total = n
+            .checked_mul(ms)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
+        any = true;
+    }
+    if !digits.is_empty() || !any {
+        return Err(bad());
+    }
+    Ok(total)
+}
+
+/// A moment given either as RFC 3339 or as a duration back from `now`; returns epoch milliseconds.
+pub fn parse_time_ms(text: &str, now: DateTime<Utc>) -> Result<i64, UnitError> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(text.trim()) {
+        return Ok(t.timestamp_millis());
+    }
+    parse_duration_ms(text)
+        .map(|d| now.timestamp_millis() - d)
+        .map_err(|_| UnitError::Time(text.to_string()))
+}
+
+/// Parses `512MiB`, `2GiB`, `1GB`, `300kB`, or a plain number of bytes.
+pub fn parse_size(text: &str) -> Result<u64, UnitError> {
+    let bad = || UnitError::Size(text.to_string());
+    let s = text.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let mult: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "k" | "kB" | "KB" => 1_000,
+        "Ki" | "KiB" => 1 << 10,
+        "M" | "MB" => 1_000_000,
+        "Mi" | "MiB" => 1 << 20,
+        "G" | "GB" => 1_000_000_000,
+        "Gi" | "GiB" => 1 << 30,
+        "T" | "TB" => 1_000_000_000_000,
+        "Ti" | "TiB" => 1 << 40,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(mult).ok_or_else(bad)
+}
+
+/// Formats epoch milliseconds as RFC 3339 UTC with seconds (or milliseconds when present).
+pub fn rfc3339(ms: i64) -> String {
+    match DateTime::<Utc>::from_timestamp_millis(ms) {
+        Some(t) if ms % 1000 == 0 => t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        Some(t) => t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        None => ms.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_as_users_type_them() {
+        assert_eq!(parse_duration_ms("90s"), Ok(90_000));
+        assert_eq!(parse_duration_ms("1h30m"), Ok(5_400_000));
+        assert_eq!(parse_duration_ms("7d"), Ok(604_800_000));
+        assert_eq!(parse_duration_ms("250ms"), Ok(250));
+        assert_eq!(parse_duration_ms("0"), Ok(0));
+        assert!(parse_duration_ms("2").is_err());
+        assert!(parse_duration_ms("h").is_err());
+        assert!(parse_duration_ms("2x").is_err());
+        assert!(parse_duration_ms("").is_err());
+        assert!(parse_duration_ms("99999999999999999d").is_err());
+    }
+
+    #[test]
+    fn times_are_rfc3339_or_a_duration_back() {
+        let now = DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let two_hours_ago = DateTime::parse_from_rfc3339("2026-11-29T08:00:00Z").unwrap();
+        assert_eq!(parse_time_ms("2h", now), Ok(two_hours_ago.timestamp_millis()));
+        assert_eq!(
+            parse_time_ms("2026-11-29T08:00:00Z", now),
+            Ok(two_hours_ago.timestamp_millis())
+        );
+        assert!(matches!(parse_time_ms("yesterday", now), Err(UnitError::Time(_))));
+    }
+
+    #[test]
+    fn sizes_binary_and_decimal() {
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("2GB"), Ok(2_000_000_000));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5PB").is_err());
+    }
+
+    #[test]
+    fn rfc3339_keeps_millis_only_when_present() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_500), "1970-01-01T00:00:01.500Z");
+    }
+}
