@@ -1,0 +1,195 @@
+//! Benchmark of the recorder's hot path: decode Event JSON -> normalise ->
+//! batch -> commit, on a synthetic feed with a realistic mix of reasons and
+//! messages. Not a test: it prints figures for docs/performance.md.
+//!
+//!   cargo bench --bench record_pipeline -- [--events N] [--prefill N] [--db PATH]
+//!
+//! Reports occurrences/s (decode included), bytes per stored occurrence
+//! (file size after a checkpoint, indexes included), peak RSS, and the
+//! per-batch commit latency (p50/p99).
+
+use std::time::Instant;
+
+use kubectl_diag::k8s::event::WireEvent;
+use kubectl_diag::model::EventChange;
+use kubectl_diag::store::writer::Writer;
+use kubectl_diag::store::{self, Mode, session};
+
+const BATCH: usize = 10_000;
+
+struct Feed {
+    i: u64,
+    live: Vec<(u64, u32)>, // (event number, count) of events that repeat
+}
+
+const REASONS: &[(&str, &str, &str, &str)] = &[
+    ("Scheduled", "Normal", "default-scheduler", "Successfully assigned {ns}/{pod} to node-{node}"),
+    ("Pulling", "Normal", "kubelet", "Pulling image \"registry.example.com/team/app:{ver}\""),
+    ("Pulled", "Normal", "kubelet", "Successfully pulled image \"registry.example.com/team/app:{ver}\" in 1.2s (1.2s including waiting). Image size: 52428800 bytes."),
+    ("Created", "Normal", "kubelet", "Created container: app"),
+    ("Started", "Normal", "kubelet", "Started container app"),
+    ("Killing", "Normal", "kubelet", "Stopping container app"),
+    ("BackOff", "Warning", "kubelet", "Back-off restarting failed container app in pod {pod}_{ns}({uid})"),
+    ("Unhealthy", "Warning", "kubelet", "Readiness probe failed: HTTP probe failed with statuscode: 503"),
+    ("FailedScheduling", "Warning", "default-scheduler", "0/120 nodes are available: 40 Insufficient cpu, 80 node(s) had untolerated taint {dedicated: batch}. preemption: 0/120 nodes are available: 120 No preemption victims found for incoming pod."),
+    ("SuccessfulCreate", "Normal", "replicaset-controller", "Created pod: {pod}"),
+    ("ScalingReplicaSet", "Normal", "deployment-controller", "Scaled up replica set {rs} from 3 to 4"),
+];
+
+fn uuid(n: u64, salt: u64) -> String {
+    let x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt;
+    let y = x.rotate_left(17).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        x >> 32,
+        (x >> 16) & 0xffff,
+        x & 0xfff,
+        y & 0xfff,
+        y >> 16
+    )
+}
+
+impl Feed {
+    /// The next Event as the apiserver would send it (JSON bytes).
+    fn next(&mut self) -> Vec<u8> {
+        self.i += 1;
+        // One in four changes is a repeat of a live event (count + 1).
+        let (n, count) = if self.i % 4 == 0 && !self.live.is_empty() {
+            let idx = (self.i as usize / 4) % self.live.len();
+            self.live[idx].1 += 1;
+            let (n, c) = self.live[idx];
+            if c > 20 {
+                self.live.swap_remove(idx);
+            }
+            (n, c)
+        } else {
+            let n = self.i;
+            if n % 7 == 0 {
+                if self.live.len() > 5_000 {
+                    self.live.swap_remove(0);
+                }
+                self.live.push((n, 1));
+            }
+            (n, 1)
+        };
+        let (reason, type_, component, template) = REASONS[(n % REASONS.len() as u64) as usize];
+        let ns = format!("team-{}", n % 40);
+        let pod = format!("app-{}-7c9d5f-{:05x}", n % 300, n % 100_000);
+        let message = template
+            .replace("{ns}", &ns)
+            .replace("{pod}", &pod)
+            .replace("{node}", &(n % 120).to_string())
+            .replace("{ver}", &format!("1.{}", n % 9))
+            .replace("{rs}", &format!("app-{}-7c9d5f", n % 300))
+            .replace("{uid}", &uuid(n, 7));
+        let t0 = 1_790_000_000 + n / 100;
+        let first = chrono::DateTime::from_timestamp(t0 as i64, 0).unwrap().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let last = chrono::DateTime::from_timestamp((t0 + u64::from(count)) as i64, 0).unwrap().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        serde_json::to_vec(&serde_json::json!({
+            "kind": "Event", "apiVersion": "v1",
+            "metadata": {
+                "name": format!("{pod}.{:016x}", n), "namespace": ns, "uid": uuid(n, 1),
+                "resourceVersion": (self.i + 1000).to_string(), "creationTimestamp": first,
+                "managedFields": [{"manager": component, "operation": "Update", "apiVersion": "v1", "time": first}]
+            },
+            "involvedObject": {"kind": "Pod", "namespace": ns, "name": pod, "uid": uuid(n % 100_000, 3),
+                               "apiVersion": "v1", "resourceVersion": "123", "fieldPath": "spec.containers{app}"},
+            "reason": reason, "message": message,
+            "source": {"component": component, "host": format!("node-{}", n % 120)},
+            "firstTimestamp": first, "lastTimestamp": last, "count": count, "type": type_,
+            "eventTime": null, "reportingComponent": component, "reportingInstance": format!("node-{}", n % 120)
+        }))
+        .unwrap()
+    }
+}
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -> (u64, f64) {
+    let start = Instant::now();
+    let mut occurrences = 0;
+    let mut done = 0;
+    while done < n {
+        writer.begin().unwrap();
+        let batch_start = Instant::now();
+        for _ in 0..BATCH.min((n - done) as usize) {
+            let json = feed.next();
+            let wire: WireEvent = serde_json::from_slice(&json).unwrap();
+            let obs = wire.into_observation().unwrap();
+            occurrences += writer.apply(&EventChange::Upsert(obs)).unwrap().occurrences;
+            done += 1;
+        }
+        writer.commit().unwrap();
+        latencies.push(batch_start.elapsed().as_secs_f64() * 1000.0);
+    }
+    (occurrences, start.elapsed().as_secs_f64())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str, default: u64| -> u64 {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let events = flag("--events", 1_000_000);
+    let prefill = flag("--prefill", 0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = args
+        .iter()
+        .position(|a| a == "--db")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| dir.path().join("bench.db"));
+
+    let conn = store::open(&path, Mode::Write).unwrap();
+    let cluster = session::register_cluster(&conn, &path, "bench-cluster", "bench", "", 0).unwrap();
+    let mut writer = Writer::new(conn, &path, cluster);
+    let mut feed = Feed { i: 0, live: Vec::new() };
+    let mut latencies = Vec::new();
+
+    if prefill > 0 {
+        let (occ, secs) = run(&mut writer, &mut feed, prefill, &mut latencies);
+        println!("prefill: {prefill} changes, {occ} occurrences in {secs:.1}s ({:.0}/s)", prefill as f64 / secs);
+        latencies.clear();
+    }
+    let (occ, secs) = run(&mut writer, &mut feed, events, &mut latencies);
+    writer.connection().execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    let total_occ: i64 = writer
+        .connection()
+        .query_row("SELECT COALESCE(SUM(n), 0) FROM occurrences", [], |r| r.get(0))
+        .unwrap();
+    let bytes = std::fs::metadata(&path).unwrap().len();
+    latencies.sort_by(f64::total_cmp);
+    println!("measured: {events} changes -> {occ} occurrences in {secs:.2}s");
+    println!("throughput: {:.0} changes/s, {:.0} occurrences/s", events as f64 / secs, occ as f64 / secs);
+    println!(
+        "size: {:.1} MiB for {total_occ} occurrences = {:.1} bytes/occurrence (indexes included)",
+        bytes as f64 / 1048576.0,
+        bytes as f64 / total_occ as f64
+    );
+    println!(
+        "commit of a {BATCH}-change batch: p50 {:.1} ms, p99 {:.1} ms",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99)
+    );
+    println!("peak RSS: {:.1} MiB", peak_rss_mib());
+}

@@ -1,0 +1,189 @@
+//! Support for tests against the real local control plane (`scripts/cluster up`).
+//!
+//! A cluster test never skips itself: without a cluster it fails, loudly,
+//! saying how to start one. Each test works in a fresh namespace that is
+//! deleted afterwards.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{DeleteParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Api, Client, Config};
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The test cluster's kubeconfig: `$KUBECONFIG`, else `target/cluster/kubeconfig`.
+pub fn kubeconfig() -> PathBuf {
+    let path = std::env::var_os("KUBECONFIG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/cluster/kubeconfig"));
+    assert!(
+        path.exists(),
+        "no test cluster: {} does not exist. Start one with `scripts/cluster up` \
+         (cluster tests never skip themselves; CI starts it in .ci/run)",
+        path.display()
+    );
+    path
+}
+
+/// The kubeconfig of the `viewer` user, who has no RBAC bindings at all.
+pub fn viewer_kubeconfig() -> PathBuf {
+    kubeconfig().with_file_name("viewer.kubeconfig")
+}
+
+pub async fn client() -> Client {
+    let path = kubeconfig();
+    let kc = Kubeconfig::read_from(&path).expect("reading the test kubeconfig");
+    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .expect("test kubeconfig");
+    let client = Client::try_from(config).expect("client");
+    let api: Api<Namespace> = Api::all(client.clone());
+    if let Err(e) = api.get("default").await {
+        panic!(
+            "the test cluster at {} does not answer ({e}); start it with `scripts/cluster up`",
+            path.display()
+        );
+    }
+    client
+}
+
+/// A namespace that exists for one test and is deleted when dropped.
+pub struct TestNamespace {
+    pub name: String,
+    pub client: Client,
+}
+
+impl TestNamespace {
+    pub async fn new(prefix: &str) -> TestNamespace {
+        let client = client().await;
+        let name = format!(
+            "{prefix}-{}",
+            uuid_suffix()
+        );
+        let api: Api<Namespace> = Api::all(client.clone());
+        let ns: Namespace = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name, "labels": {"diag.test/owner": "kubectl-diag-tests"}}
+        }))
+        .unwrap();
+        api.create(&PostParams::default(), &ns)
+            .await
+            .expect("creating the test namespace");
+        // Pods need the namespace's default ServiceAccount (admission checks it).
+        let sa: Api<k8s_openapi::api::core::v1::ServiceAccount> =
+            Api::namespaced(client.clone(), &name);
+        wait_until(Duration::from_secs(30), "default ServiceAccount", || async {
+            sa.get_opt("default").await.ok().flatten().is_some()
+        })
+        .await;
+        TestNamespace { name, client }
+    }
+
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>,
+    {
+        Api::namespaced(self.client.clone(), &self.name)
+    }
+}
+
+impl Drop for TestNamespace {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // NB: Drop cannot await, so the deletion runs on a thread with its own
+        // runtime - and its own client: a kube Client's worker task lives on the
+        // runtime that made it, which is blocked right here.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                let api: Api<Namespace> = Api::all(client().await);
+                let _ = api.delete(&name, &DeleteParams::background()).await;
+            });
+        })
+        .join();
+    }
+}
+
+pub fn uuid_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{:x}", (nanos ^ u128::from(std::process::id()) << 40) & 0xff_ffff_ffff)
+}
+
+/// Polls `cond` until it holds; panics naming `what` after `timeout`.
+pub async fn wait_until<F, Fut>(timeout: Duration, what: &str, mut cond: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    wait_for(timeout, what, || {
+        let fut = cond();
+        async move { fut.await.then_some(()) }
+    })
+    .await
+}
+
+/// Polls `poll` until it yields a value; panics naming `what` after `timeout`.
+pub async fn wait_for<T, F, Fut>(timeout: Duration, what: &str, mut poll: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = poll().await {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The built `kubectl-diag` binary, pointed at the test cluster and at `db`.
+pub fn diag(db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"));
+    cmd.env("KUBECONFIG", kubeconfig())
+        .env("KUBECTL_DIAG_DB", db)
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("running kubectl-diag");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed with {}:\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `scripts/cluster ARGS…` against the same cluster the tests use.
+pub fn cluster_script(args: &[&str]) -> Output {
+    let state = kubeconfig().parent().unwrap().to_path_buf();
+    let out = Command::new(repo_root().join("scripts/cluster"))
+        .args(args)
+        .env("DIAG_CLUSTER_DIR", state)
+        .output()
+        .expect("running scripts/cluster");
+    assert!(
+        out.status.success(),
+        "scripts/cluster {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

@@ -1,0 +1,84 @@
+//! The apiserver goes away and comes back: the recorder recovers by itself,
+//! loses nothing the apiserver still holds, and records the blind interval.
+//!
+//! NB: this is its own test binary with a single test, because it restarts
+//! the shared apiserver; cargo runs test binaries one after another, so no
+//! other test sees the outage.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{TestNamespace, cluster_script, diag, run_ok, wait_until};
+use k8s_openapi::api::core::v1::Event;
+use kube::Api;
+use kube::api::PostParams;
+use serde_json::json;
+
+fn event(name: &str) -> Event {
+    serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "involvedObject": {"kind": "Pod", "name": "web-1", "apiVersion": "v1"},
+        "reason": "Started", "type": "Normal", "message": "Started container web",
+        "count": 1, "firstTimestamp": "2026-11-29T03:00:00Z", "lastTimestamp": "2026-11-29T03:00:00Z",
+        "source": {"component": "kubelet"}
+    }))
+    .unwrap()
+}
+
+fn stored_names(db: &std::path::Path, ns: &str) -> Vec<String> {
+    let out = run_ok(diag(db).arg("export"));
+    let mut names: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["event"]["namespace"] == ns)
+        .map(|l| l["event"]["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn recorder_survives_an_apiserver_restart_and_records_the_gap() {
+    let ns = TestNamespace::new("rec-restart").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events: Api<Event> = ns.api();
+    events.create(&PostParams::default(), &event("before")).await.unwrap();
+
+    let mut child = diag(&db)
+        .args(["record", "--quiet", "-n", &ns.name])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (db2, ns2) = (db.clone(), ns.name.clone());
+    wait_until(Duration::from_secs(30), "the first event stored", || {
+        let (db, ns) = (db2.clone(), ns2.clone());
+        async move { stored_names(&db, &ns) == ["before"] }
+    })
+    .await;
+
+    cluster_script(&["stop-apiserver"]);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    cluster_script(&["start-apiserver"]);
+    // A fresh client: the old connections died with the apiserver.
+    let events: Api<Event> = Api::namespaced(common::client().await, &ns.name);
+    events.create(&PostParams::default(), &event("after")).await.unwrap();
+
+    wait_until(Duration::from_secs(60), "the event created after the restart", || {
+        let (db, ns) = (db.clone(), ns.name.clone());
+        async move { stored_names(&db, &ns) == ["after", "before"] }
+    })
+    .await;
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(child.wait().unwrap().success());
+
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let disconnected: i64 = conn
+        .query_row("SELECT COUNT(*) FROM gaps WHERE reason = 'disconnected' AND finish > start", [], |r| r.get(0))
+        .unwrap();
+    assert!(disconnected >= 1, "the outage must be recorded as a gap");
+}

@@ -1,0 +1,309 @@
+//! `kubectl diag record` against the real apiserver: every occurrence once,
+//! across restarts, kill -9, 410 Gone; gaps recorded; clear refusals.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use common::{TestNamespace, diag, run_ok, viewer_kubeconfig, wait_until};
+use k8s_openapi::api::core::v1::Event;
+use kube::Api;
+use kube::api::{Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+
+fn export(db: &Path) -> Vec<Value> {
+    let out = run_ok(diag(db).arg("export"));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// (event name, count) -> occurrences, for the lines of one namespace.
+fn lines_by_event(lines: &[Value], ns: &str) -> BTreeMap<(String, i64), i64> {
+    let mut out = BTreeMap::new();
+    for l in lines.iter().filter(|l| l["event"]["namespace"] == ns) {
+        let key = (l["event"]["name"].as_str().unwrap().to_string(), l["count"].as_i64().unwrap());
+        assert!(out.insert(key.clone(), l["occurrences"].as_i64().unwrap()).is_none(), "duplicate line {key:?}");
+    }
+    out
+}
+
+fn core_event(name: &str, count: i32, first: &str, last: &str) -> Event {
+    serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "involvedObject": {"kind": "Pod", "name": "web-1", "apiVersion": "v1", "uid": "11111111-2222-3333-4444-555555555555"},
+        "reason": "BackOff", "type": "Warning",
+        "message": "Back-off restarting failed container web in pod web-1",
+        "count": count, "firstTimestamp": first, "lastTimestamp": last,
+        "source": {"component": "kubelet", "host": "kwok-small"}
+    }))
+    .unwrap()
+}
+
+async fn bump(api: &Api<Event>, name: &str, count: i32, last: &str) {
+    api.patch(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"count": count, "lastTimestamp": last})),
+    )
+    .await
+    .unwrap();
+}
+
+fn record_once(db: &Path, ns: &str) {
+    run_ok(diag(db).args(["record", "--once", "--quiet", "-n", ns]));
+}
+
+#[tokio::test]
+async fn once_stores_each_occurrence_once_and_count_jumps_honestly() {
+    let ns = TestNamespace::new("rec-once").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events: Api<Event> = ns.api();
+
+    events.create(&PostParams::default(), &core_event("single", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+    events.create(&PostParams::default(), &core_event("repeated", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+    // events.k8s.io/v1 with a series, as newer controllers write them.
+    let new_api: Api<k8s_openapi::api::events::v1::Event> = ns.api();
+    new_api
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "series"},
+                "eventTime": "2026-11-29T03:00:00.000000Z",
+                "series": {"count": 2, "lastObservedTime": "2026-11-29T03:01:00.000000Z"},
+                "reportingController": "example.com/operator", "reportingInstance": "operator-0",
+                "action": "Reconcile", "reason": "Retrying", "type": "Normal",
+                "regarding": {"kind": "ConfigMap", "name": "cfg", "namespace": ns.name, "apiVersion": "v1"},
+                "note": "retrying reconcile"
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    record_once(&db, &ns.name);
+
+    bump(&events, "repeated", 2, "2026-11-29T03:01:00Z").await;
+    record_once(&db, &ns.name);
+    bump(&events, "repeated", 3, "2026-11-29T03:02:00Z").await;
+    bump(&events, "repeated", 7, "2026-11-29T03:06:00Z").await; // seen only as 3 -> 7
+    new_api
+        .patch(
+            "series",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"series": {"count": 3, "lastObservedTime": "2026-11-29T03:02:00.000000Z"}})),
+        )
+        .await
+        .unwrap();
+    record_once(&db, &ns.name);
+    // Nothing changed: a further pass stores nothing.
+    record_once(&db, &ns.name);
+
+    let lines = export(&db);
+    let got = lines_by_event(&lines, &ns.name);
+    let want: BTreeMap<(String, i64), i64> = [
+        (("repeated".to_string(), 1), 1),
+        (("repeated".to_string(), 2), 1),
+        (("repeated".to_string(), 7), 5),
+        (("series".to_string(), 2), 2),
+        (("series".to_string(), 3), 1),
+        (("single".to_string(), 1), 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(got, want);
+
+    let jump = lines
+        .iter()
+        .find(|l| l["event"]["name"] == "repeated" && l["count"] == 7)
+        .unwrap();
+    // The jump's first time is the previous observation (count 2 at 03:01), not an invented one.
+    assert_eq!(jump["first"], "2026-11-29T03:01:00Z");
+    assert_eq!(jump["last"], "2026-11-29T03:06:00Z");
+    assert_eq!(jump["object"]["kind"], "Pod");
+    assert_eq!(jump["object"]["name"], "web-1");
+    assert_eq!(jump["reporting_controller"], "kubelet");
+    assert_eq!(jump["type"], "Warning");
+    let series = lines.iter().find(|l| l["event"]["name"] == "series" && l["count"] == 3).unwrap();
+    assert_eq!(series["reporting_controller"], "example.com/operator");
+    assert_eq!(series["message"], "retrying reconcile");
+    assert_eq!(series["object"]["kind"], "ConfigMap");
+    // The cluster id is the kube-system namespace's uid.
+    let ks: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(ns.client.clone());
+    let uid = ks.get("kube-system").await.unwrap().metadata.uid.unwrap();
+    assert_eq!(jump["cluster"], uid.as_str());
+}
+
+/// Starts `record -n NS` in the background and waits until its first list is committed.
+async fn start_recorder(db: &Path, ns: &str) -> Child {
+    let child = diag(db)
+        .args(["record", "--quiet", "-n", ns])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let db = db.to_path_buf();
+    let resource = format!("events/{ns}");
+    wait_until(Duration::from_secs(30), "the recorder's first commit", || {
+        let (db, resource) = (db.clone(), resource.clone());
+        async move { position(&db, &resource).is_some() }
+    })
+    .await;
+    child
+}
+
+fn position(db: &Path, resource: &str) -> Option<String> {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+    conn.query_row(
+        "SELECT resource_version FROM watch_positions WHERE resource = ?1",
+        [resource],
+        |r| r.get(0),
+    )
+    .ok()
+}
+
+fn gaps(db: &Path) -> Vec<(String, i64, i64, String)> {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut st = conn.prepare("SELECT reason, start, finish, detail FROM gaps ORDER BY id").unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn stop(mut child: Child) -> std::process::ExitStatus {
+    let pid = child.id() as i32;
+    // SIGTERM: the recorder must flush and exit 0.
+    std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
+    child.wait().unwrap()
+}
+
+fn total_occurrences(lines: &[Value], ns: &str) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for l in lines.iter().filter(|l| l["event"]["namespace"] == ns) {
+        *out.entry(l["event"]["name"].as_str().unwrap().to_string()).or_default() += l["occurrences"].as_i64().unwrap();
+    }
+    out
+}
+
+#[tokio::test]
+async fn kill_9_mid_burst_then_restart_is_still_exactly_once_with_a_gap() {
+    let ns = TestNamespace::new("rec-kill").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events: Api<Event> = ns.api();
+    let mut child = start_recorder(&db, &ns.name).await;
+
+    let mut expected = BTreeMap::new();
+    for i in 0..60 {
+        let name = format!("burst-{i}");
+        events.create(&PostParams::default(), &core_event(&name, 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+        expected.insert(name, 1);
+        if i == 30 {
+            child.kill().unwrap(); // SIGKILL: no flush, no session stop
+            child.wait().unwrap();
+        }
+    }
+    for i in 0..20 {
+        let name = format!("burst-{i}");
+        bump(&events, &name, 2, "2026-11-29T03:01:00Z").await;
+        expected.insert(name, 2);
+    }
+    let child = start_recorder(&db, &ns.name).await;
+    let want = expected.clone();
+    wait_until(Duration::from_secs(30), "every burst occurrence", || {
+        let (db, ns, want) = (db.clone(), ns.name.clone(), want.clone());
+        async move { total_occurrences(&export(&db), &ns) == want }
+    })
+    .await;
+    assert!(stop(child).success());
+    // Exactly once: no (event, count) twice, and the totals match the counts.
+    let lines = export(&db);
+    lines_by_event(&lines, &ns.name);
+    assert_eq!(total_occurrences(&lines, &ns.name), expected);
+    let gaps = gaps(&db);
+    assert!(gaps.iter().any(|g| g.0 == "not-running" && g.1 < g.2), "no not-running gap in {gaps:?}");
+}
+
+#[tokio::test]
+async fn a_resume_position_too_old_gets_410_and_relists_without_loss_or_duplicates() {
+    let ns = TestNamespace::new("rec-gone").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events: Api<Event> = ns.api();
+    events.create(&PostParams::default(), &core_event("before", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+    let child = start_recorder(&db, &ns.name).await;
+    assert!(stop(child).success());
+    events.create(&PostParams::default(), &core_event("while-down", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+    bump(&events, "before", 3, "2026-11-29T03:03:00Z").await;
+    // Hold the watch far behind: resourceVersion 1 was compacted long ago.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE watch_positions SET resource_version = '1'", []).unwrap();
+    drop(conn);
+
+    let child = start_recorder(&db, &ns.name).await;
+    let want: BTreeMap<String, i64> = [("before".to_string(), 3), ("while-down".to_string(), 1)].into_iter().collect();
+    wait_until(Duration::from_secs(30), "the relisted events", || {
+        let (db, ns, want) = (db.clone(), ns.name.clone(), want.clone());
+        async move { total_occurrences(&export(&db), &ns) == want }
+    })
+    .await;
+    assert!(stop(child).success());
+    let lines = export(&db);
+    let got = lines_by_event(&lines, &ns.name);
+    assert_eq!(got.get(&("before".to_string(), 3)), Some(&2), "3 after 1 is one row of 2: {got:?}");
+    let gaps = gaps(&db);
+    assert!(
+        gaps.iter().any(|g| g.0 == "not-running" && g.3.contains("relisted")),
+        "the blind interval must say it was relisted: {gaps:?}"
+    );
+}
+
+#[tokio::test]
+async fn viewer_without_rbac_gets_a_clear_error_naming_verb_and_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let out = diag(&db)
+        .env("KUBECONFIG", viewer_kubeconfig())
+        .args(["record", "--once"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("forbidden"), "{err}");
+    assert!(err.contains("`get` on namespaces"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[tokio::test]
+async fn a_second_recorder_on_the_same_db_refuses() {
+    let ns = TestNamespace::new("rec-two").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let first = start_recorder(&db, &ns.name).await;
+    let out = diag(&db).args(["record", "--quiet", "-n", &ns.name]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another recorder"), "{err}");
+    assert!(stop(first).success());
+}
+
+#[tokio::test]
+async fn unknown_context_and_unwritable_db_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let out = diag(&db).args(["record", "--once", "--context", "no-such-context"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-context") && err.contains("known:"), "{err}");
+
+    let out = diag(Path::new("/proc/diag.db")).args(["record", "--once"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/proc/diag.db"), "{err}");
+}
