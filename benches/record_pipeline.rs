@@ -23,17 +23,57 @@ struct Feed {
 }
 
 const REASONS: &[(&str, &str, &str, &str)] = &[
-    ("Scheduled", "Normal", "default-scheduler", "Successfully assigned {ns}/{pod} to node-{node}"),
-    ("Pulling", "Normal", "kubelet", "Pulling image \"registry.example.com/team/app:{ver}\""),
-    ("Pulled", "Normal", "kubelet", "Successfully pulled image \"registry.example.com/team/app:{ver}\" in 1.2s (1.2s including waiting). Image size: 52428800 bytes."),
+    (
+        "Scheduled",
+        "Normal",
+        "default-scheduler",
+        "Successfully assigned {ns}/{pod} to node-{node}",
+    ),
+    (
+        "Pulling",
+        "Normal",
+        "kubelet",
+        "Pulling image \"registry.example.com/team/app:{ver}\"",
+    ),
+    (
+        "Pulled",
+        "Normal",
+        "kubelet",
+        "Successfully pulled image \"registry.example.com/team/app:{ver}\" in 1.2s (1.2s including waiting). Image size: 52428800 bytes.",
+    ),
     ("Created", "Normal", "kubelet", "Created container: app"),
     ("Started", "Normal", "kubelet", "Started container app"),
     ("Killing", "Normal", "kubelet", "Stopping container app"),
-    ("BackOff", "Warning", "kubelet", "Back-off restarting failed container app in pod {pod}_{ns}({uid})"),
-    ("Unhealthy", "Warning", "kubelet", "Readiness probe failed: HTTP probe failed with statuscode: 503"),
-    ("FailedScheduling", "Warning", "default-scheduler", "0/120 nodes are available: 40 Insufficient cpu, 80 node(s) had untolerated taint {dedicated: batch}. preemption: 0/120 nodes are available: 120 No preemption victims found for incoming pod."),
-    ("SuccessfulCreate", "Normal", "replicaset-controller", "Created pod: {pod}"),
-    ("ScalingReplicaSet", "Normal", "deployment-controller", "Scaled up replica set {rs} from 3 to 4"),
+    (
+        "BackOff",
+        "Warning",
+        "kubelet",
+        "Back-off restarting failed container app in pod {pod}_{ns}({uid})",
+    ),
+    (
+        "Unhealthy",
+        "Warning",
+        "kubelet",
+        "Readiness probe failed: HTTP probe failed with statuscode: 503",
+    ),
+    (
+        "FailedScheduling",
+        "Warning",
+        "default-scheduler",
+        "0/120 nodes are available: 40 Insufficient cpu, 80 node(s) had untolerated taint {dedicated: batch}. preemption: 0/120 nodes are available: 120 No preemption victims found for incoming pod.",
+    ),
+    (
+        "SuccessfulCreate",
+        "Normal",
+        "replicaset-controller",
+        "Created pod: {pod}",
+    ),
+    (
+        "ScalingReplicaSet",
+        "Normal",
+        "deployment-controller",
+        "Scaled up replica set {rs} from 3 to 4",
+    ),
 ];
 
 fn uuid(n: u64, salt: u64) -> String {
@@ -54,7 +94,7 @@ impl Feed {
     fn next(&mut self) -> Vec<u8> {
         self.i += 1;
         // One in four changes is a repeat of a live event (count + 1).
-        let (n, count) = if self.i % 4 == 0 && !self.live.is_empty() {
+        let (n, count) = if self.i.is_multiple_of(4) && !self.live.is_empty() {
             let idx = (self.i as usize / 4) % self.live.len();
             self.live[idx].1 += 1;
             let (n, c) = self.live[idx];
@@ -64,7 +104,7 @@ impl Feed {
             (n, c)
         } else {
             let n = self.i;
-            if n % 7 == 0 {
+            if n.is_multiple_of(7) {
                 if self.live.len() > 5_000 {
                     self.live.swap_remove(0);
                 }
@@ -83,8 +123,12 @@ impl Feed {
             .replace("{rs}", &format!("app-{}-7c9d5f", n % 300))
             .replace("{uid}", &uuid(n, 7));
         let t0 = 1_790_000_000 + n / 100;
-        let first = chrono::DateTime::from_timestamp(t0 as i64, 0).unwrap().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let last = chrono::DateTime::from_timestamp((t0 + u64::from(count)) as i64, 0).unwrap().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let first = chrono::DateTime::from_timestamp(t0 as i64, 0)
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let last = chrono::DateTime::from_timestamp((t0 + u64::from(count)) as i64, 0)
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         serde_json::to_vec(&serde_json::json!({
             "kind": "Event", "apiVersion": "v1",
             "metadata": {
@@ -125,7 +169,10 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
             let json = feed.next();
             let wire: WireEvent = serde_json::from_slice(&json).unwrap();
             let obs = wire.into_observation().unwrap();
-            occurrences += writer.apply(&EventChange::Upsert(obs)).unwrap().occurrences;
+            occurrences += writer
+                .apply(&EventChange::Upsert(Box::new(obs)))
+                .unwrap()
+                .occurrences;
             done += 1;
         }
         writer.commit().unwrap();
@@ -163,24 +210,39 @@ fn main() {
     let conn = store::open(&path, Mode::Write).unwrap();
     let cluster = session::register_cluster(&conn, &path, "bench-cluster", "bench", "", 0).unwrap();
     let mut writer = Writer::new(conn, &path, cluster);
-    let mut feed = Feed { i: 0, live: Vec::new() };
+    let mut feed = Feed {
+        i: 0,
+        live: Vec::new(),
+    };
     let mut latencies = Vec::new();
 
     if prefill > 0 {
         let (occ, secs) = run(&mut writer, &mut feed, prefill, &mut latencies);
-        println!("prefill: {prefill} changes, {occ} occurrences in {secs:.1}s ({:.0}/s)", prefill as f64 / secs);
+        println!(
+            "prefill: {prefill} changes, {occ} occurrences in {secs:.1}s ({:.0}/s)",
+            prefill as f64 / secs
+        );
         latencies.clear();
     }
     let (occ, secs) = run(&mut writer, &mut feed, events, &mut latencies);
-    writer.connection().execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    writer
+        .connection()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
     let total_occ: i64 = writer
         .connection()
-        .query_row("SELECT COALESCE(SUM(n), 0) FROM occurrences", [], |r| r.get(0))
+        .query_row("SELECT COALESCE(SUM(n), 0) FROM occurrences", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     let bytes = std::fs::metadata(&path).unwrap().len();
     latencies.sort_by(f64::total_cmp);
     println!("measured: {events} changes -> {occ} occurrences in {secs:.2}s");
-    println!("throughput: {:.0} changes/s, {:.0} occurrences/s", events as f64 / secs, occ as f64 / secs);
+    println!(
+        "throughput: {:.0} changes/s, {:.0} occurrences/s",
+        events as f64 / secs,
+        occ as f64 / secs
+    );
     println!(
         "size: {:.1} MiB for {total_occ} occurrences = {:.1} bytes/occurrence (indexes included)",
         bytes as f64 / 1048576.0,

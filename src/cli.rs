@@ -99,6 +99,10 @@ pub struct RecordArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
+    /// Log each watch's lifecycle on stderr (opened, ended, errors, relists, gaps)
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+
     /// Drop recorded data older than this (e.g. 30d, 12h); 0 keeps everything
     #[arg(long, default_value = "30d", value_name = "DURATION")]
     pub retain: String,

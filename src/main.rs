@@ -12,9 +12,10 @@ use kubectl_diag::exit;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = io::stdout();
-    let stderr = io::stderr();
     let mut out = stdout.lock();
-    let mut err = stderr.lock();
+    // NB: stderr stays unlocked: the recorder's tasks and threads write progress
+    // to it too, and a lock held here for the whole run would deadlock them.
+    let mut err = io::stderr();
     match kubectl_diag::run(cli, &mut out, &mut err) {
         Ok(code) => {
             // NB: a flush that fails on a closed pipe is the reader's choice, not our error.

@@ -41,6 +41,6 @@ pub struct EventObservation {
 /// What the watch saw: a live Event (added or changed) or its deletion.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventChange {
-    Upsert(EventObservation),
+    Upsert(Box<EventObservation>),
     Deleted { uid: String, at: i64 },
 }

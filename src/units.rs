@@ -122,12 +122,18 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         let two_hours_ago = DateTime::parse_from_rfc3339("2026-11-29T08:00:00Z").unwrap();
-        assert_eq!(parse_time_ms("2h", now), Ok(two_hours_ago.timestamp_millis()));
+        assert_eq!(
+            parse_time_ms("2h", now),
+            Ok(two_hours_ago.timestamp_millis())
+        );
         assert_eq!(
             parse_time_ms("2026-11-29T08:00:00Z", now),
             Ok(two_hours_ago.timestamp_millis())
         );
-        assert!(matches!(parse_time_ms("yesterday", now), Err(UnitError::Time(_))));
+        assert!(matches!(
+            parse_time_ms("yesterday", now),
+            Err(UnitError::Time(_))
+        ));
     }
 
     #[test]

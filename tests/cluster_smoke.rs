@@ -33,15 +33,25 @@ async fn deployment_pods_run_on_kwok_nodes() {
         .await
         .unwrap();
     let pods: Api<Pod> = ns.api();
-    wait_until(Duration::from_secs(60), "2 Running pods of deploy/web", || async {
-        let list = pods.list(&ListParams::default().labels("app=web")).await.unwrap();
-        list.items.len() == 2
-            && list.items.iter().all(|p| {
-                let status = p.status.as_ref();
-                status.and_then(|s| s.phase.as_deref()) == Some("Running")
-                    && p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| n.starts_with("kwok-"))
-            })
-    })
+    wait_until(
+        Duration::from_secs(60),
+        "2 Running pods of deploy/web",
+        || async {
+            let list = pods
+                .list(&ListParams::default().labels("app=web"))
+                .await
+                .unwrap();
+            list.items.len() == 2
+                && list.items.iter().all(|p| {
+                    let status = p.status.as_ref();
+                    status.and_then(|s| s.phase.as_deref()) == Some("Running")
+                        && p.spec
+                            .as_ref()
+                            .and_then(|s| s.node_name.as_deref())
+                            .is_some_and(|n| n.starts_with("kwok-"))
+                })
+        },
+    )
     .await;
 }
 
@@ -54,18 +64,31 @@ async fn unschedulable_pod_gets_the_schedulers_own_message() {
             "resources": {"requests": {"cpu": "8", "memory": "1Gi"}}}]}
     }))
     .unwrap();
-    ns.api::<Pod>().create(&PostParams::default(), &pod).await.unwrap();
+    ns.api::<Pod>()
+        .create(&PostParams::default(), &pod)
+        .await
+        .unwrap();
     let events: Api<Event> = ns.api();
-    let event = wait_for(Duration::from_secs(60), "a FailedScheduling event", || async {
-        let list = events
-            .list(&ListParams::default().fields("involvedObject.name=too-big,reason=FailedScheduling"))
-            .await
-            .unwrap();
-        list.items.into_iter().next()
-    })
+    let event = wait_for(
+        Duration::from_secs(60),
+        "a FailedScheduling event",
+        || async {
+            let list = events
+                .list(
+                    &ListParams::default()
+                        .fields("involvedObject.name=too-big,reason=FailedScheduling"),
+                )
+                .await
+                .unwrap();
+            list.items.into_iter().next()
+        },
+    )
     .await;
     assert_eq!(event.type_.as_deref(), Some("Warning"));
-    assert_eq!(event.reporting_component.as_deref(), Some("default-scheduler"));
+    assert_eq!(
+        event.reporting_component.as_deref(),
+        Some("default-scheduler")
+    );
     let message = event.message.unwrap_or_default();
     // Two small nodes lack cpu; the large one is tainted: several reasons at once.
     assert!(message.starts_with("0/3 nodes are available:"), "{message}");
@@ -95,22 +118,29 @@ async fn custom_finalizer_keeps_namespace_terminating() {
     )
     .await
     .unwrap();
-    namespaces.delete(&name, &DeleteParams::default()).await.unwrap();
+    namespaces
+        .delete(&name, &DeleteParams::default())
+        .await
+        .unwrap();
 
-    wait_until(Duration::from_secs(90), "NamespaceContentRemaining and NamespaceFinalizersRemaining", || async {
-        let ns = namespaces.get(&name).await.unwrap();
-        let status = ns.status.unwrap_or_default();
-        let seen: Vec<String> = status
-            .conditions
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| c.status == "True")
-            .map(|c| c.type_)
-            .collect();
-        status.phase.as_deref() == Some("Terminating")
-            && seen.iter().any(|t| t == "NamespaceContentRemaining")
-            && seen.iter().any(|t| t == "NamespaceFinalizersRemaining")
-    })
+    wait_until(
+        Duration::from_secs(90),
+        "NamespaceContentRemaining and NamespaceFinalizersRemaining",
+        || async {
+            let ns = namespaces.get(&name).await.unwrap();
+            let status = ns.status.unwrap_or_default();
+            let seen: Vec<String> = status
+                .conditions
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|c| c.status == "True")
+                .map(|c| c.type_)
+                .collect();
+            status.phase.as_deref() == Some("Terminating")
+                && seen.iter().any(|t| t == "NamespaceContentRemaining")
+                && seen.iter().any(|t| t == "NamespaceFinalizersRemaining")
+        },
+    )
     .await;
 
     // Let it go: remove the finalizer, and the namespace finishes deleting.
@@ -121,8 +151,10 @@ async fn custom_finalizer_keeps_namespace_terminating() {
     )
     .await
     .unwrap();
-    wait_until(Duration::from_secs(90), "the namespace to be gone", || async {
-        namespaces.get_opt(&name).await.unwrap().is_none()
-    })
+    wait_until(
+        Duration::from_secs(90),
+        "the namespace to be gone",
+        || async { namespaces.get_opt(&name).await.unwrap().is_none() },
+    )
     .await;
 }

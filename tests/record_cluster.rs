@@ -5,10 +5,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-use common::{TestNamespace, diag, run_ok, viewer_kubeconfig, wait_until};
+use common::{Background, TestNamespace, diag, run_ok, viewer_kubeconfig, wait_until};
 use k8s_openapi::api::core::v1::Event;
 use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
@@ -27,16 +27,23 @@ fn export(db: &Path) -> Vec<Value> {
 fn lines_by_event(lines: &[Value], ns: &str) -> BTreeMap<(String, i64), i64> {
     let mut out = BTreeMap::new();
     for l in lines.iter().filter(|l| l["event"]["namespace"] == ns) {
-        let key = (l["event"]["name"].as_str().unwrap().to_string(), l["count"].as_i64().unwrap());
-        assert!(out.insert(key.clone(), l["occurrences"].as_i64().unwrap()).is_none(), "duplicate line {key:?}");
+        let key = (
+            l["event"]["name"].as_str().unwrap().to_string(),
+            l["count"].as_i64().unwrap(),
+        );
+        assert!(
+            out.insert(key.clone(), l["occurrences"].as_i64().unwrap())
+                .is_none(),
+            "duplicate line {key:?}"
+        );
     }
     out
 }
 
-fn core_event(name: &str, count: i32, first: &str, last: &str) -> Event {
+fn core_event(ns: &str, name: &str, count: i32, first: &str, last: &str) -> Event {
     serde_json::from_value(json!({
         "metadata": {"name": name},
-        "involvedObject": {"kind": "Pod", "name": "web-1", "apiVersion": "v1", "uid": "11111111-2222-3333-4444-555555555555"},
+        "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": ns, "apiVersion": "v1", "uid": "11111111-2222-3333-4444-555555555555"},
         "reason": "BackOff", "type": "Warning",
         "message": "Back-off restarting failed container web in pod web-1",
         "count": count, "firstTimestamp": first, "lastTimestamp": last,
@@ -66,8 +73,32 @@ async fn once_stores_each_occurrence_once_and_count_jumps_honestly() {
     let db = dir.path().join("diag.db");
     let events: Api<Event> = ns.api();
 
-    events.create(&PostParams::default(), &core_event("single", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
-    events.create(&PostParams::default(), &core_event("repeated", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+    events
+        .create(
+            &PostParams::default(),
+            &core_event(
+                &ns.name,
+                "single",
+                1,
+                "2026-11-29T03:00:00Z",
+                "2026-11-29T03:00:00Z",
+            ),
+        )
+        .await
+        .unwrap();
+    events
+        .create(
+            &PostParams::default(),
+            &core_event(
+                &ns.name,
+                "repeated",
+                1,
+                "2026-11-29T03:00:00Z",
+                "2026-11-29T03:00:00Z",
+            ),
+        )
+        .await
+        .unwrap();
     // events.k8s.io/v1 with a series, as newer controllers write them.
     let new_api: Api<k8s_openapi::api::events::v1::Event> = ns.api();
     new_api
@@ -96,7 +127,9 @@ async fn once_stores_each_occurrence_once_and_count_jumps_honestly() {
         .patch(
             "series",
             &PatchParams::default(),
-            &Patch::Merge(json!({"series": {"count": 3, "lastObservedTime": "2026-11-29T03:02:00.000000Z"}})),
+            &Patch::Merge(
+                json!({"series": {"count": 3, "lastObservedTime": "2026-11-29T03:02:00.000000Z"}}),
+            ),
         )
         .await
         .unwrap();
@@ -129,7 +162,10 @@ async fn once_stores_each_occurrence_once_and_count_jumps_honestly() {
     assert_eq!(jump["object"]["name"], "web-1");
     assert_eq!(jump["reporting_controller"], "kubelet");
     assert_eq!(jump["type"], "Warning");
-    let series = lines.iter().find(|l| l["event"]["name"] == "series" && l["count"] == 3).unwrap();
+    let series = lines
+        .iter()
+        .find(|l| l["event"]["name"] == "series" && l["count"] == 3)
+        .unwrap();
     assert_eq!(series["reporting_controller"], "example.com/operator");
     assert_eq!(series["message"], "retrying reconcile");
     assert_eq!(series["object"]["kind"], "ConfigMap");
@@ -140,25 +176,32 @@ async fn once_stores_each_occurrence_once_and_count_jumps_honestly() {
 }
 
 /// Starts `record -n NS` in the background and waits until its first list is committed.
-async fn start_recorder(db: &Path, ns: &str) -> Child {
+async fn start_recorder(db: &Path, ns: &str) -> Background {
     let child = diag(db)
         .args(["record", "--quiet", "-n", ns])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let child = Background::new(child);
     let db = db.to_path_buf();
     let resource = format!("events/{ns}");
-    wait_until(Duration::from_secs(30), "the recorder's first commit", || {
-        let (db, resource) = (db.clone(), resource.clone());
-        async move { position(&db, &resource).is_some() }
-    })
+    wait_until(
+        Duration::from_secs(30),
+        "the recorder's first commit",
+        || {
+            let (db, resource) = (db.clone(), resource.clone());
+            async move { position(&db, &resource).is_some() }
+        },
+    )
     .await;
     child
 }
 
 fn position(db: &Path, resource: &str) -> Option<String> {
-    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .ok()?;
     conn.query_row(
         "SELECT resource_version FROM watch_positions WHERE resource = ?1",
         [resource],
@@ -168,25 +211,27 @@ fn position(db: &Path, resource: &str) -> Option<String> {
 }
 
 fn gaps(db: &Path) -> Vec<(String, i64, i64, String)> {
-    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let mut st = conn.prepare("SELECT reason, start, finish, detail FROM gaps ORDER BY id").unwrap();
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let mut st = conn
+        .prepare("SELECT reason, start, finish, detail FROM gaps ORDER BY id")
+        .unwrap();
     st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .unwrap()
         .map(Result::unwrap)
         .collect()
 }
 
-fn stop(mut child: Child) -> std::process::ExitStatus {
-    let pid = child.id() as i32;
-    // SIGTERM: the recorder must flush and exit 0.
-    std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
-    child.wait().unwrap()
+fn stop(child: Background) -> std::process::ExitStatus {
+    child.terminate()
 }
 
 fn total_occurrences(lines: &[Value], ns: &str) -> BTreeMap<String, i64> {
     let mut out = BTreeMap::new();
     for l in lines.iter().filter(|l| l["event"]["namespace"] == ns) {
-        *out.entry(l["event"]["name"].as_str().unwrap().to_string()).or_default() += l["occurrences"].as_i64().unwrap();
+        *out.entry(l["event"]["name"].as_str().unwrap().to_string())
+            .or_default() += l["occurrences"].as_i64().unwrap();
     }
     out
 }
@@ -197,16 +242,27 @@ async fn kill_9_mid_burst_then_restart_is_still_exactly_once_with_a_gap() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
     let events: Api<Event> = ns.api();
-    let mut child = start_recorder(&db, &ns.name).await;
+    let mut child = Some(start_recorder(&db, &ns.name).await);
 
     let mut expected = BTreeMap::new();
     for i in 0..60 {
         let name = format!("burst-{i}");
-        events.create(&PostParams::default(), &core_event(&name, 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+        events
+            .create(
+                &PostParams::default(),
+                &core_event(
+                    &ns.name,
+                    &name,
+                    1,
+                    "2026-11-29T03:00:00Z",
+                    "2026-11-29T03:00:00Z",
+                ),
+            )
+            .await
+            .unwrap();
         expected.insert(name, 1);
         if i == 30 {
-            child.kill().unwrap(); // SIGKILL: no flush, no session stop
-            child.wait().unwrap();
+            child.take().unwrap().kill_9(); // no flush, no session stop
         }
     }
     for i in 0..20 {
@@ -227,7 +283,10 @@ async fn kill_9_mid_burst_then_restart_is_still_exactly_once_with_a_gap() {
     lines_by_event(&lines, &ns.name);
     assert_eq!(total_occurrences(&lines, &ns.name), expected);
     let gaps = gaps(&db);
-    assert!(gaps.iter().any(|g| g.0 == "not-running" && g.1 < g.2), "no not-running gap in {gaps:?}");
+    assert!(
+        gaps.iter().any(|g| g.0 == "not-running" && g.1 < g.2),
+        "no not-running gap in {gaps:?}"
+    );
 }
 
 #[tokio::test]
@@ -236,18 +295,45 @@ async fn a_resume_position_too_old_gets_410_and_relists_without_loss_or_duplicat
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
     let events: Api<Event> = ns.api();
-    events.create(&PostParams::default(), &core_event("before", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+    events
+        .create(
+            &PostParams::default(),
+            &core_event(
+                &ns.name,
+                "before",
+                1,
+                "2026-11-29T03:00:00Z",
+                "2026-11-29T03:00:00Z",
+            ),
+        )
+        .await
+        .unwrap();
     let child = start_recorder(&db, &ns.name).await;
     assert!(stop(child).success());
-    events.create(&PostParams::default(), &core_event("while-down", 1, "2026-11-29T03:00:00Z", "2026-11-29T03:00:00Z")).await.unwrap();
+    events
+        .create(
+            &PostParams::default(),
+            &core_event(
+                &ns.name,
+                "while-down",
+                1,
+                "2026-11-29T03:00:00Z",
+                "2026-11-29T03:00:00Z",
+            ),
+        )
+        .await
+        .unwrap();
     bump(&events, "before", 3, "2026-11-29T03:03:00Z").await;
     // Hold the watch far behind: resourceVersion 1 was compacted long ago.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute("UPDATE watch_positions SET resource_version = '1'", []).unwrap();
+    conn.execute("UPDATE watch_positions SET resource_version = '1'", [])
+        .unwrap();
     drop(conn);
 
     let child = start_recorder(&db, &ns.name).await;
-    let want: BTreeMap<String, i64> = [("before".to_string(), 3), ("while-down".to_string(), 1)].into_iter().collect();
+    let want: BTreeMap<String, i64> = [("before".to_string(), 3), ("while-down".to_string(), 1)]
+        .into_iter()
+        .collect();
     wait_until(Duration::from_secs(30), "the relisted events", || {
         let (db, ns, want) = (db.clone(), ns.name.clone(), want.clone());
         async move { total_occurrences(&export(&db), &ns) == want }
@@ -256,10 +342,15 @@ async fn a_resume_position_too_old_gets_410_and_relists_without_loss_or_duplicat
     assert!(stop(child).success());
     let lines = export(&db);
     let got = lines_by_event(&lines, &ns.name);
-    assert_eq!(got.get(&("before".to_string(), 3)), Some(&2), "3 after 1 is one row of 2: {got:?}");
+    assert_eq!(
+        got.get(&("before".to_string(), 3)),
+        Some(&2),
+        "3 after 1 is one row of 2: {got:?}"
+    );
     let gaps = gaps(&db);
     assert!(
-        gaps.iter().any(|g| g.0 == "not-running" && g.3.contains("relisted")),
+        gaps.iter()
+            .any(|g| g.0 == "not-running" && g.3.contains("relisted")),
         "the blind interval must say it was relisted: {gaps:?}"
     );
 }
@@ -286,7 +377,10 @@ async fn a_second_recorder_on_the_same_db_refuses() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
     let first = start_recorder(&db, &ns.name).await;
-    let out = diag(&db).args(["record", "--quiet", "-n", &ns.name]).output().unwrap();
+    let out = diag(&db)
+        .args(["record", "--quiet", "-n", &ns.name])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("another recorder"), "{err}");
@@ -297,12 +391,21 @@ async fn a_second_recorder_on_the_same_db_refuses() {
 async fn unknown_context_and_unwritable_db_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
-    let out = diag(&db).args(["record", "--once", "--context", "no-such-context"]).output().unwrap();
+    let out = diag(&db)
+        .args(["record", "--once", "--context", "no-such-context"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no-such-context") && err.contains("known:"), "{err}");
+    assert!(
+        err.contains("no-such-context") && err.contains("known:"),
+        "{err}"
+    );
 
-    let out = diag(Path::new("/proc/diag.db")).args(["record", "--once"]).output().unwrap();
+    let out = diag(Path::new("/proc/diag.db"))
+        .args(["record", "--once"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/proc/diag.db"), "{err}");

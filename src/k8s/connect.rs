@@ -22,11 +22,15 @@ pub enum ClusterError {
     NoConfig { detail: String },
 
     /// The kubeconfig was read but the context is unknown or incomplete.
-    #[error("cannot use context {context} from the kubeconfig: {detail}; list contexts with `kubectl config get-contexts`")]
+    #[error(
+        "cannot use context {context} from the kubeconfig: {detail}; list contexts with `kubectl config get-contexts`"
+    )]
     BadContext { context: String, detail: String },
 
     /// The apiserver did not answer at all.
-    #[error("cannot reach the apiserver at {server}: {detail}; check that the cluster is up and the context is right (`kubectl cluster-info`)")]
+    #[error(
+        "cannot reach the apiserver at {server}: {detail}; check that the cluster is up and the context is right (`kubectl cluster-info`)"
+    )]
     Unreachable { server: String, detail: String },
 
     /// RBAC said no.
@@ -41,7 +45,9 @@ pub enum ClusterError {
     },
 
     /// The credentials were refused.
-    #[error("the apiserver at {server} refused our credentials (401 Unauthorized): {message}; refresh the kubeconfig's credentials")]
+    #[error(
+        "the apiserver at {server} refused our credentials (401 Unauthorized): {message}; refresh the kubeconfig's credentials"
+    )]
     Unauthorized { server: String, message: String },
 
     /// Any other answer from the apiserver.
@@ -135,7 +141,13 @@ pub async fn connect(args: &GlobalArgs) -> Result<Connection, ClusterError> {
 }
 
 /// Translates a client error into a [`ClusterError`] that names the request.
-pub fn explain(err: kube::Error, verb: &str, resource: &str, namespace: Option<&str>, server: &str) -> ClusterError {
+pub fn explain(
+    err: kube::Error,
+    verb: &str,
+    resource: &str,
+    namespace: Option<&str>,
+    server: &str,
+) -> ClusterError {
     let scope = match namespace {
         Some(ns) => format!(" in namespace {ns}"),
         None => " at cluster scope".to_string(),

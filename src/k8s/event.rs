@@ -139,7 +139,10 @@ impl WireEvent {
     /// Returns `None` for an object with no uid and no name: nothing can identify it.
     pub fn into_observation(self) -> Option<EventObservation> {
         let meta = &self.metadata;
-        let created = meta.creation_timestamp.as_ref().map(|t| t.0.as_millisecond());
+        let created = meta
+            .creation_timestamp
+            .as_ref()
+            .map(|t| t.0.as_millisecond());
         let first = time(&self.first_timestamp)
             .or_else(|| time(&self.event_time))
             .or(created)

@@ -54,10 +54,9 @@ pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyho
         max_bytes: parse_size(&args.max_db_size).context("--max-db-size")?,
     };
     let listen = match &args.listen {
-        Some(addr) => Some(
-            addr.parse::<std::net::SocketAddr>()
-                .with_context(|| format!("--listen {addr}: expected an address such as 0.0.0.0:9090"))?,
-        ),
+        Some(addr) => Some(addr.parse::<std::net::SocketAddr>().with_context(|| {
+            format!("--listen {addr}: expected an address such as 0.0.0.0:9090")
+        })?),
         None => None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -80,7 +79,8 @@ async fn record(
     let path = crate::paths::db_path(global.db.as_ref());
     let db = store::open(&path, Mode::Write)?;
     let now = now_ms();
-    let cluster = session::register_cluster(&db, &path, &cluster_uid, &conn.context, &conn.server, now)?;
+    let cluster =
+        session::register_cluster(&db, &path, &cluster_uid, &conn.context, &conn.server, now)?;
 
     let stats = Arc::new(Stats::default());
     let (tx, rx) = mpsc::channel::<Msg>(CHANNEL_CAPACITY);
@@ -92,7 +92,10 @@ async fn record(
                     Api::<WireEvent>::namespaced(conn.client.clone(), ns),
                     format!("events/{ns}"),
                 ),
-                None => (Api::<WireEvent>::all(conn.client.clone()), "events".to_string()),
+                None => (
+                    Api::<WireEvent>::all(conn.client.clone()),
+                    "events".to_string(),
+                ),
             };
             EventWatch {
                 api,
@@ -101,6 +104,7 @@ async fn record(
                 server: conn.server.clone(),
                 tx: tx.clone(),
                 stats: stats.clone(),
+                verbose: args.verbose,
             }
         })
         .collect();
@@ -135,12 +139,17 @@ async fn record(
             match w.once(s).await {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => {
-                    failure = Some(connect::explain(e, "list", "events", w.namespace.as_deref(), &conn.server).into());
+                    failure = Some(
+                        connect::explain(e, "list", "events", w.namespace.as_deref(), &conn.server)
+                            .into(),
+                    );
                     break;
                 }
                 Err(_) => break,
             }
         }
+        // Each watch holds a sender: the writer finishes once all are gone.
+        drop(watches);
     } else {
         let _ = tx.send(Msg::Maintain).await;
         let ticker = {

@@ -16,15 +16,52 @@ use super::sink::{Stats, file_bytes};
 pub fn metrics_text(stats: &Stats, db_bytes: u64) -> String {
     let mut out = String::new();
     let mut metric = |name: &str, kind: &str, help: &str, value: u64| {
-        out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"));
+        out.push_str(&format!(
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+        ));
     };
-    metric("kubectl_diag_occurrences_stored_total", "counter", "Event occurrences stored.", stats.occurrences.load(Ordering::Relaxed));
-    metric("kubectl_diag_changes_total", "counter", "Event changes received from the apiserver.", stats.changes.load(Ordering::Relaxed));
-    metric("kubectl_diag_watch_restarts_total", "counter", "Watches that ended with an error and were restarted.", stats.watch_restarts.load(Ordering::Relaxed));
-    metric("kubectl_diag_watch_gone_total", "counter", "410 Gone answers (each forces a relist).", stats.gone_410.load(Ordering::Relaxed));
-    metric("kubectl_diag_gaps_total", "counter", "Blind intervals recorded.", stats.gaps.load(Ordering::Relaxed));
-    metric("kubectl_diag_lag_milliseconds", "gauge", "Receipt-to-commit time of the oldest change in the last batch.", stats.lag_ms.load(Ordering::Relaxed));
-    metric("kubectl_diag_db_bytes", "gauge", "Size of the recording (file and WAL).", db_bytes);
+    metric(
+        "kubectl_diag_occurrences_stored_total",
+        "counter",
+        "Event occurrences stored.",
+        stats.occurrences.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_changes_total",
+        "counter",
+        "Event changes received from the apiserver.",
+        stats.changes.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_watch_restarts_total",
+        "counter",
+        "Watches that ended with an error and were restarted.",
+        stats.watch_restarts.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_watch_gone_total",
+        "counter",
+        "410 Gone answers (each forces a relist).",
+        stats.gone_410.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_gaps_total",
+        "counter",
+        "Blind intervals recorded.",
+        stats.gaps.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_lag_milliseconds",
+        "gauge",
+        "Receipt-to-commit time of the oldest change in the last batch.",
+        stats.lag_ms.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_db_bytes",
+        "gauge",
+        "Size of the recording (file and WAL).",
+        db_bytes,
+    );
     out
 }
 

@@ -11,9 +11,9 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use crate::model::EventChange;
+use crate::store::StoreError;
 use crate::store::session::{self, Gap};
 use crate::store::writer::Writer;
-use crate::store::StoreError;
 
 use super::retention::{self, Retention};
 

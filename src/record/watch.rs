@@ -46,6 +46,8 @@ pub struct EventWatch {
     pub server: String,
     pub tx: mpsc::Sender<Msg>,
     pub stats: Arc<Stats>,
+    /// `--verbose`: log the watch's lifecycle on stderr.
+    pub verbose: bool,
 }
 
 /// Why the watch stopped.
@@ -64,10 +66,20 @@ fn is_gone(err: &kube::Error) -> bool {
 fn observation(obj: WireEvent) -> Option<(EventChange, Option<String>)> {
     let rv = obj.meta().resource_version.clone();
     obj.into_observation()
-        .map(|o| (EventChange::Upsert(o), rv))
+        .map(|o| (EventChange::Upsert(Box::new(o)), rv))
 }
 
 impl EventWatch {
+    fn log(&self, what: std::fmt::Arguments<'_>) {
+        if self.verbose {
+            eprintln!(
+                "{} watch {}: {what}",
+                crate::units::rfc3339(now_ms()),
+                self.resource
+            );
+        }
+    }
+
     async fn send(&self, msg: Msg) -> Result<(), Stop> {
         self.tx.send(msg).await.map_err(|_| Stop::WriterGone)
     }
@@ -113,11 +125,23 @@ impl EventWatch {
     }
 
     async fn close_gap(&self, blind: &mut Option<(i64, &'static str, String)>) -> Result<(), Stop> {
+        self.close_gap_at(blind, now_ms()).await
+    }
+
+    async fn close_gap_at(
+        &self,
+        blind: &mut Option<(i64, &'static str, String)>,
+        finish: i64,
+    ) -> Result<(), Stop> {
         if let Some((start, reason, detail)) = blind.take() {
+            self.log(format_args!(
+                "gap {reason} of {} ms: {detail}",
+                finish.max(start) - start
+            ));
             self.send(Msg::Gap(Gap {
                 resource: self.resource.to_string(),
                 start,
-                finish: now_ms(),
+                finish: finish.max(start),
                 reason,
                 detail,
             }))
@@ -160,19 +184,16 @@ impl EventWatch {
         shutdown: &mut watch::Receiver<bool>,
     ) -> Result<std::convert::Infallible, Stop> {
         let mut rv = start.resume_from;
-        let mut blind = start.blind_since.map(|s| {
-            (
-                s,
-                "not-running",
-                "the recorder was not running".to_string(),
-            )
-        });
+        let mut blind = start
+            .blind_since
+            .map(|s| (s, "not-running", "the recorder was not running".to_string()));
         let mut backoff = Duration::from_millis(250);
         loop {
             if *shutdown.borrow() {
                 return Err(Stop::Shutdown);
             }
             let Some(from) = rv.clone() else {
+                self.log(format_args!("listing"));
                 let listed = tokio::select! {
                     listed = self.list() => listed?,
                     _ = shutdown.changed() => return Err(Stop::Shutdown),
@@ -204,10 +225,19 @@ impl EventWatch {
                 _ = shutdown.changed() => return Err(Stop::Shutdown),
             };
             let stream = match stream {
-                Ok(s) => s,
+                Ok(s) => {
+                    self.log(format_args!("watching from resourceVersion {from}"));
+                    s
+                }
                 Err(e) if is_gone(&e) => {
                     self.stats.gone_410.fetch_add(1, Ordering::Relaxed);
-                    blind.get_or_insert_with(|| (now_ms(), "relist", "410 Gone: resourceVersion too old".into()));
+                    blind.get_or_insert_with(|| {
+                        (
+                            now_ms(),
+                            "relist",
+                            "410 Gone: resourceVersion too old".into(),
+                        )
+                    });
                     rv = None;
                     continue;
                 }
@@ -217,18 +247,45 @@ impl EventWatch {
                     continue;
                 }
             };
-            // The watch is open from `from`: the apiserver replays everything after it.
-            if let Some(b) = blind.as_mut() {
-                b.2.push_str(&format!("; resumed from resourceVersion {from}: changes since were replayed"));
-            }
-            self.close_gap(&mut blind).await?;
-            backoff = Duration::from_millis(250);
+            // The watch is open from `from`. Only its first good item proves the
+            // apiserver can replay from there: a 410 may still come as an ERROR event.
+            let opened_at = now_ms();
+            let mut proven = false;
             let mut stream = std::pin::pin!(stream.into_stream());
             loop {
                 let item = tokio::select! {
                     item = stream.next() => item,
                     _ = shutdown.changed() => return Err(Stop::Shutdown),
                 };
+                let good = matches!(
+                    &item,
+                    None | Some(Ok(WatchEvent::Added(_)
+                        | WatchEvent::Modified(_)
+                        | WatchEvent::Deleted(_)
+                        | WatchEvent::Bookmark(_)))
+                );
+                if good && !proven {
+                    proven = true;
+                    backoff = Duration::from_millis(250);
+                    if let Some(b) = blind.as_mut() {
+                        b.2.push_str(&format!(
+                            "; resumed from resourceVersion {from}: changes since were replayed"
+                        ));
+                    }
+                    self.close_gap_at(&mut blind, opened_at).await?;
+                }
+                match &item {
+                    None => self.log(format_args!("watch ended by the server")),
+                    Some(Err(e)) => self.log(format_args!(
+                        "watch failed: {}",
+                        crate::k8s::connect::error_chain(e)
+                    )),
+                    Some(Ok(WatchEvent::Error(status))) => self.log(format_args!(
+                        "watch error {}: {}",
+                        status.code, status.message
+                    )),
+                    _ => {}
+                }
                 match item {
                     None => break, // server-side timeout: renew from `rv`
                     Some(Ok(WatchEvent::Added(obj))) | Some(Ok(WatchEvent::Modified(obj))) => {
@@ -259,18 +316,28 @@ impl EventWatch {
                     Some(Ok(WatchEvent::Error(status))) if status.code == 410 => {
                         self.stats.gone_410.fetch_add(1, Ordering::Relaxed);
                         self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
-                        blind = Some((now_ms(), "relist", "410 Gone: the watch expired".into()));
+                        blind.get_or_insert_with(|| {
+                            (now_ms(), "relist", "410 Gone: the watch expired".into())
+                        });
                         rv = None;
                         break;
                     }
                     Some(Ok(WatchEvent::Error(status))) => {
                         self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
-                        blind = Some((now_ms(), "disconnected", status.message.clone()));
+                        blind.get_or_insert_with(|| {
+                            (now_ms(), "disconnected", status.message.clone())
+                        });
                         break;
                     }
                     Some(Err(e)) => {
                         self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
-                        blind = Some((now_ms(), "disconnected", crate::k8s::connect::error_chain(&e)));
+                        blind.get_or_insert_with(|| {
+                            (
+                                now_ms(),
+                                "disconnected",
+                                crate::k8s::connect::error_chain(&e),
+                            )
+                        });
                         break;
                     }
                 }
@@ -284,6 +351,11 @@ impl EventWatch {
         backoff: &mut Duration,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Result<(), Stop> {
+        self.log(format_args!(
+            "request failed, retrying in {} ms: {}",
+            backoff.as_millis(),
+            crate::k8s::connect::error_chain(err)
+        ));
         self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
         if let kube::Error::Api(s) = err
             && (s.code == 401 || s.code == 403)

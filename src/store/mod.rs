@@ -19,15 +19,21 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum StoreError {
     /// The folder or file could not be created or opened.
-    #[error("cannot open the recording {path}: {source}; check that the folder exists and is writable, or pass --db PATH")]
+    #[error(
+        "cannot open the recording {path}; check that its folder is writable, or pass --db PATH"
+    )]
     Open {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
 
+    /// A reader was pointed at a file that does not exist.
+    #[error("no recording at {path}: record one with `kubectl diag record`, or pass --db PATH")]
+    Missing { path: PathBuf },
+
     /// SQLite refused the file (not a database, corrupt, locked by another program).
-    #[error("the recording {path} cannot be used: {source}")]
+    #[error("the recording {path} cannot be used (is it a kubectl-diag recording?)")]
     Sqlite {
         path: PathBuf,
         #[source]
@@ -35,15 +41,25 @@ pub enum StoreError {
     },
 
     /// The file was written by a newer kubectl-diag.
-    #[error("the recording {path} has schema version {found}, newer than this kubectl-diag understands ({known}); upgrade kubectl-diag")]
-    TooNew { path: PathBuf, found: i64, known: i64 },
+    #[error(
+        "the recording {path} has schema version {found}, newer than this kubectl-diag understands ({known}); upgrade kubectl-diag"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
 
     /// The disk is full: what is committed stays, the rest is retried.
-    #[error("the disk holding {path} is full; free space or lower --retain/--max-db-size (nothing already stored is lost)")]
+    #[error(
+        "the disk holding {path} is full; free space or lower --retain/--max-db-size (nothing already stored is lost)"
+    )]
     DiskFull { path: PathBuf },
 
     /// Another recorder is writing this cluster into the same file.
-    #[error("another recorder (pid {pid} on {host}, last seen {age_s}s ago) is already recording cluster {cluster} into {path}; stop it first, or use another --db")]
+    #[error(
+        "another recorder (pid {pid} on {host}, last seen {age_s}s ago) is already recording cluster {cluster} into {path}; stop it first, or use another --db"
+    )]
     Busy {
         path: PathBuf,
         cluster: String,
@@ -53,7 +69,7 @@ pub enum StoreError {
     },
 
     /// Any other SQLite error while reading or writing.
-    #[error("database error in {what}: {source}")]
+    #[error("database error in {what}")]
     Query {
         what: &'static str,
         #[source]
@@ -112,12 +128,8 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
         }
         Mode::ReadOnly => {
             if !path.exists() {
-                return Err(StoreError::Open {
+                return Err(StoreError::Missing {
                     path: path.to_path_buf(),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        "no such file (record first with `kubectl diag record`, or pass --db PATH)",
-                    ),
                 });
             }
             Connection::open_with_flags(
@@ -196,10 +208,14 @@ impl rusqlite::types::FromSql for UidKey {
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
         use rusqlite::types::{FromSqlError, ValueRef};
         match value {
-            ValueRef::Blob(b) => b
-                .try_into()
-                .map(UidKey::Uuid)
-                .map_err(|_| FromSqlError::InvalidBlobSize { expected_size: 16, blob_size: b.len() }),
+            ValueRef::Blob(b) => {
+                b.try_into()
+                    .map(UidKey::Uuid)
+                    .map_err(|_| FromSqlError::InvalidBlobSize {
+                        expected_size: 16,
+                        blob_size: b.len(),
+                    })
+            }
             ValueRef::Text(t) => Ok(UidKey::Text(String::from_utf8_lossy(t).into_owned())),
             _ => Err(FromSqlError::InvalidType),
         }
@@ -226,7 +242,14 @@ pub fn uid_text(key: &UidKey) -> String {
     match key {
         UidKey::Uuid(b) => {
             let h: String = b.iter().map(|b| format!("{b:02x}")).collect();
-            format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+            format!(
+                "{}-{}-{}-{}-{}",
+                &h[0..8],
+                &h[8..12],
+                &h[12..16],
+                &h[16..20],
+                &h[20..32]
+            )
         }
         UidKey::Text(t) => t.clone(),
     }
@@ -279,7 +302,11 @@ mod tests {
     fn a_file_that_is_not_sqlite_is_refused_clearly() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("diag.db");
-        std::fs::write(&path, b"this is not a database, just some text\n".repeat(200)).unwrap();
+        std::fs::write(
+            &path,
+            b"this is not a database, just some text\n".repeat(200),
+        )
+        .unwrap();
         let err = open(&path, Mode::Write).unwrap_err().to_string();
         assert!(err.contains("cannot be used"), "{err}");
         // Not damaged by the attempt.

@@ -13,8 +13,7 @@ const SQL_SESSION_HEARTBEAT: &str = include_str!("../../queries/store/session_he
 const SQL_SESSION_STOP: &str = include_str!("../../queries/store/session_stop.sql");
 const SQL_SESSION_OPEN: &str = include_str!("../../queries/store/session_open.sql");
 const SQL_SESSION_CLOSE_DEAD: &str = include_str!("../../queries/store/session_close_dead.sql");
-const SQL_SESSION_PREVIOUS_END: &str =
-    include_str!("../../queries/store/session_previous_end.sql");
+const SQL_SESSION_PREVIOUS_END: &str = include_str!("../../queries/store/session_previous_end.sql");
 const SQL_GAP_INSERT: &str = include_str!("../../queries/store/gap_insert.sql");
 const SQL_POSITION_LOAD: &str = include_str!("../../queries/store/position_load.sql");
 
@@ -125,7 +124,9 @@ pub fn start_session(
         let previous_end: Option<i64> = conn
             .prepare_cached(SQL_SESSION_PREVIOUS_END)
             .and_then(|mut st| {
-                st.query_row(named_params! {":cluster": cluster, ":own": -1}, |r| r.get(0))
+                st.query_row(named_params! {":cluster": cluster, ":own": -1}, |r| {
+                    r.get(0)
+                })
             })
             .map_err(q("previous session", path))?;
         conn.prepare_cached(SQL_SESSION_START)
@@ -161,14 +162,24 @@ pub fn heartbeat(conn: &Connection, path: &Path, session: i64, now: i64) -> Resu
     Ok(())
 }
 
-pub fn stop_session(conn: &Connection, path: &Path, session: i64, now: i64) -> Result<(), StoreError> {
+pub fn stop_session(
+    conn: &Connection,
+    path: &Path,
+    session: i64,
+    now: i64,
+) -> Result<(), StoreError> {
     conn.prepare_cached(SQL_SESSION_STOP)
         .and_then(|mut st| st.execute(named_params! {":id": session, ":now": now}))
         .map_err(q("session stop", path))?;
     Ok(())
 }
 
-pub fn record_gap(conn: &Connection, path: &Path, cluster: i64, gap: &Gap) -> Result<(), StoreError> {
+pub fn record_gap(
+    conn: &Connection,
+    path: &Path,
+    cluster: i64,
+    gap: &Gap,
+) -> Result<(), StoreError> {
     conn.prepare_cached(SQL_GAP_INSERT)
         .and_then(|mut st| {
             st.execute(named_params! {
@@ -189,9 +200,10 @@ pub fn load_position(
 ) -> Result<Option<String>, StoreError> {
     conn.prepare_cached(SQL_POSITION_LOAD)
         .and_then(|mut st| {
-            st.query_row(named_params! {":cluster": cluster, ":resource": resource}, |r| {
-                r.get(0)
-            })
+            st.query_row(
+                named_params! {":cluster": cluster, ":resource": resource},
+                |r| r.get(0),
+            )
             .optional()
         })
         .map_err(q("watch position", path))

@@ -214,13 +214,16 @@ impl Writer {
         self.conn
             .prepare_cached(SQL_EVENT_FIND)
             .and_then(|mut st| {
-                st.query_row(named_params! {":uid": uid, ":cluster": self.cluster}, |row| {
-                    Ok(EventState {
-                        id: row.get(0)?,
-                        count: row.get(1)?,
-                        last: row.get(2)?,
-                    })
-                })
+                st.query_row(
+                    named_params! {":uid": uid, ":cluster": self.cluster},
+                    |row| {
+                        Ok(EventState {
+                            id: row.get(0)?,
+                            count: row.get(1)?,
+                            last: row.get(2)?,
+                        })
+                    },
+                )
                 .optional()
             })
             .map_err(self.err("event lookup"))
@@ -290,7 +293,11 @@ impl Writer {
             }
             let n = o.count - state.count;
             // One more: it happened at `last`. A jump: somewhere after the previous observation.
-            let first = if n == 1 { o.last } else { state.last.min(o.last) };
+            let first = if n == 1 {
+                o.last
+            } else {
+                state.last.min(o.last)
+            };
             let rows = self.insert_occurrence(state.id, o.count, n, first, o.last, &o.message)?;
             self.conn
                 .prepare_cached(SQL_EVENT_ADVANCE)
@@ -406,12 +413,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("diag.db");
         let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
+        let cluster =
+            session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
         (dir, Writer::new(conn, &path, cluster))
     }
 
     fn event(uid: &str, count: i64, last: i64) -> EventChange {
-        EventChange::Upsert(EventObservation {
+        EventChange::Upsert(Box::new(EventObservation {
             uid: uid.into(),
             namespace: "ns".into(),
             name: "web.123".into(),
@@ -430,7 +438,7 @@ mod tests {
             last,
             count,
             ..Default::default()
-        })
+        }))
     }
 
     fn rows(w: &Writer) -> Vec<(i64, i64, i64, i64)> {
@@ -452,7 +460,14 @@ mod tests {
             w.apply(&event("u1", count, last)).unwrap();
         }
         w.commit().unwrap();
-        assert_eq!(rows(&w), vec![(1, 1, 1_000, 1_000), (2, 1, 2_000, 2_000), (3, 1, 3_000, 3_000)]);
+        assert_eq!(
+            rows(&w),
+            vec![
+                (1, 1, 1_000, 1_000),
+                (2, 1, 2_000, 2_000),
+                (3, 1, 3_000, 3_000)
+            ]
+        );
     }
 
     #[test]
@@ -460,7 +475,13 @@ mod tests {
         let (_d, mut w) = writer();
         w.apply(&event("u1", 3, 3_000)).unwrap();
         let applied = w.apply(&event("u1", 7, 9_000)).unwrap();
-        assert_eq!(applied, Applied { rows: 1, occurrences: 4 });
+        assert_eq!(
+            applied,
+            Applied {
+                rows: 1,
+                occurrences: 4
+            }
+        );
         assert_eq!(rows(&w), vec![(3, 3, 1_000, 3_000), (7, 4, 3_000, 9_000)]);
     }
 
@@ -477,16 +498,32 @@ mod tests {
     fn recreated_after_404_counts_only_the_new_occurrences() {
         let (_d, mut w) = writer();
         w.apply(&event("u1", 5, 5_000)).unwrap();
-        w.apply(&EventChange::Deleted { uid: "u1".into(), at: 6_000 }).unwrap();
+        w.apply(&EventChange::Deleted {
+            uid: "u1".into(),
+            at: 6_000,
+        })
+        .unwrap();
         let applied = w.apply(&event("u2", 6, 7_000)).unwrap();
-        assert_eq!(applied, Applied { rows: 1, occurrences: 1 });
+        assert_eq!(
+            applied,
+            Applied {
+                rows: 1,
+                occurrences: 1
+            }
+        );
     }
 
     #[test]
     fn a_new_event_seen_late_stands_for_all_its_count() {
         let (_d, mut w) = writer();
         let applied = w.apply(&event("u1", 4, 4_000)).unwrap();
-        assert_eq!(applied, Applied { rows: 1, occurrences: 4 });
+        assert_eq!(
+            applied,
+            Applied {
+                rows: 1,
+                occurrences: 4
+            }
+        );
         assert_eq!(rows(&w), vec![(4, 4, 1_000, 4_000)]);
     }
 

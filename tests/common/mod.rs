@@ -64,10 +64,7 @@ pub struct TestNamespace {
 impl TestNamespace {
     pub async fn new(prefix: &str) -> TestNamespace {
         let client = client().await;
-        let name = format!(
-            "{prefix}-{}",
-            uuid_suffix()
-        );
+        let name = format!("{prefix}-{}", uuid_suffix());
         let api: Api<Namespace> = Api::all(client.clone());
         let ns: Namespace = serde_json::from_value(serde_json::json!({
             "metadata": {"name": name, "labels": {"diag.test/owner": "kubectl-diag-tests"}}
@@ -79,9 +76,11 @@ impl TestNamespace {
         // Pods need the namespace's default ServiceAccount (admission checks it).
         let sa: Api<k8s_openapi::api::core::v1::ServiceAccount> =
             Api::namespaced(client.clone(), &name);
-        wait_until(Duration::from_secs(30), "default ServiceAccount", || async {
-            sa.get_opt("default").await.ok().flatten().is_some()
-        })
+        wait_until(
+            Duration::from_secs(30),
+            "default ServiceAccount",
+            || async { sa.get_opt("default").await.ok().flatten().is_some() },
+        )
         .await;
         TestNamespace { name, client }
     }
@@ -119,7 +118,10 @@ pub fn uuid_suffix() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_nanos();
-    format!("{:x}", (nanos ^ u128::from(std::process::id()) << 40) & 0xff_ffff_ffff)
+    format!(
+        "{:x}",
+        (nanos ^ u128::from(std::process::id()) << 40) & 0xff_ffff_ffff
+    )
 }
 
 /// Polls `cond` until it holds; panics naming `what` after `timeout`.
@@ -146,7 +148,10 @@ where
         if let Some(value) = poll().await {
             return value;
         }
-        assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for {what}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
@@ -186,4 +191,43 @@ pub fn cluster_script(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// A background `kubectl-diag` process, killed if the test ends without stopping it.
+pub struct Background(Option<std::process::Child>);
+
+impl Background {
+    pub fn new(child: std::process::Child) -> Background {
+        Background(Some(child))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.0.as_ref().map(|c| c.id()).unwrap_or(0)
+    }
+
+    /// SIGTERM, then the exit status (the recorder must flush and exit 0).
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let mut child = self.0.take().unwrap();
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        child.wait().unwrap()
+    }
+
+    /// SIGKILL: no flush, no goodbye.
+    pub fn kill_9(mut self) {
+        let mut child = self.0.take().unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
