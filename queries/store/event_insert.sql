@@ -1,4 +1,4 @@
 INSERT INTO events (cluster_id, uid, namespace, name, object_id, field_path, reason, type, action,
-                    controller, instance, host, related_id, first, last, count)
+                    controller, instance, host, related_id, last, count)
 VALUES (:cluster, :uid, :namespace, :name, :object, :field_path, :reason, :type, :action,
-        :controller, :instance, :host, :related, :first, :last, :count)
+        :controller, :instance, :host, :related, :last, :count)

@@ -2,7 +2,7 @@
 SELECT c.uid, e.uid, o.count, o.n, o.first, o.last,
        ty.s, re.s, msg.s,
        av.s, ki.s, ns.s, nm.s, ob.uid,
-       ctl.s, ins.s, fp.s, ho.s, act.s, evns.s, evnm.s
+       ctl.s, ins.s, fp.s, ho.s, act.s, evns.s, e.name
 FROM occurrences o
 JOIN events e ON e.id = o.event_id
 JOIN clusters c ON c.id = e.cluster_id
@@ -20,7 +20,6 @@ JOIN strings fp ON fp.id = e.field_path
 JOIN strings ho ON ho.id = e.host
 JOIN strings act ON act.id = e.action
 JOIN strings evns ON evns.id = e.namespace
-JOIN strings evnm ON evnm.id = e.name
 WHERE o.last >= :since
   AND (:cluster IS NULL OR c.uid = :cluster OR c.label = :cluster)
 ORDER BY o.last, e.id, o.count

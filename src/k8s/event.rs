@@ -20,6 +20,7 @@ pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WireEvent {
+    #[serde(deserialize_with = "slim_meta")]
     pub metadata: ObjectMeta,
     #[serde(alias = "regarding")]
     pub involved_object: WireRef,
@@ -43,6 +44,35 @@ pub struct WireEvent {
     #[serde(alias = "reportingController")]
     pub reporting_component: Option<String>,
     pub reporting_instance: Option<String>,
+}
+
+/// The metadata fields the recorder uses. NB: decoding k8s-openapi's full
+/// `ObjectMeta` (managedFields with their timestamps, labels, annotations)
+/// cost more than the rest of an Event together; the rest is skipped unread.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimMeta {
+    name: Option<String>,
+    namespace: Option<String>,
+    uid: Option<String>,
+    resource_version: Option<String>,
+    creation_timestamp: Option<String>,
+}
+
+fn slim_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Error> {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    let m = Option::<SlimMeta>::deserialize(d)?.unwrap_or_default();
+    Ok(ObjectMeta {
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resource_version: m.resource_version,
+        creation_timestamp: m
+            .creation_timestamp
+            .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+            .map(Time),
+        ..ObjectMeta::default()
+    })
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, named_params};
 
-use super::{StoreError, uid_text};
+use super::{StoreError, expand_event_name, uid_text};
 use crate::model::ObjectRef;
 
 const SQL_EXPORT: &str = include_str!("../../queries/store/export.sql");
@@ -69,7 +69,10 @@ pub fn for_each_occurrence(
             source_host: r.get(17).map_err(err)?,
             action: r.get(18).map_err(err)?,
             event_namespace: r.get(19).map_err(err)?,
-            event_name: r.get(20).map_err(err)?,
+            event_name: expand_event_name(
+                r.get(20).map_err(err)?,
+                &r.get::<_, String>(12).map_err(err)?,
+            ),
         };
         each(row).map_err(ExportError::Write)?;
     }

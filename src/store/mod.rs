@@ -148,6 +148,7 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
              PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
              PRAGMA wal_autocheckpoint = 10000;
+             PRAGMA cache_size = -16384;
              PRAGMA foreign_keys = OFF;",
         )
         .map_err(sqlite)?;
@@ -255,9 +256,55 @@ pub fn uid_text(key: &UidKey) -> String {
     }
 }
 
+/// The stored form of an Event's name. client-go names Events
+/// `<object name>.<hex nanoseconds>`; such a name is stored as the integer of
+/// its hex part, since the object's name is stored anyway. Others stay text.
+pub fn compact_event_name(name: &str, object_name: &str) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    let hex = name
+        .strip_prefix(object_name)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= 16
+                && !h.starts_with('0')
+                && h.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        });
+    match hex.and_then(|h| u64::from_str_radix(h, 16).ok()) {
+        Some(v) if !object_name.is_empty() => Value::Integer(v as i64),
+        _ => Value::Text(name.to_string()),
+    }
+}
+
+/// The inverse of [`compact_event_name`].
+pub fn expand_event_name(stored: rusqlite::types::Value, object_name: &str) -> String {
+    use rusqlite::types::Value;
+    match stored {
+        Value::Integer(v) => format!("{object_name}.{:x}", v as u64),
+        Value::Text(t) => t,
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_go_event_names_are_stored_as_integers() {
+        use rusqlite::types::Value;
+        let name = "web-7c9d-x2.187c3a4b5d6e7f80";
+        let stored = compact_event_name(name, "web-7c9d-x2");
+        assert!(matches!(stored, Value::Integer(_)));
+        assert_eq!(expand_event_name(stored, "web-7c9d-x2"), name);
+        // Leading zero, other object, upper case: kept as text, exactly.
+        for (name, object) in [("a.0f", "a"), ("a.ff", "b"), ("a.FF", "a"), ("plain", "")] {
+            let stored = compact_event_name(name, object);
+            assert!(matches!(stored, Value::Text(_)), "{name}");
+            assert_eq!(expand_event_name(stored, object), name);
+        }
+    }
 
     #[test]
     fn uuids_are_stored_in_16_bytes_and_come_back() {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, named_params};
 
-use super::{StoreError, UidKey, fnv1a, uid_key};
+use super::{StoreError, UidKey, compact_event_name, fnv1a, uid_key};
 use crate::model::{EventChange, EventObservation, ObjectRef};
 
 const SQL_STRING_FIND: &str = include_str!("../../queries/store/string_find.sql");
@@ -325,7 +325,7 @@ impl Writer {
             None => None,
         };
         let namespace = self.intern(&o.namespace)?;
-        let name = self.intern(&o.name)?;
+        let name = compact_event_name(&o.name, &o.involved.name);
         let reason = self.intern(&o.reason)?;
         let field_path = self.intern(&o.involved.field_path)?;
         let type_ = self.intern(&o.type_)?;
@@ -369,8 +369,7 @@ impl Writer {
                     ":cluster": self.cluster, ":uid": key, ":namespace": namespace, ":name": name,
                     ":object": object, ":field_path": field_path, ":reason": reason, ":type": type_,
                     ":action": action, ":controller": controller, ":instance": instance,
-                    ":host": host, ":related": related, ":first": o.first, ":last": o.last,
-                    ":count": o.count,
+                    ":host": host, ":related": related, ":last": o.last, ":count": o.count,
                 })
             })
             .map_err(self.err("event insert"))?;
