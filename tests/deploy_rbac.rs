@@ -1,0 +1,84 @@
+//! deploy/rbac.yaml grants exactly what the recorder needs: a token of its
+//! ServiceAccount records; /healthz and /metrics answer on --listen.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Background, cluster_script, diag, kubeconfig, run_ok, wait_for};
+
+#[tokio::test]
+async fn the_recorders_cluster_role_is_enough_and_metrics_answer() {
+    let rbac = common::repo_root().join("deploy/rbac.yaml");
+    cluster_script(&["kubectl", "apply", "-f", rbac.to_str().unwrap()]);
+    let token = cluster_script(&[
+        "kubectl",
+        "create",
+        "token",
+        "kubectl-diag",
+        "-n",
+        "kubectl-diag",
+    ]);
+    let token = String::from_utf8(token.stdout).unwrap().trim().to_string();
+    let admin = std::fs::read_to_string(kubeconfig()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sa_config = dir.path().join("sa.kubeconfig");
+    let config: String = admin
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("token:") {
+                format!("    token: {token}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&sa_config, config).unwrap();
+    let db = dir.path().join("diag.db");
+    run_ok(
+        diag(&db)
+            .env("KUBECONFIG", &sa_config)
+            .args(["record", "--once"]),
+    );
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let child = Background::new(
+        diag(&db)
+            .env("KUBECONFIG", &sa_config)
+            .args(["record", "--quiet", "--listen", &addr])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let metrics = wait_for(Duration::from_secs(20), "/metrics", || {
+        let addr = addr.clone();
+        async move { http_get(&addr, "/metrics") }
+    })
+    .await;
+    assert!(
+        metrics.contains("kubectl_diag_occurrences_stored_total"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("kubectl_diag_db_bytes"), "{metrics}");
+    assert_eq!(http_get(&addr, "/healthz").as_deref(), Some("ok\n"));
+    assert!(child.terminate().success());
+}
+
+fn http_get(addr: &str, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut body = String::new();
+    s.read_to_string(&mut body).ok()?;
+    body.split_once("\r\n\r\n").map(|(_, b)| b.to_string())
+}
