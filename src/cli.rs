@@ -85,8 +85,8 @@ pub enum Command {
     Query(NotYetArgs),
     /// Run read-only SQL over the recording
     Sql(NotYetArgs),
-    /// Import `kubectl get events` dumps into the recording
-    Import(NotYetArgs),
+    /// Import `kubectl get events -o json|yaml` dumps (or JSON Lines of Events) into the recording
+    Import(ImportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -125,6 +125,17 @@ pub struct ExportArgs {
     /// Only this cluster (its id: the uid of its kube-system namespace, or its label)
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files to import; `-` reads standard input
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+
+    /// The cluster id to store the Events under (keeps imports apart from recorded clusters)
+    #[arg(long, default_value = "imported", value_name = "ID")]
+    pub cluster: String,
 }
 
 /// Arguments of a command whose issue has not landed yet: accepted, then refused plainly.

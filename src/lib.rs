@@ -32,7 +32,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         Command::Check(_) => not_yet("check"),
         Command::Query(_) => not_yet("query"),
         Command::Sql(_) => not_yet("sql"),
-        Command::Import(_) => not_yet("import"),
+        Command::Import(args) => commands::import::run(&cli.global, args, out, err),
     }
 }
 

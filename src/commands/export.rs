@@ -45,7 +45,7 @@ pub fn line(row: &OccurrenceRow) -> serde_json::Value {
 
 pub fn run(global: &GlobalArgs, args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let since = match &args.since {
-        Some(s) => parse_time_ms(s, chrono::Utc::now()).context("--since")?,
+        Some(s) => parse_time_ms(s, chrono::Utc::now()).context("invalid --since")?,
         None => i64::MIN,
     };
     let path = crate::paths::db_path(global.db.as_ref());

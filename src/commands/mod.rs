@@ -1,3 +1,4 @@
 //! One module per subcommand that is not a whole stage of its own. Each renders into a `Write`.
 
 pub mod export;
+pub mod import;

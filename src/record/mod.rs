@@ -50,8 +50,8 @@ fn namespaces(global: &GlobalArgs) -> Vec<Option<String>> {
 
 pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyhow::Result<u8> {
     let retention = Retention {
-        max_age_ms: parse_duration_ms(&args.retain).context("--retain")?,
-        max_bytes: parse_size(&args.max_db_size).context("--max-db-size")?,
+        max_age_ms: parse_duration_ms(&args.retain).context("invalid --retain")?,
+        max_bytes: parse_size(&args.max_db_size).context("invalid --max-db-size")?,
     };
     let listen = match &args.listen {
         Some(addr) => Some(addr.parse::<std::net::SocketAddr>().with_context(|| {

@@ -527,6 +527,40 @@ mod tests {
     }
 
     #[test]
+    fn a_full_disk_is_reported_as_such_and_loses_nothing_committed() {
+        let (_d, mut w) = writer();
+        w.begin().unwrap();
+        w.apply(&event("kept", 1, 1_000)).unwrap();
+        w.commit().unwrap();
+        // SQLITE_FULL is what a full disk gives; a page cap provokes the same code.
+        let pages: i64 = w
+            .connection()
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .unwrap();
+        w.connection()
+            .pragma_update(None, "max_page_count", pages)
+            .unwrap();
+        w.begin().unwrap();
+        let err = (0..10_000)
+            .find_map(|i| {
+                let mut e = event(&format!("u{i}"), 1, 1_000);
+                if let EventChange::Upsert(o) = &mut e {
+                    o.message = format!("{i} {}", "x".repeat(2_000));
+                }
+                w.apply(&e).err()
+            })
+            .expect("the capped database must fill up");
+        assert!(matches!(err, StoreError::DiskFull { .. }), "{err:?}");
+        assert!(err.to_string().contains("disk holding"), "{err}");
+        w.rollback();
+        let kept: i64 = w
+            .connection()
+            .query_row("SELECT COUNT(*) FROM occurrences", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, 1);
+    }
+
+    #[test]
     fn strings_are_stored_once() {
         let (_d, mut w) = writer();
         for i in 0..10 {

@@ -1,0 +1,239 @@
+//! Live benchmark: the real recorder binary against the real local apiserver,
+//! fed Events at a steady rate. Not a test: it prints figures for
+//! docs/performance.md. Needs the local cluster (`scripts/cluster up`) and a
+//! release build (`cargo build --release`).
+//!
+//!   KUBECONFIG=target/cluster/kubeconfig cargo bench --bench record_live -- [--rate 1000] [--seconds 60] [--preload N]
+//!
+//! `--preload N` creates N Events before the recorder starts, to measure
+//! catching up (a paged list) rather than steady watching.
+//!
+//! Reports the rate achieved, the recorder's RSS (steady maximum and peak),
+//! the receipt-to-commit lag sampled from /metrics, and stored versus created
+//! occurrences (nothing may be dropped).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{Event, Namespace};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::{Api, Client};
+
+fn flag(args: &[String], name: &str, default: u64) -> u64 {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn rss_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn metric(addr: &str, name: &str) -> Option<u64> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").ok()?;
+    let mut body = String::new();
+    s.read_to_string(&mut body).ok()?;
+    body.lines()
+        .find(|l| l.starts_with(name) && !l.starts_with('#'))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+}
+
+fn event(ns: &str, i: u64) -> Event {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": format!("load.{i:x}"), "namespace": ns},
+        "involvedObject": {"kind": "Pod", "name": format!("app-{}", i % 500), "namespace": ns, "apiVersion": "v1"},
+        "reason": if i.is_multiple_of(3) { "BackOff" } else { "Pulled" },
+        "type": if i.is_multiple_of(3) { "Warning" } else { "Normal" },
+        "message": format!("Back-off restarting failed container app in pod app-{}", i % 500),
+        "count": 1, "firstTimestamp": "2026-11-29T03:00:00Z", "lastTimestamp": "2026-11-29T03:00:00Z",
+        "source": {"component": "kubelet", "host": "kwok-small"}
+    }))
+    .unwrap()
+}
+
+/// Sends `total` changes at `rate`/s: 3 in 4 create an Event, 1 in 4 bumps the count of an earlier one.
+async fn feed(api: Api<Event>, ns: String, rate: u64, total: u64, created: Arc<AtomicU64>) -> u64 {
+    let start = Instant::now();
+    let changes = futures::stream::iter(0..total)
+        .map(|i| {
+            let (api, ns, created) = (api.clone(), ns.clone(), created.clone());
+            async move {
+                let due = start + Duration::from_secs_f64(i as f64 / rate as f64);
+                tokio::time::sleep_until(due.into()).await;
+                if i % 4 == 3 && i > 8 {
+                    let target = i - 7 - (i - 7) % 4; // an earlier create
+                    let patch =
+                        serde_json::json!({"count": 2, "lastTimestamp": "2026-11-29T03:01:00Z"});
+                    let done = api
+                        .patch(
+                            &format!("load.{target:x}"),
+                            &PatchParams::default(),
+                            &Patch::Merge(patch),
+                        )
+                        .await;
+                    if done.is_ok() {
+                        created.fetch_add(1, Ordering::Relaxed);
+                    }
+                } else if api
+                    .create(&PostParams::default(), &event(&ns, i))
+                    .await
+                    .is_ok()
+                {
+                    created.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        })
+        .buffer_unordered(64);
+    changes.collect::<Vec<_>>().await;
+    created.load(Ordering::Relaxed)
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let rate = flag(&args, "--rate", 1000);
+    let seconds = flag(&args, "--seconds", 60);
+    let preload = flag(&args, "--preload", 0);
+    let client = Client::try_default()
+        .await
+        .expect("KUBECONFIG pointing at the local cluster");
+    let ns = format!("bench-live-{}", std::process::id());
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": ns}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let api: Api<Event> = Api::namespaced(client.clone(), &ns);
+    let created = Arc::new(AtomicU64::new(0));
+    if preload > 0 {
+        let t = Instant::now();
+        // Pre-created Events are all creates (ids offset so they never collide with the live feed).
+        futures::stream::iter(0..preload)
+            .map(|i| {
+                let (api, ns) = (api.clone(), ns.clone());
+                async move {
+                    api.create(&PostParams::default(), &event(&ns, (1 << 40) + i))
+                        .await
+                        .is_ok()
+                }
+            })
+            .buffer_unordered(64)
+            .filter(|ok| futures::future::ready(*ok))
+            .count()
+            .await;
+        println!(
+            "preloaded {preload} Events in {:.1}s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
+    let mut recorder = std::process::Command::new(&bin)
+        .args(["record", "--quiet", "-n", &ns, "--listen", &addr])
+        .arg("--db")
+        .arg(&db)
+        .spawn()
+        .expect("target/release/kubectl-diag: run `cargo build --release` first");
+    let pid = recorder.id();
+    let catch_up = Instant::now();
+    while metric(&addr, "kubectl_diag_changes_total").unwrap_or(0) < preload {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    if preload > 0 {
+        println!(
+            "caught up on {preload} Events in {:.1}s, recorder peak RSS {:.1} MiB",
+            catch_up.elapsed().as_secs_f64(),
+            rss_kib(pid, "VmHWM:") as f64 / 1024.0
+        );
+    }
+
+    let total = rate * seconds;
+    let feeder = tokio::spawn(feed(api, ns.clone(), rate, total, created.clone()));
+    let start = Instant::now();
+    let (mut steady_rss, mut lags) = (0u64, Vec::new());
+    while !feeder.is_finished() {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        if start.elapsed() > Duration::from_secs(5) {
+            steady_rss = steady_rss.max(rss_kib(pid, "VmRSS:"));
+        }
+        if let Some(lag) = metric(&addr, "kubectl_diag_lag_milliseconds") {
+            lags.push(lag);
+        }
+    }
+    let sent = feeder.await.unwrap();
+    let elapsed = start.elapsed().as_secs_f64();
+    // Let the recorder drain, then stop it (SIGTERM flushes).
+    let want = sent + preload;
+    let drain = Instant::now();
+    while metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) < want
+        && drain.elapsed() < Duration::from_secs(30)
+    {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let peak = rss_kib(pid, "VmHWM:");
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    recorder.wait().unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let stored: i64 = conn
+        .query_row("SELECT COALESCE(SUM(n), 0) FROM occurrences", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    lags.sort_unstable();
+    let p = |q: f64| {
+        lags.get(((lags.len().max(1) - 1) as f64 * q) as usize)
+            .copied()
+            .unwrap_or(0)
+    };
+    println!(
+        "fed {sent} changes in {elapsed:.1}s = {:.0}/s (asked {rate}/s)",
+        sent as f64 / elapsed
+    );
+    println!(
+        "stored {stored} occurrences, expected {want}: {}",
+        if stored as u64 == want {
+            "nothing dropped"
+        } else {
+            "MISMATCH"
+        }
+    );
+    println!(
+        "recorder RSS: steady max {:.1} MiB, peak {:.1} MiB",
+        steady_rss as f64 / 1024.0,
+        peak as f64 / 1024.0
+    );
+    println!(
+        "receipt-to-commit lag (sampled every 250 ms): p50 {} ms, p99 {} ms, max {} ms",
+        p(0.5),
+        p(0.99),
+        p(1.0)
+    );
+    let _ = namespaces.delete(&ns, &DeleteParams::background()).await;
+}
