@@ -83,8 +83,8 @@ pub enum Command {
     Check(NotYetArgs),
     /// Run a named query from queries/
     Query(NotYetArgs),
-    /// Run read-only SQL over the recording
-    Sql(NotYetArgs),
+    /// Run read-only SQL over the recording (-o table|json|jsonl|csv)
+    Sql(SqlArgs),
     /// Import `kubectl get events -o json|yaml` dumps (or JSON Lines of Events) into the recording
     Import(ImportArgs),
 }
@@ -125,6 +125,17 @@ pub struct ExportArgs {
     /// Only this cluster (its id: the uid of its kube-system namespace, or its label)
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// One SQL statement; writes are refused
+    #[arg(value_name = "STATEMENT")]
+    pub statement: String,
+
+    /// A named parameter for the statement (`:key` in the SQL), repeatable
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub param: Vec<String>,
 }
 
 #[derive(Debug, Args)]
