@@ -81,8 +81,8 @@ pub enum Command {
     Timeline(NotYetArgs),
     /// Find stuck finalizers, hot loops, generation lag and scheduling failures
     Check(NotYetArgs),
-    /// Run a named query from queries/
-    Query(NotYetArgs),
+    /// Run a named query (built-in, or yours in $XDG_CONFIG_HOME/kubectl-diag/queries/)
+    Query(QueryArgs),
     /// Run read-only SQL over the recording (-o table|json|jsonl|csv)
     Sql(SqlArgs),
     /// Import `kubectl get events -o json|yaml` dumps (or JSON Lines of Events) into the recording
@@ -125,6 +125,25 @@ pub struct ExportArgs {
     /// Only this cluster (its id: the uid of its kube-system namespace, or its label)
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The query to run (see --list)
+    #[arg(value_name = "NAME", required_unless_present = "list")]
+    pub name: Option<String>,
+
+    /// List the queries with their descriptions and parameters
+    #[arg(long)]
+    pub list: bool,
+
+    /// A parameter of the query, repeatable
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub param: Vec<String>,
+
+    /// Shorthand for --param since=…: a duration back from now (2h) or an RFC 3339 time
+    #[arg(long, value_name = "DURATION|TIME")]
+    pub since: Option<String>,
 }
 
 #[derive(Debug, Args)]

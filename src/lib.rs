@@ -30,7 +30,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         Command::Export(args) => commands::export::run(&cli.global, args, out),
         Command::Timeline(_) => not_yet("timeline"),
         Command::Check(_) => not_yet("check"),
-        Command::Query(_) => not_yet("query"),
+        Command::Query(args) => commands::query::run(&cli.global, args, out),
         Command::Sql(args) => commands::sql::run(&cli.global, args, out),
         Command::Import(args) => commands::import::run(&cli.global, args, out, err),
     }

@@ -2,4 +2,5 @@
 
 pub mod export;
 pub mod import;
+pub mod query;
 pub mod sql;

@@ -1,0 +1,304 @@
+//! `kubectl diag query NAME`: canned SQL from `queries/named/` (built in) and
+//! from `$XDG_CONFIG_HOME/kubectl-diag/queries/` (the user's own; a user query
+//! with a built-in's name replaces it).
+//!
+//! Each file starts with a header:
+//!
+//! ```sql
+//! -- name: warnings-by-reason
+//! -- description: Warning occurrences per reason
+//! -- param: since time 24h  only occurrences last seen at or after this
+//! ```
+//!
+//! A param line is `NAME TYPE DEFAULT  DESCRIPTION`; TYPE is `time` (a
+//! duration back from now or RFC 3339, bound as epoch milliseconds), `int`
+//! or `text`; DEFAULT `-` means required.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+
+use super::sql::{execute, parse_params, render};
+use crate::cli::{GlobalArgs, OutputFormat, QueryArgs};
+use crate::store::{self, Mode};
+use crate::units::parse_time_ms;
+
+const BUILT_IN: &[(&str, &str)] = &[
+    (
+        "warnings-by-reason",
+        include_str!("../../queries/named/warnings-by-reason.sql"),
+    ),
+    (
+        "noisiest-objects",
+        include_str!("../../queries/named/noisiest-objects.sql"),
+    ),
+    (
+        "scheduling-failures",
+        include_str!("../../queries/named/scheduling-failures.sql"),
+    ),
+    (
+        "recorder-gaps",
+        include_str!("../../queries/named/recorder-gaps.sql"),
+    ),
+    (
+        "object-events",
+        include_str!("../../queries/named/object-events.sql"),
+    ),
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub kind: String,
+    pub default: Option<String>,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedQuery {
+    pub name: String,
+    pub description: String,
+    pub params: Vec<Param>,
+    pub sql: String,
+    /// Where it came from: "built-in" or the file's path.
+    pub source: String,
+}
+
+/// Reads a query's header. Pure.
+pub fn parse_header(source: &str, text: &str) -> anyhow::Result<NamedQuery> {
+    let (mut name, mut description, mut params) = (None, String::new(), Vec::new());
+    for line in text.lines() {
+        let Some(comment) = line.trim().strip_prefix("--") else {
+            break;
+        };
+        let comment = comment.trim();
+        if let Some(v) = comment.strip_prefix("name:") {
+            name = Some(v.trim().to_string());
+        } else if let Some(v) = comment.strip_prefix("description:") {
+            description = v.trim().to_string();
+        } else if let Some(v) = comment.strip_prefix("param:") {
+            let mut words = v.split_whitespace();
+            let (Some(pname), Some(kind), Some(default)) =
+                (words.next(), words.next(), words.next())
+            else {
+                bail!("{source}: a param line needs NAME TYPE DEFAULT: {line}");
+            };
+            if !["time", "int", "text"].contains(&kind) {
+                bail!("{source}: param {pname} has type {kind}; use time, int or text");
+            }
+            params.push(Param {
+                name: pname.to_string(),
+                kind: kind.to_string(),
+                default: (default != "-").then(|| default.to_string()),
+                description: words.collect::<Vec<_>>().join(" "),
+            });
+        }
+    }
+    let name = name.with_context(|| format!("{source}: no `-- name:` line in its header"))?;
+    Ok(NamedQuery {
+        name,
+        description,
+        params,
+        sql: text.to_string(),
+        source: source.to_string(),
+    })
+}
+
+fn user_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|d| d.join("kubectl-diag").join("queries"))
+}
+
+/// Built-in queries, then the user's (which replace a built-in of the same name).
+pub fn all_queries() -> anyhow::Result<Vec<NamedQuery>> {
+    let mut queries: Vec<NamedQuery> = BUILT_IN
+        .iter()
+        .map(|(_, text)| parse_header("built-in", text))
+        .collect::<anyhow::Result<_>>()?;
+    if let Some(dir) = user_dir().filter(|d| d.is_dir()) {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .with_context(|| format!("reading {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let q = parse_header(&file.display().to_string(), &text)?;
+            queries.retain(|existing| existing.name != q.name);
+            queries.push(q);
+        }
+    }
+    Ok(queries)
+}
+
+/// Binds the given values (and defaults) to the query's declared params.
+pub fn bind(
+    q: &NamedQuery,
+    given: &[(String, String)],
+    now: chrono::DateTime<chrono::Utc>,
+) -> anyhow::Result<Vec<(String, String)>> {
+    for (k, _) in given {
+        if !q.params.iter().any(|p| &p.name == k) {
+            let known: Vec<&str> = q.params.iter().map(|p| p.name.as_str()).collect();
+            bail!(
+                "query {} has no parameter {k} (it takes: {})",
+                q.name,
+                known.join(", ")
+            );
+        }
+    }
+    q.params
+        .iter()
+        .map(|p| {
+            let value = given
+                .iter()
+                .rev()
+                .find(|(k, _)| k == &p.name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| p.default.clone())
+                .with_context(|| {
+                    format!(
+                        "query {} needs --param {}=… ({})",
+                        q.name, p.name, p.description
+                    )
+                })?;
+            let bound = match p.kind.as_str() {
+                "time" => parse_time_ms(&value, now)
+                    .with_context(|| format!("--param {}", p.name))?
+                    .to_string(),
+                "int" => value.parse::<i64>().map(|v| v.to_string()).map_err(|_| {
+                    anyhow::anyhow!("--param {}={value}: expected a whole number", p.name)
+                })?,
+                _ => value,
+            };
+            Ok((p.name.clone(), bound))
+        })
+        .collect()
+}
+
+pub fn run(global: &GlobalArgs, args: &QueryArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let queries = all_queries()?;
+    let Some(name) = args.name.as_deref().filter(|_| !args.list) else {
+        let mut table = comfy_table::Table::new();
+        table.load_style(comfy_table::presets::NOTHING).set_header([
+            "NAME",
+            "DESCRIPTION",
+            "PARAMETERS",
+        ]);
+        for q in &queries {
+            let params: Vec<String> = q
+                .params
+                .iter()
+                .map(|p| match &p.default {
+                    Some(d) => format!("{}={d}", p.name),
+                    None => format!("{} (required)", p.name),
+                })
+                .collect();
+            table.add_row([q.name.clone(), q.description.clone(), params.join(" ")]);
+        }
+        writeln!(
+            out,
+            "{}",
+            table
+                .to_string()
+                .lines()
+                .map(str::trim_end)
+                .collect::<Vec<_>>()
+                .join("\n")
+        )?;
+        return Ok(crate::exit::OK);
+    };
+    let Some(q) = queries.iter().find(|q| q.name == name) else {
+        let known: Vec<&str> = queries.iter().map(|q| q.name.as_str()).collect();
+        bail!(
+            "no query named {name}; known: {} (see `kubectl diag query --list`)",
+            known.join(", ")
+        );
+    };
+    let mut given = parse_params(&args.param)?;
+    if let Some(since) = &args.since {
+        given.push(("since".into(), since.clone()));
+    }
+    let params = bind(q, &given, chrono::Utc::now())?;
+    let path = crate::paths::db_path(global.db.as_ref());
+    let conn = store::open(&path, Mode::ReadOnly)?;
+    conn.pragma_update(None, "query_only", true)?;
+    let set = execute(&conn, &q.sql, &params)
+        .with_context(|| format!("running query {} ({})", q.name, q.source))?;
+    render(&set, global.output.unwrap_or(OutputFormat::Table), out)?;
+    Ok(crate::exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_built_in_query_has_a_header_and_valid_sql() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        drop(store::open(&path, Mode::Write).unwrap());
+        let conn = store::open(&path, Mode::ReadOnly).unwrap();
+        for (file, text) in BUILT_IN {
+            let q = parse_header("built-in", text).unwrap();
+            assert_eq!(&q.name, file);
+            assert!(!q.description.is_empty(), "{file}");
+            let mut given = Vec::new();
+            if q.name == "object-events" {
+                given.push(("name".to_string(), "web".to_string()));
+            }
+            let params = bind(&q, &given, chrono::Utc::now()).unwrap();
+            execute(&conn, &q.sql, &params).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+    }
+
+    #[test]
+    fn params_are_typed_and_required_ones_are_asked_for() {
+        let q = parse_header("t", "-- name: t\n-- param: since time 2h  x\n-- param: n int 5  y\n-- param: who text -  z\nSELECT 1").unwrap();
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let err = bind(&q, &[], now).unwrap_err().to_string();
+        assert!(err.contains("needs --param who"), "{err}");
+        let bound = bind(&q, &[("who".into(), "me".into())], now).unwrap();
+        assert_eq!(
+            bound[0],
+            (
+                "since".into(),
+                (now.timestamp_millis() - 7_200_000).to_string()
+            )
+        );
+        assert_eq!(bound[1], ("n".into(), "5".into()));
+        assert!(
+            bind(
+                &q,
+                &[("who".into(), "me".into()), ("n".into(), "x".into())],
+                now
+            )
+            .is_err()
+        );
+        assert!(
+            bind(&q, &[("nope".into(), "1".into())], now)
+                .unwrap_err()
+                .to_string()
+                .contains("has no parameter nope")
+        );
+    }
+
+    #[test]
+    fn a_header_without_a_name_is_refused() {
+        assert!(
+            parse_header("f.sql", "SELECT 1")
+                .unwrap_err()
+                .to_string()
+                .contains("no `-- name:`")
+        );
+        assert!(parse_header("f.sql", "-- name: x\n-- param: a date 1\nSELECT 1").is_err());
+    }
+}

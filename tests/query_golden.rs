@@ -1,0 +1,206 @@
+//! Golden output of `query` and `sql` in each format, over a recording built
+//! through the store's own writer (no cluster needed: nothing here watches).
+
+use std::path::Path;
+use std::process::Command;
+
+use kubectl_diag::model::{EventChange, EventObservation, ObjectRef};
+use kubectl_diag::store::writer::Writer;
+use kubectl_diag::store::{self, Mode, session};
+
+fn recording(path: &Path) {
+    let conn = store::open(path, Mode::Write).unwrap();
+    let cluster =
+        session::register_cluster(&conn, path, "uid-1", "prod", "https://prod", 0).unwrap();
+    let mut w = Writer::new(conn, path, cluster);
+    let t = 1_795_000_000_000; // 2026-11-18T11:06:40Z
+    let obs = |uid: &str, pod: &str, reason: &str, type_: &str, count: i64, msg: &str| {
+        EventChange::Upsert(Box::new(EventObservation {
+            uid: uid.into(),
+            namespace: "shop".into(),
+            name: format!("{pod}.187c0000000{uid}"),
+            involved: ObjectRef {
+                kind: "Pod".into(),
+                namespace: "shop".into(),
+                name: pod.into(),
+                api_version: "v1".into(),
+                ..Default::default()
+            },
+            reason: reason.into(),
+            type_: type_.into(),
+            message: msg.into(),
+            first: t,
+            last: t + count * 60_000,
+            count,
+            ..Default::default()
+        }))
+    };
+    w.begin().unwrap();
+    w.apply(&obs(
+        "1",
+        "web-1",
+        "BackOff",
+        "Warning",
+        5,
+        "Back-off restarting failed container",
+    ))
+    .unwrap();
+    w.apply(&obs(
+        "2",
+        "web-2",
+        "BackOff",
+        "Warning",
+        2,
+        "Back-off restarting failed container",
+    ))
+    .unwrap();
+    w.apply(&obs(
+        "3",
+        "web-2",
+        "Pulled",
+        "Normal",
+        1,
+        "Pulled image, a \"quoted\" one",
+    ))
+    .unwrap();
+    w.apply(&obs(
+        "4",
+        "big",
+        "FailedScheduling",
+        "Warning",
+        1,
+        "0/3 nodes are available: 3 Insufficient cpu.",
+    ))
+    .unwrap();
+    w.commit().unwrap();
+}
+
+fn diag(db: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .env("KUBECTL_DIAG_DB", db)
+        .env("XDG_CONFIG_HOME", db.parent().unwrap())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn query_golden_table_json_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    recording(&db);
+    let since = ["--since", "2020-01-01T00:00:00Z"];
+    assert_eq!(
+        diag(
+            &db,
+            &[&["query", "warnings-by-reason"][..], &since].concat()
+        ),
+        " REASON            OCCURRENCES  OBJECTS  LAST_SEEN\n BackOff           7            2        2026-11-18T11:11:40Z\n FailedScheduling  1            1        2026-11-18T11:07:40Z\n"
+    );
+    assert_eq!(
+        diag(
+            &db,
+            &[
+                &[
+                    "query",
+                    "noisiest-objects",
+                    "-o",
+                    "csv",
+                    "--param",
+                    "limit=2"
+                ][..],
+                &since
+            ]
+            .concat()
+        ),
+        "kind,namespace,name,occurrences,warnings,last_seen\nPod,shop,web-1,5,5,2026-11-18T11:11:40Z\nPod,shop,web-2,3,2,2026-11-18T11:08:40Z\n"
+    );
+    assert_eq!(
+        diag(
+            &db,
+            &[
+                "query",
+                "object-events",
+                "--param",
+                "name=web-2",
+                "-o",
+                "json"
+            ]
+        ),
+        r#"[
+  {
+    "last": "2026-11-18T11:07:40Z",
+    "kind": "Pod",
+    "namespace": "shop",
+    "type": "Normal",
+    "reason": "Pulled",
+    "occurrences": 1,
+    "count": 1,
+    "message": "Pulled image, a \"quoted\" one"
+  },
+  {
+    "last": "2026-11-18T11:08:40Z",
+    "kind": "Pod",
+    "namespace": "shop",
+    "type": "Warning",
+    "reason": "BackOff",
+    "occurrences": 2,
+    "count": 2,
+    "message": "Back-off restarting failed container"
+  }
+]
+"#
+    );
+}
+
+#[test]
+fn sql_golden_and_a_user_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    recording(&db);
+    let sql = "SELECT r.s AS reason, SUM(o.n) AS n FROM occurrences o JOIN events e ON e.id = o.event_id \
+               JOIN strings r ON r.id = e.reason WHERE r.s LIKE :r GROUP BY 1 ORDER BY 1";
+    assert_eq!(
+        diag(&db, &["sql", sql, "--param", "r=%", "-o", "csv"]),
+        "reason,n\nBackOff,7\nFailedScheduling,1\nPulled,1\n"
+    );
+    assert_eq!(
+        diag(&db, &["sql", sql, "--param", "r=P%", "-o", "jsonl"]),
+        "{\"reason\":\"Pulled\",\"n\":1}\n"
+    );
+    assert_eq!(
+        diag(&db, &["sql", sql, "--param", "r=B%"]),
+        " REASON   N\n BackOff  7\n"
+    );
+    // A query of the user's own, found in $XDG_CONFIG_HOME/kubectl-diag/queries/.
+    let user = dir.path().join("kubectl-diag/queries");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("mine.sql"),
+        "-- name: pods\n-- description: pods seen\nSELECT COUNT(*) AS pods FROM objects\n",
+    )
+    .unwrap();
+    assert!(diag(&db, &["query", "--list"]).contains(" pods "));
+    assert_eq!(diag(&db, &["query", "pods", "-o", "csv"]), "pods\n3\n");
+    // A write through sql fails and changes nothing.
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .env("KUBECTL_DIAG_DB", &db)
+        .args(["sql", "DELETE FROM occurrences"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("read-only"));
+    assert_eq!(
+        diag(
+            &db,
+            &["sql", "SELECT COUNT(*) AS n FROM occurrences", "-o", "csv"]
+        ),
+        "n\n4\n"
+    );
+}
