@@ -29,6 +29,11 @@ pub const PAGE_SIZE: u32 = 500;
 /// Server-side watch timeout; the watch is then simply renewed.
 const WATCH_TIMEOUT_S: u32 = 290;
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// A streaming list must send every existing Event before its timeout, so it gets longer.
+const STREAMING_LIST_TIMEOUT_S: u32 = 1800;
+/// The annotation on the bookmark that ends a streaming list's initial events.
+const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+const RELISTED: &str = "; relisted: Events deleted and counts changed meanwhile may be missing";
 
 /// Where this watch starts and what was blind before it.
 pub struct WatchStart {
@@ -188,11 +193,16 @@ impl EventWatch {
             .blind_since
             .map(|s| (s, "not-running", "the recorder was not running".to_string()));
         let mut backoff = Duration::from_millis(250);
+        let mut streaming_lists = true;
         loop {
             if *shutdown.borrow() {
                 return Err(Stop::Shutdown);
             }
-            let Some(from) = rv.clone() else {
+            // Without a position: a streaming list (one watch that first sends
+            // every Event, then a bookmark, then changes) where the apiserver
+            // supports it, else a paged list followed by a watch.
+            let streaming = rv.is_none() && streaming_lists;
+            if rv.is_none() && !streaming {
                 self.log(format_args!("listing"));
                 let listed = tokio::select! {
                     listed = self.list() => listed?,
@@ -201,7 +211,7 @@ impl EventWatch {
                 match listed {
                     Ok(list_rv) => {
                         if let Some(b) = blind.as_mut() {
-                            b.2.push_str("; relisted: Events deleted and counts changed meanwhile may be missing");
+                            b.2.push_str(RELISTED);
                         }
                         self.close_gap(&mut blind).await?;
                         self.send(Msg::Position {
@@ -218,16 +228,38 @@ impl EventWatch {
                     }
                 }
                 continue;
+            }
+            let from = rv.clone().unwrap_or_default();
+            let params = if streaming {
+                WatchParams::streaming_lists().timeout(STREAMING_LIST_TIMEOUT_S)
+            } else {
+                WatchParams::default().timeout(WATCH_TIMEOUT_S)
             };
-            let params = WatchParams::default().timeout(WATCH_TIMEOUT_S);
             let stream = tokio::select! {
                 s = self.api.watch(&params, &from) => s,
                 _ = shutdown.changed() => return Err(Stop::Shutdown),
             };
             let stream = match stream {
+                Ok(s) if streaming => {
+                    self.log(format_args!("streaming list"));
+                    s
+                }
                 Ok(s) => {
                     self.log(format_args!("watching from resourceVersion {from}"));
                     s
+                }
+                Err(kube::Error::Api(status))
+                    if streaming
+                        && (400..500).contains(&status.code)
+                        && ![401, 403, 410, 429].contains(&status.code) =>
+                {
+                    // NB: an apiserver without the WatchList feature refuses sendInitialEvents.
+                    self.log(format_args!(
+                        "no streaming lists here ({}): paged lists instead",
+                        status.message
+                    ));
+                    streaming_lists = false;
+                    continue;
                 }
                 Err(e) if is_gone(&e) => {
                     self.stats.gone_410.fetch_add(1, Ordering::Relaxed);
@@ -251,6 +283,9 @@ impl EventWatch {
             // apiserver can replay from there: a 410 may still come as an ERROR event.
             let opened_at = now_ms();
             let mut proven = false;
+            // During a streaming list's initial phase the position does not move:
+            // only its closing bookmark says every Event was sent.
+            let mut initial = streaming;
             let mut stream = std::pin::pin!(stream.into_stream());
             loop {
                 let item = tokio::select! {
@@ -264,7 +299,7 @@ impl EventWatch {
                         | WatchEvent::Deleted(_)
                         | WatchEvent::Bookmark(_)))
                 );
-                if good && !proven {
+                if good && !proven && !initial {
                     proven = true;
                     backoff = Duration::from_millis(250);
                     if let Some(b) = blind.as_mut() {
@@ -290,10 +325,33 @@ impl EventWatch {
                     None => break, // server-side timeout: renew from `rv`
                     Some(Ok(WatchEvent::Added(obj))) | Some(Ok(WatchEvent::Modified(obj))) => {
                         if let Some((change, obj_rv)) = observation(obj) {
+                            let obj_rv = obj_rv.filter(|_| !initial);
                             if let Some(v) = &obj_rv {
                                 rv = Some(v.clone());
                             }
                             self.change(change, obj_rv).await?;
+                        }
+                    }
+                    Some(Ok(WatchEvent::Bookmark(b))) if initial => {
+                        if b.metadata
+                            .annotations
+                            .get(INITIAL_EVENTS_END)
+                            .map(String::as_str)
+                            == Some("true")
+                        {
+                            initial = false;
+                            proven = true;
+                            backoff = Duration::from_millis(250);
+                            if let Some(gap) = blind.as_mut() {
+                                gap.2.push_str(RELISTED);
+                            }
+                            self.close_gap(&mut blind).await?;
+                            rv = Some(b.metadata.resource_version.clone());
+                            self.send(Msg::Position {
+                                resource: self.resource.clone(),
+                                rv: b.metadata.resource_version,
+                            })
+                            .await?;
                         }
                     }
                     Some(Ok(WatchEvent::Deleted(obj))) => {
