@@ -11,6 +11,8 @@ const SQL_DELETE_OCCURRENCES: &str =
     include_str!("../../queries/store/retention_delete_occurrences.sql");
 const SQL_DELETE_EVENTS: &str = include_str!("../../queries/store/retention_delete_events.sql");
 const SQL_DELETE_GAPS: &str = include_str!("../../queries/store/retention_delete_gaps.sql");
+const SQL_DELETE_OBJECTS: &str = include_str!("../../queries/store/retention_delete_objects.sql");
+const SQL_DELETE_STRINGS: &str = include_str!("../../queries/store/retention_delete_strings.sql");
 const SQL_CUTOFF_FOR_FRACTION: &str =
     include_str!("../../queries/store/retention_cutoff_for_fraction.sql");
 
@@ -37,6 +39,10 @@ fn delete_before(conn: &Connection, path: &Path, cutoff: i64) -> Result<(), Stor
             conn.prepare_cached(sql)?
                 .execute(named_params! {":cutoff": cutoff})?;
         }
+        // What only the deleted rows referred to goes too; messages are most of a recording.
+        for sql in [SQL_DELETE_OBJECTS, SQL_DELETE_STRINGS] {
+            conn.prepare_cached(sql)?.execute([])?;
+        }
         Ok(())
     })();
     match done {
@@ -47,13 +53,22 @@ fn delete_before(conn: &Connection, path: &Path, cutoff: i64) -> Result<(), Stor
         }
     }
     // Give freed pages back to the file system, a bounded amount at a time.
-    conn.execute_batch("PRAGMA incremental_vacuum(20000)")
+    // NB: incremental_vacuum frees one page per step; it must be stepped to the end.
+    let mut vacuum = conn
+        .prepare("PRAGMA incremental_vacuum(20000)")
         .map_err(q)?;
+    let mut rows = vacuum.query([]).map_err(q)?;
+    while rows.next().map_err(q)?.is_some() {}
+    drop(rows);
+    let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
     Ok(())
 }
 
 /// Drops what is older than the age limit, then the oldest tenth at a time
 /// while the file is over the size limit.
+///
+/// NB: this deletes interned strings and objects, so a [`crate::store::writer::Writer`]
+/// on the same file must forget its caches afterwards (`Writer::forget`).
 pub fn apply(conn: &Connection, path: &Path, r: &Retention, now: i64) -> Result<(), StoreError> {
     if r.max_age_ms > 0 {
         delete_before(conn, path, now - r.max_age_ms)?;
@@ -78,4 +93,91 @@ pub fn apply(conn: &Connection, path: &Path, r: &Retention, now: i64) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EventChange, EventObservation, ObjectRef};
+    use crate::store::writer::Writer;
+    use crate::store::{Mode, open, session};
+
+    fn filled(n: i64) -> (tempfile::TempDir, std::path::PathBuf, Writer) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        let mut w = Writer::new(conn, &path, cluster);
+        w.begin().unwrap();
+        for i in 0..n {
+            let o = EventObservation {
+                uid: format!("u{i}"),
+                name: format!("e{i}"),
+                involved: ObjectRef {
+                    kind: "Pod".into(),
+                    name: format!("p{i}"),
+                    ..Default::default()
+                },
+                message: format!("{i} {}", "m".repeat(500)),
+                first: i * 1_000,
+                last: i * 1_000,
+                count: 1,
+                ..Default::default()
+            };
+            w.apply(&EventChange::Upsert(Box::new(o))).unwrap();
+        }
+        w.commit().unwrap();
+        (dir, path, w)
+    }
+
+    fn count(w: &Writer, table: &str) -> i64 {
+        let sql = match table {
+            "events" => "SELECT COUNT(*) FROM events",
+            _ => "SELECT COUNT(*) FROM occurrences",
+        };
+        w.connection().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn age_retention_drops_what_is_older_and_keeps_the_rest() {
+        let (_d, path, w) = filled(100);
+        let r = Retention {
+            max_age_ms: 40_000,
+            max_bytes: 0,
+        };
+        apply(w.connection(), &path, &r, 100_000).unwrap();
+        // Occurrences last seen before 60 s are gone, with their Events.
+        assert_eq!(count(&w, "occurrences"), 40);
+        assert_eq!(count(&w, "events"), 40);
+        let oldest: i64 = w
+            .connection()
+            .query_row("SELECT MIN(last) FROM occurrences", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(oldest, 60_000);
+    }
+
+    #[test]
+    fn size_retention_drops_the_oldest_until_the_file_fits() {
+        let (_d, path, w) = filled(4_000);
+        let before = db_bytes(&path);
+        let r = Retention {
+            max_age_ms: 0,
+            max_bytes: before / 2,
+        };
+        apply(w.connection(), &path, &r, 0).unwrap();
+        assert!(
+            db_bytes(&path) <= before / 2,
+            "{} > {}",
+            db_bytes(&path),
+            before / 2
+        );
+        let left = count(&w, "occurrences");
+        assert!(left > 0 && left < 4_000, "{left}");
+        // What is left is the newest.
+        let newest: i64 = w
+            .connection()
+            .query_row("SELECT MAX(last) FROM occurrences", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(newest, 3_999_000);
+    }
 }

@@ -129,6 +129,7 @@ pub fn run(
         }
         if maintain {
             retention::apply(writer.connection(), &path, &retention, now)?;
+            writer.forget();
         }
         stats
             .db_bytes

@@ -112,6 +112,11 @@ impl Writer {
             let _ = self.conn.execute_batch("ROLLBACK");
             self.in_tx = false;
         }
+        self.forget();
+    }
+
+    /// Drops the caches: after retention deleted rows they may name.
+    pub fn forget(&mut self) {
         self.strings.clear();
         self.objects.clear();
         self.events.clear();

@@ -1,0 +1,11 @@
+-- Strings nothing refers to any more (every column that holds a string id).
+DELETE FROM strings
+WHERE id NOT IN (
+    SELECT message FROM occurrences
+    UNION SELECT namespace FROM events UNION SELECT field_path FROM events
+    UNION SELECT reason FROM events UNION SELECT type FROM events
+    UNION SELECT action FROM events UNION SELECT controller FROM events
+    UNION SELECT instance FROM events UNION SELECT host FROM events
+    UNION SELECT kind FROM objects UNION SELECT namespace FROM objects
+    UNION SELECT name FROM objects UNION SELECT api_version FROM objects
+)
