@@ -5,6 +5,7 @@
 //! - [`record`]: watches the cluster and feeds the store.
 //! - [`store`]: the SQLite recording (schema, writer, readers); every statement lives in `queries/`.
 //! - [`commands`]: what each subcommand does, rendering into a `Write`.
+//! - [`render`]: output shared by commands.
 
 pub mod cli;
 pub mod commands;
@@ -13,6 +14,7 @@ pub mod k8s;
 pub mod model;
 pub mod paths;
 pub mod record;
+pub mod render;
 pub mod store;
 pub mod units;
 

@@ -62,6 +62,17 @@ async fn bump(api: &Api<Event>, name: &str, count: i32, last: &str) {
     .unwrap();
 }
 
+/// A singleton Event (count 1) about web-1.
+async fn create_single(api: &Api<Event>, ns: &str, name: &str) {
+    let first = "2026-11-29T03:00:00Z";
+    api.create(
+        &PostParams::default(),
+        &core_event(ns, name, 1, first, first),
+    )
+    .await
+    .unwrap();
+}
+
 fn record_once(db: &Path, ns: &str) {
     run_ok(diag(db).args(["record", "--once", "--quiet", "-n", ns]));
 }
@@ -73,32 +84,8 @@ async fn once_stores_each_occurrence_once_and_count_jumps_honestly() {
     let db = dir.path().join("diag.db");
     let events: Api<Event> = ns.api();
 
-    events
-        .create(
-            &PostParams::default(),
-            &core_event(
-                &ns.name,
-                "single",
-                1,
-                "2026-11-29T03:00:00Z",
-                "2026-11-29T03:00:00Z",
-            ),
-        )
-        .await
-        .unwrap();
-    events
-        .create(
-            &PostParams::default(),
-            &core_event(
-                &ns.name,
-                "repeated",
-                1,
-                "2026-11-29T03:00:00Z",
-                "2026-11-29T03:00:00Z",
-            ),
-        )
-        .await
-        .unwrap();
+    create_single(&events, &ns.name, "single").await;
+    create_single(&events, &ns.name, "repeated").await;
     // events.k8s.io/v1 with a series, as newer controllers write them.
     let new_api: Api<k8s_openapi::api::events::v1::Event> = ns.api();
     new_api
@@ -247,19 +234,7 @@ async fn kill_9_mid_burst_then_restart_is_still_exactly_once_with_a_gap() {
     let mut expected = BTreeMap::new();
     for i in 0..60 {
         let name = format!("burst-{i}");
-        events
-            .create(
-                &PostParams::default(),
-                &core_event(
-                    &ns.name,
-                    &name,
-                    1,
-                    "2026-11-29T03:00:00Z",
-                    "2026-11-29T03:00:00Z",
-                ),
-            )
-            .await
-            .unwrap();
+        create_single(&events, &ns.name, &name).await;
         expected.insert(name, 1);
         if i == 30 {
             child.take().unwrap().kill_9(); // no flush, no session stop
@@ -295,34 +270,10 @@ async fn a_resume_position_too_old_gets_410_and_relists_without_loss_or_duplicat
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
     let events: Api<Event> = ns.api();
-    events
-        .create(
-            &PostParams::default(),
-            &core_event(
-                &ns.name,
-                "before",
-                1,
-                "2026-11-29T03:00:00Z",
-                "2026-11-29T03:00:00Z",
-            ),
-        )
-        .await
-        .unwrap();
+    create_single(&events, &ns.name, "before").await;
     let child = start_recorder(&db, &ns.name).await;
     assert!(stop(child).success());
-    events
-        .create(
-            &PostParams::default(),
-            &core_event(
-                &ns.name,
-                "while-down",
-                1,
-                "2026-11-29T03:00:00Z",
-                "2026-11-29T03:00:00Z",
-            ),
-        )
-        .await
-        .unwrap();
+    create_single(&events, &ns.name, "while-down").await;
     bump(&events, "before", 3, "2026-11-29T03:03:00Z").await;
     // Hold the watch far behind: resourceVersion 1 was compacted long ago.
     let conn = rusqlite::Connection::open(&db).unwrap();

@@ -185,13 +185,7 @@ pub fn bind(
 pub fn run(global: &GlobalArgs, args: &QueryArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let queries = all_queries()?;
     let Some(name) = args.name.as_deref().filter(|_| !args.list) else {
-        let mut table = comfy_table::Table::new();
-        table.load_style(comfy_table::presets::NOTHING).set_header([
-            "NAME",
-            "DESCRIPTION",
-            "PARAMETERS",
-        ]);
-        for q in &queries {
+        let rows = queries.iter().map(|q| {
             let params: Vec<String> = q
                 .params
                 .iter()
@@ -200,18 +194,9 @@ pub fn run(global: &GlobalArgs, args: &QueryArgs, out: &mut dyn Write) -> anyhow
                     None => format!("{} (required)", p.name),
                 })
                 .collect();
-            table.add_row([q.name.clone(), q.description.clone(), params.join(" ")]);
-        }
-        writeln!(
-            out,
-            "{}",
-            table
-                .to_string()
-                .lines()
-                .map(str::trim_end)
-                .collect::<Vec<_>>()
-                .join("\n")
-        )?;
+            [q.name.clone(), q.description.clone(), params.join(" ")]
+        });
+        crate::render::plain_table(out, ["NAME", "DESCRIPTION", "PARAMETERS"], rows)?;
         return Ok(crate::exit::OK);
     };
     let Some(q) = queries.iter().find(|q| q.name == name) else {

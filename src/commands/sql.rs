@@ -136,22 +136,10 @@ pub fn render(set: &ResultSet, format: OutputFormat, out: &mut dyn Write) -> std
             }
         }
         _ => {
-            let mut table = comfy_table::Table::new();
-            table
-                .load_style(comfy_table::presets::NOTHING)
-                .set_header(set.columns.iter().map(|c| c.to_uppercase()));
-            for row in &set.rows {
-                table.add_row(row.iter().map(Cell::text));
-            }
-            writeln!(
+            crate::render::plain_table(
                 out,
-                "{}",
-                table
-                    .to_string()
-                    .lines()
-                    .map(str::trim_end)
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                set.columns.iter().map(|c| c.to_uppercase()),
+                set.rows.iter().map(|row| row.iter().map(Cell::text)),
             )?;
         }
     }
