@@ -85,6 +85,8 @@ pub enum Command {
     Query(QueryArgs),
     /// Run read-only SQL over the recording (-o table|json|jsonl|csv)
     Sql(SqlArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completion(CompletionArgs),
     /// Import `kubectl get events -o json|yaml` dumps (or JSON Lines of Events) into the recording
     Import(ImportArgs),
 }
@@ -125,6 +127,13 @@ pub struct ExportArgs {
     /// Only this cluster (its id: the uid of its kube-system namespace, or its label)
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

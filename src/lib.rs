@@ -34,6 +34,15 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         Command::Check(_) => not_yet("check"),
         Command::Query(args) => commands::query::run(&cli.global, args, out),
         Command::Sql(args) => commands::sql::run(&cli.global, args, out),
+        Command::Completion(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            // NB: clap_complete panics when its writer fails (a closed pipe), so the
+            // script is built in memory and written here, where errors are handled.
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "kubectl-diag", &mut script);
+            out.write_all(&script)?;
+            Ok(exit::OK)
+        }
         Command::Import(args) => commands::import::run(&cli.global, args, out, err),
     }
 }
