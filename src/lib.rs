@@ -7,6 +7,7 @@
 //! - [`commands`]: what each subcommand does, rendering into a `Write`.
 //! - [`render`]: output shared by commands.
 
+pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod exit;

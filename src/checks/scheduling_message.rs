@@ -1,0 +1,319 @@
+//! The scheduler's "0/N nodes are available: …" message, parsed across every
+//! era of its wording (Kubernetes 1.9 through 1.37), for the `scheduling`
+//! check and the `scheduling-failures` query.
+//!
+//! The shapes it handles:
+//! - counted reasons, sorted as strings (not by count):
+//!   `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s).`
+//! - reasons with ", " inside braces: `1 node(s) had untolerated taint {a: b, c: d}`
+//! - the old taint wording, whose ", that the pod didn't tolerate" follows the braces:
+//!   `1 node(s) had taint {k: v}, that the pod didn't tolerate`
+//! - uncounted PreFilter reasons: `0/3 nodes are available: persistentvolumeclaim "data" not found.`
+//! - the preemption tail: `. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.`
+//!   and the `..` ending of 1.25–1.27
+//! - other PostFilter text before it, such as `no new claims to deallocate, preemption: …`
+//!
+//! A message outside this grammar (another scheduler's) is kept raw and never mis-parsed.
+
+use serde::Serialize;
+
+/// One reason and how many nodes gave it (None when the message gives no count).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reason {
+    pub reason: String,
+    pub nodes: Option<u32>,
+}
+
+/// One "0/N nodes are available: …" clause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Availability {
+    pub total_nodes: u32,
+    pub reasons: Vec<Reason>,
+}
+
+/// A parsed FailedScheduling message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SchedulingMessage {
+    pub total_nodes: u32,
+    pub reasons: Vec<Reason>,
+    /// The preemption attempt's own clause, when the message has one.
+    pub preemption: Option<Availability>,
+    /// PostFilter text that is neither (e.g. "no new claims to deallocate").
+    pub post_filter: Vec<String>,
+    pub message: String,
+}
+
+/// Parsed, or kept raw because it is not the default scheduler's grammar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    Scheduler(SchedulingMessage),
+    Raw(String),
+}
+
+const PREFIX_START: &str = "0/";
+const PREFIX_MIDDLE: &str = " nodes are available: ";
+const PREEMPTION: &str = "preemption: ";
+
+/// Splits `0/N nodes are available: REST` into (N, REST).
+fn availability_prefix(text: &str) -> Option<(u32, &str)> {
+    let rest = text.strip_prefix(PREFIX_START)?;
+    let (total, rest) = rest.split_once(PREFIX_MIDDLE)?;
+    let total = total.parse().ok()?;
+    Some((total, rest))
+}
+
+/// Splits at ", " outside braces, brackets and parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' | b'(' => depth += 1,
+            b'}' | b']' | b')' => depth -= 1,
+            b',' if depth == 0 && bytes.get(i + 1) == Some(&b' ') => {
+                parts.push(&text[start..i]);
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// Parses the reasons of one clause (after the prefix, trailing dots removed).
+fn reasons(text: &str) -> Option<Vec<Reason>> {
+    let text = text.trim().trim_end_matches('.').trim_end();
+    if text.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut out: Vec<Reason> = Vec::new();
+    for item in split_top_level(text) {
+        let item = item.trim();
+        let counted = item
+            .split_once(' ')
+            .and_then(|(n, rest)| n.parse::<u32>().ok().map(|n| (n, rest)));
+        match counted {
+            Some((n, rest)) => out.push(Reason {
+                reason: rest.to_string(),
+                nodes: Some(n),
+            }),
+            // NB: the pre-1.24 taint wording puts ", that the pod didn't tolerate"
+            // after the braces: a continuation of the counted reason before it.
+            None if item.starts_with("that ") && out.last().is_some_and(|r| r.nodes.is_some()) => {
+                let last = out.last_mut()?;
+                last.reason.push_str(", ");
+                last.reason.push_str(item);
+            }
+            None => out.push(Reason {
+                reason: item.to_string(),
+                nodes: None,
+            }),
+        }
+    }
+    Some(out)
+}
+
+/// Parses a FailedScheduling message (or a PodScheduled=False condition message).
+pub fn parse(message: &str) -> Parsed {
+    let raw = || Parsed::Raw(message.to_string());
+    let text = message.trim();
+    let Some((total, rest)) = availability_prefix(text) else {
+        return raw();
+    };
+    // The preemption clause starts at "preemption: 0/N nodes are available:",
+    // after ". " (1.24+) or after other PostFilter text and ", ".
+    let (main, post_filter, preemption) = match rest.find(PREEMPTION) {
+        Some(at) => {
+            let before = &rest[..at];
+            let clause = &rest[at + PREEMPTION.len()..];
+            let Some((p_total, p_rest)) = availability_prefix(clause) else {
+                return raw();
+            };
+            let Some(p_reasons) = reasons(p_rest) else {
+                return raw();
+            };
+            // `before` is "MAIN. " or "MAIN. OTHER, " (other PostFilter text).
+            let before = before.trim_end().trim_end_matches(',').trim_end();
+            let (main, other) = match before.rfind(". ") {
+                Some(dot) => (&before[..dot], before[dot + 2..].trim()),
+                None => (before, ""),
+            };
+            let post: Vec<String> = if other.is_empty() {
+                Vec::new()
+            } else {
+                vec![other.trim_end_matches('.').to_string()]
+            };
+            (
+                main,
+                post,
+                Some(Availability {
+                    total_nodes: p_total,
+                    reasons: p_reasons,
+                }),
+            )
+        }
+        None => (rest, Vec::new(), None),
+    };
+    let Some(main_reasons) = reasons(main) else {
+        return raw();
+    };
+    Parsed::Scheduler(SchedulingMessage {
+        total_nodes: total,
+        reasons: main_reasons,
+        preemption,
+        post_filter,
+        message: message.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(nodes: Option<u32>, reason: &str) -> Reason {
+        Reason {
+            reason: reason.into(),
+            nodes,
+        }
+    }
+
+    fn parsed(message: &str) -> SchedulingMessage {
+        match parse(message) {
+            Parsed::Scheduler(m) => m,
+            Parsed::Raw(_) => panic!("not parsed: {message}"),
+        }
+    }
+
+    #[test]
+    fn v1_9_taints_that_the_pod_didnt_tolerate() {
+        let m = parsed(
+            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had taints that the pod didn't tolerate.",
+        );
+        assert_eq!(m.total_nodes, 3);
+        assert_eq!(
+            m.reasons,
+            vec![
+                r(Some(1), "Insufficient cpu"),
+                r(Some(2), "node(s) had taints that the pod didn't tolerate")
+            ]
+        );
+        assert_eq!(m.preemption, None);
+    }
+
+    #[test]
+    fn v1_16_taint_with_braces_then_a_comma() {
+        let m = parsed(
+            "0/5 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 4 Insufficient memory.",
+        );
+        assert_eq!(
+            m.reasons,
+            vec![
+                r(
+                    Some(1),
+                    "node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate"
+                ),
+                r(Some(4), "Insufficient memory"),
+            ]
+        );
+    }
+
+    #[test]
+    fn v1_25_double_dot_ending_and_commas_inside_braces() {
+        let m = parsed(
+            "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: batch, tier: gpu}, 3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod..",
+        );
+        assert_eq!(
+            m.reasons,
+            vec![
+                r(
+                    Some(1),
+                    "node(s) had untolerated taint {dedicated: batch, tier: gpu}"
+                ),
+                r(Some(3), "Insufficient cpu")
+            ]
+        );
+        let p = m.preemption.unwrap();
+        assert_eq!(p.total_nodes, 4);
+        assert_eq!(
+            p.reasons,
+            vec![
+                r(Some(1), "Preemption is not helpful for scheduling"),
+                r(Some(3), "No preemption victims found for incoming pod")
+            ]
+        );
+    }
+
+    #[test]
+    fn v1_37_as_the_local_scheduler_writes_it() {
+        // Captured from the test cluster (tests/cluster_smoke.rs).
+        let m = parsed(
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(
+            m.reasons,
+            vec![
+                r(Some(1), "node(s) had untolerated taint(s)"),
+                r(Some(2), "Insufficient cpu")
+            ]
+        );
+        assert_eq!(
+            m.preemption.unwrap().reasons,
+            vec![r(Some(3), "Preemption is not helpful for scheduling")]
+        );
+        assert!(m.post_filter.is_empty());
+    }
+
+    #[test]
+    fn prefilter_reason_without_a_count() {
+        let m = parsed(
+            "0/3 nodes are available: persistentvolumeclaim \"data\" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(
+            m.reasons,
+            vec![r(None, "persistentvolumeclaim \"data\" not found")]
+        );
+    }
+
+    #[test]
+    fn other_post_filter_text_before_preemption() {
+        let m = parsed(
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(m.reasons, vec![r(Some(2), "cannot allocate all claims")]);
+        assert_eq!(
+            m.post_filter,
+            vec!["still not schedulable, no new claims to deallocate".to_string()]
+        );
+        assert_eq!(m.preemption.unwrap().total_nodes, 2);
+    }
+
+    #[test]
+    fn volume_and_port_reasons_of_the_1_2x_era() {
+        let m = parsed(
+            "0/6 nodes are available: 2 node(s) didn't have free ports for the requested pod ports, 4 node(s) had volume node affinity conflict.",
+        );
+        assert_eq!(m.reasons.len(), 2);
+        assert_eq!(
+            m.reasons[1],
+            r(Some(4), "node(s) had volume node affinity conflict")
+        );
+    }
+
+    #[test]
+    fn other_schedulers_and_odd_texts_stay_raw() {
+        for raw in [
+            "no nodes available to schedule pods",
+            "pod does not fit: custom-scheduler rejected it",
+            "0/x nodes are available: 1 Insufficient cpu.",
+            "0/3 nodes are available: 1 Insufficient cpu. preemption: victims were not found",
+            "",
+        ] {
+            assert_eq!(parse(raw), Parsed::Raw(raw.to_string()), "{raw}");
+        }
+    }
+}
