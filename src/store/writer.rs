@@ -290,7 +290,17 @@ impl Writer {
         } else {
             uid_key(&o.uid)
         };
-        if let Some(state) = self.event_state(&key)? {
+        // NB: a cache miss first tries to insert the Event as new: a uid seen for
+        // the first time (the common case) then costs one index descent, not two.
+        // Only when the uid is already stored does it read the stored state.
+        let state = match self.events.get(&key).copied() {
+            Some(state) => Some(state),
+            None => match self.insert_new(o, key.clone())? {
+                Some(applied) => return Ok(applied),
+                None => self.event_state(&key)?,
+            },
+        };
+        if let Some(state) = state {
             if o.count <= state.count {
                 // Seen already (relist, replay, restart) or a heartbeat that changed no count.
                 self.remember(key, state);
@@ -324,6 +334,16 @@ impl Writer {
             });
         }
 
+        Ok(Applied::default())
+    }
+
+    /// Inserts an Event seen for the first time, with its first occurrence row.
+    /// Returns None, storing nothing, when the uid is already stored.
+    fn insert_new(
+        &mut self,
+        o: &EventObservation,
+        key: UidKey,
+    ) -> Result<Option<Applied>, StoreError> {
         let object = self.object(&o.involved)?;
         let related = match &o.related {
             Some(r) => Some(self.object(r)?),
@@ -367,7 +387,8 @@ impl Writer {
             _ => (o.count, o.first),
         };
 
-        self.conn
+        let inserted = self
+            .conn
             .prepare_cached(SQL_EVENT_INSERT)
             .and_then(|mut st| {
                 st.execute(named_params! {
@@ -378,6 +399,9 @@ impl Writer {
                 })
             })
             .map_err(self.err("event insert"))?;
+        if inserted == 0 {
+            return Ok(None);
+        }
         let id = self.conn.last_insert_rowid();
         let rows = self.insert_occurrence(id, o.count, n, first, o.last, &o.message)?;
         self.remember(
@@ -388,10 +412,10 @@ impl Writer {
                 last: o.last,
             },
         );
-        Ok(Applied {
+        Ok(Some(Applied {
             rows,
             occurrences: n as u64,
-        })
+        }))
     }
 
     /// Records where the watch of `resource` stands, in the current batch.
