@@ -3,8 +3,6 @@
 //! in-cluster service account; `--context` picks the context, whose namespace
 //! is the default for `-n`.
 
-use std::path::PathBuf;
-
 use k8s_openapi::api::core::v1::Namespace;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
@@ -199,13 +197,4 @@ pub async fn cluster_uid(conn: &Connection) -> Result<String, ClusterError> {
         .await
         .map_err(|e| explain(e, "get", "namespaces (kube-system)", None, &conn.server))?;
     Ok(ns.metadata.uid.unwrap_or_default())
-}
-
-/// Where the kubeconfig came from, for messages.
-pub fn kubeconfig_source(args: &GlobalArgs) -> String {
-    match (&args.kubeconfig, std::env::var_os("KUBECONFIG")) {
-        (Some(p), _) => p.display().to_string(),
-        (None, Some(v)) => format!("$KUBECONFIG={}", PathBuf::from(v).display()),
-        (None, None) => "~/.kube/config".into(),
-    }
 }

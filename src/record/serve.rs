@@ -10,7 +10,8 @@ use std::sync::atomic::Ordering;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::sink::{Stats, file_bytes};
+use super::retention::db_bytes;
+use super::sink::Stats;
 
 /// The Prometheus text exposition of the recorder's counters.
 pub fn metrics_text(stats: &Stats, db_bytes: u64) -> String {
@@ -81,7 +82,7 @@ pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
                 "/metrics" => (
                     "200 OK",
                     "text/plain; version=0.0.4",
-                    metrics_text(&stats, file_bytes(&path)),
+                    metrics_text(&stats, db_bytes(&path)),
                 ),
                 _ => ("404 Not Found", "text/plain", "not found\n".to_string()),
             };

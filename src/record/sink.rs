@@ -3,7 +3,7 @@
 //! applies retention. It is the only thread that writes to the recording.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -141,9 +141,4 @@ pub fn run(
         .connection()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
     Ok(())
-}
-
-/// Size of the recording on disk, WAL included.
-pub fn file_bytes(path: &Path) -> u64 {
-    retention::db_bytes(path)
 }

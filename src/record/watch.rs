@@ -418,6 +418,8 @@ impl EventWatch {
         if let kube::Error::Api(s) = err
             && (s.code == 401 || s.code == 403)
         {
+            // NB: watch tasks write straight to stderr (unlocked, see main.rs): they
+            // outlive any borrow of the command's writer.
             eprintln!(
                 "\nwarning: {}",
                 explain(
