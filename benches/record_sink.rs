@@ -41,8 +41,18 @@ fn change(i: u64) -> EventChange {
             uid: format!("00000000-0000-4000-8000-{pod:012x}"),
             field_path: String::new(),
         },
-        reason: if i % 3 == 0 { "BackOff" } else { "Pulled" }.into(),
-        type_: if i % 3 == 0 { "Warning" } else { "Normal" }.into(),
+        reason: if i.is_multiple_of(3) {
+            "BackOff"
+        } else {
+            "Pulled"
+        }
+        .into(),
+        type_: if i.is_multiple_of(3) {
+            "Warning"
+        } else {
+            "Normal"
+        }
+        .into(),
         message: format!("Back-off restarting failed container app in pod app-{pod}"),
         reporting_controller: "kubelet".into(),
         first: 1_795_000_000_000 + i as i64,
