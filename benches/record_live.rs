@@ -21,23 +21,8 @@ use k8s_openapi::api::core::v1::{Event, Namespace};
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 
-fn flag(args: &[String], name: &str, default: u64) -> u64 {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn rss_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
+mod support;
+use support::{flag, memory_mib, percentile};
 
 fn metric(addr: &str, name: &str) -> Option<u64> {
     use std::io::{Read, Write};
@@ -167,18 +152,18 @@ async fn main() {
         println!(
             "caught up on {preload} Events in {:.1}s, recorder peak RSS {:.1} MiB",
             catch_up.elapsed().as_secs_f64(),
-            rss_kib(pid, "VmHWM:") as f64 / 1024.0
+            memory_mib(&pid.to_string(), "VmHWM:")
         );
     }
 
     let total = rate * seconds;
     let feeder = tokio::spawn(feed(api, ns.clone(), rate, total, created.clone()));
     let start = Instant::now();
-    let (mut steady_rss, mut lags) = (0u64, Vec::new());
+    let (mut steady_rss, mut lags) = (0.0f64, Vec::new());
     while !feeder.is_finished() {
         tokio::time::sleep(Duration::from_millis(250)).await;
         if start.elapsed() > Duration::from_secs(5) {
-            steady_rss = steady_rss.max(rss_kib(pid, "VmRSS:"));
+            steady_rss = steady_rss.max(memory_mib(&pid.to_string(), "VmRSS:"));
         }
         if let Some(lag) = metric(&addr, "kubectl_diag_lag_milliseconds") {
             lags.push(lag);
@@ -194,7 +179,7 @@ async fn main() {
     {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let peak = rss_kib(pid, "VmHWM:");
+    let peak = memory_mib(&pid.to_string(), "VmHWM:");
     std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
@@ -207,11 +192,7 @@ async fn main() {
         })
         .unwrap();
     lags.sort_unstable();
-    let p = |q: f64| {
-        lags.get(((lags.len().max(1) - 1) as f64 * q) as usize)
-            .copied()
-            .unwrap_or(0)
-    };
+    let p = |q: f64| percentile(&lags, q);
     println!(
         "fed {sent} changes in {elapsed:.1}s = {:.0}/s (asked {rate}/s)",
         sent as f64 / elapsed
@@ -226,8 +207,7 @@ async fn main() {
     );
     println!(
         "recorder RSS: steady max {:.1} MiB, peak {:.1} MiB",
-        steady_rss as f64 / 1024.0,
-        peak as f64 / 1024.0
+        steady_rss, peak
     );
     println!(
         "receipt-to-commit lag (sampled every 250 ms): p50 {} ms, p99 {} ms, max {} ms",

@@ -15,6 +15,9 @@ use kubectl_diag::model::EventChange;
 use kubectl_diag::store::writer::Writer;
 use kubectl_diag::store::{self, Mode, session};
 
+mod support;
+use support::{flag, memory_mib, percentile};
+
 const BATCH: usize = 10_000;
 
 struct Feed {
@@ -149,17 +152,6 @@ impl Feed {
     }
 }
 
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
-}
-
 /// Streams `n` changes through decode -> normalise -> apply -> commit.
 /// The synthetic feed is generated a batch ahead and its cost is not counted.
 fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -> (u64, f64) {
@@ -196,24 +188,10 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
     (occurrences, elapsed)
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str, default: u64| -> u64 {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let events = flag("--events", 1_000_000);
-    let prefill = flag("--prefill", 0);
+    let events = flag(&args, "--events", 1_000_000);
+    let prefill = flag(&args, "--prefill", 0);
     let dir = tempfile::tempdir().unwrap();
     let path = args
         .iter()
@@ -268,5 +246,5 @@ fn main() {
         percentile(&latencies, 0.5),
         percentile(&latencies, 0.99)
     );
-    println!("peak RSS: {:.1} MiB", peak_rss_mib());
+    println!("peak RSS: {:.1} MiB", memory_mib("self", "VmHWM:"));
 }

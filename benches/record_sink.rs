@@ -19,13 +19,8 @@ use kubectl_diag::record::sink::{self, Msg, Stats};
 use kubectl_diag::store::writer::Writer;
 use kubectl_diag::store::{self, Mode, session};
 
-fn flag(args: &[String], name: &str, default: u64) -> u64 {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+mod support;
+use support::{flag, memory_mib, percentile};
 
 fn change(i: u64) -> EventChange {
     let pod = i % 5_000;
@@ -60,16 +55,6 @@ fn change(i: u64) -> EventChange {
         count: 1,
         ..Default::default()
     }))
-}
-
-fn rss_mib(field: &str) -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -120,11 +105,7 @@ async fn main() {
     drop(tx);
     thread.join().unwrap().unwrap();
     lags.sort_unstable();
-    let p = |q: f64| {
-        lags.get(((lags.len().max(1) - 1) as f64 * q) as usize)
-            .copied()
-            .unwrap_or(0)
-    };
+    let p = |q: f64| percentile(&lags, q);
     println!(
         "fed {sent} changes in {elapsed:.1}s = {:.0}/s; stored {} occurrences ({})",
         sent as f64 / elapsed,
@@ -144,7 +125,7 @@ async fn main() {
     );
     println!(
         "process RSS: {:.1} MiB now, {:.1} MiB peak",
-        rss_mib("VmRSS:"),
-        rss_mib("VmHWM:")
+        memory_mib("self", "VmRSS:"),
+        memory_mib("self", "VmHWM:")
     );
 }

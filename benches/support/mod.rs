@@ -1,0 +1,31 @@
+//! Helpers shared by the benchmarks: flags, memory readings, percentiles.
+
+#![allow(dead_code)]
+
+/// `--name N` from the command line, else `default`.
+pub fn flag(args: &[String], name: &str, default: u64) -> u64 {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A memory field (`VmRSS:`, `VmHWM:`) of `/proc/<pid>/status` in MiB; `pid` "self" for this process.
+pub fn memory_mib(pid: &str, field: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The `q` quantile (0.0–1.0) of already sorted values.
+pub fn percentile<T: Copy + Default>(sorted: &[T], q: f64) -> T {
+    sorted
+        .get(((sorted.len().max(1) - 1) as f64 * q).round() as usize)
+        .copied()
+        .unwrap_or_default()
+}
