@@ -87,7 +87,7 @@ async fn main() {
         let due = ((begin.elapsed().as_secs_f64() * rate as f64) as u64).min(total);
         while sent < due {
             let msg = Msg::Change {
-                change: change(sent),
+                change: kubectl_diag::model::Change::Event(change(sent)),
                 resource: resource.clone(),
                 rv: Some(sent.to_string()),
                 received: Instant::now(),

@@ -116,6 +116,15 @@ pub struct RecordArgs {
     /// Serve /healthz and Prometheus /metrics on this address (e.g. 0.0.0.0:9090)
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
+
+    /// Also keep the history of these resource types, as kubectl names them
+    /// (plural, kind or short name, optionally .group), custom resources included; comma separated
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub kinds: Vec<String>,
+
+    /// Record Events only: no object history
+    #[arg(long, conflicts_with = "kinds")]
+    pub events_only: bool,
 }
 
 #[derive(Debug, Args)]

@@ -44,3 +44,268 @@ pub enum EventChange {
     Upsert(Box<EventObservation>),
     Deleted { uid: String, at: i64 },
 }
+
+/// The compact state of one API object: only the fields that explain an
+/// incident. Two observations with equal states are the same version.
+///
+/// Serialised to JSON with short keys and empty fields left out; that text is
+/// what the recording stores (interned, so a state seen again costs nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ObjectState {
+    #[serde(rename = "gen", skip_serializing_if = "is_zero")]
+    pub generation: i64,
+    #[serde(rename = "ogen", skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub phase: String,
+    #[serde(rename = "cond", skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    #[serde(rename = "ctr", skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<ContainerState>,
+    #[serde(rename = "node", skip_serializing_if = "String::is_empty")]
+    pub node_name: String,
+    /// PersistentVolumeClaims a Pod mounts; the volume name of a claim.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<String>,
+    /// Replica counters by their API name (`replicas`, `readyReplicas`, `spec.replicas`, …).
+    #[serde(
+        rename = "rep",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub replicas: std::collections::BTreeMap<String, i64>,
+    /// Epoch ms of `metadata.deletionTimestamp`.
+    #[serde(rename = "del", skip_serializing_if = "Option::is_none")]
+    pub deletion: Option<i64>,
+    #[serde(rename = "fin", skip_serializing_if = "Vec::is_empty")]
+    pub finalizers: Vec<String>,
+    #[serde(rename = "own", skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<OwnerRef>,
+    /// 64-bit FNV-1a of the `spec` as the apiserver serialised it, hex; empty without a spec.
+    #[serde(rename = "spec", skip_serializing_if = "String::is_empty")]
+    pub spec_digest: String,
+    /// Container images of a Pod, or of a workload's Pod template: a rollout's "to what".
+    #[serde(rename = "img", skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Condition {
+    #[serde(rename = "t")]
+    pub type_: String,
+    #[serde(rename = "s")]
+    pub status: String,
+    #[serde(rename = "r", skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(rename = "m", skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(rename = "og", skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Epoch ms of `lastTransitionTime`. NB: heartbeat and probe times are left out on purpose.
+    #[serde(rename = "lt", skip_serializing_if = "Option::is_none")]
+    pub last_transition: Option<i64>,
+}
+
+/// One container's state, as `kubectl get pod` would summarise it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ContainerState {
+    #[serde(rename = "n")]
+    pub name: String,
+    /// `waiting`, `running` or `terminated` (empty when not reported yet).
+    #[serde(rename = "st", skip_serializing_if = "String::is_empty")]
+    pub state: String,
+    /// The waiting or terminated reason.
+    #[serde(rename = "r", skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(rename = "x", skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(rename = "rc", skip_serializing_if = "is_zero")]
+    pub restarts: i64,
+    #[serde(rename = "lr", skip_serializing_if = "String::is_empty")]
+    pub last_reason: String,
+    #[serde(rename = "lx", skip_serializing_if = "Option::is_none")]
+    pub last_exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ready: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub init: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct OwnerRef {
+    #[serde(rename = "av")]
+    pub api_version: String,
+    #[serde(rename = "k")]
+    pub kind: String,
+    #[serde(rename = "n")]
+    pub name: String,
+    #[serde(rename = "u")]
+    pub uid: String,
+    #[serde(rename = "c", skip_serializing_if = "std::ops::Not::not")]
+    pub controller: bool,
+}
+
+/// One `managedFields` entry, without its field set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ManagerEntry {
+    pub manager: String,
+    pub operation: String,
+    pub subresource: String,
+    /// Epoch ms of the entry's `time` (second precision on the wire).
+    pub time: Option<i64>,
+    /// How many fields the entry owns (set members in `fieldsV1`): a manager
+    /// taking a field from another grows, the other shrinks.
+    pub fields: u32,
+}
+
+impl ManagerEntry {
+    /// How the recording names a writer: `manager`, plus `/subresource` when there is one.
+    pub fn label(&self) -> String {
+        if self.subresource.is_empty() {
+            self.manager.clone()
+        } else {
+            format!("{}/{}", self.manager, self.subresource)
+        }
+    }
+}
+
+/// One observation of one object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectObservation {
+    /// The object itself; `field_path` is empty.
+    pub object: ObjectRef,
+    pub resource_version: String,
+    /// Epoch ms of `metadata.creationTimestamp`.
+    pub created: Option<i64>,
+    pub state: ObjectState,
+    pub managers: Vec<ManagerEntry>,
+}
+
+/// How an object observation reached the recorder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// Part of a list (initial, or a relist after a gap): not an update by itself.
+    Listed,
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// What an object watch saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectChange {
+    pub seen: Seen,
+    pub at: i64,
+    pub observation: Box<ObjectObservation>,
+}
+
+/// A finished list of one resource type (one namespace, or all): every uid it
+/// held. Tracked objects of that type that it lacks were deleted while the
+/// recorder was blind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedSet {
+    pub api_version: String,
+    pub kind: String,
+    /// Empty: the whole cluster.
+    pub namespace: String,
+    pub uids: Vec<String>,
+    /// When the blind interval that this list ends began, if there was one.
+    pub blind_since: Option<i64>,
+    pub at: i64,
+}
+
+/// One API resource type, as discovery describes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResourceType {
+    /// Empty for the core group.
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub singular: String,
+    pub short_names: Vec<String>,
+    pub namespaced: bool,
+    pub verbs: Vec<String>,
+}
+
+impl ResourceType {
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `plural.group`, or `plural` for the core group: kubectl's full name of the type.
+    pub fn full_name(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    pub fn can(&self, verb: &str) -> bool {
+        self.verbs.iter().any(|v| v == verb)
+    }
+
+    /// Whether `name` names this type the way kubectl accepts it: plural, singular,
+    /// kind or a short name, each optionally followed by `.group` or `.version.group`.
+    pub fn matches(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        let (base, qualifier) = match name.split_once('.') {
+            Some((b, q)) => (b.to_string(), Some(q.to_string())),
+            None => (name.clone(), None),
+        };
+        let base_ok = base == self.plural
+            || base == self.singular
+            || base == self.kind.to_ascii_lowercase()
+            || self.short_names.contains(&base);
+        let qualifier_ok = match qualifier {
+            None => true,
+            Some(q) => q == self.group || q == format!("{}.{}", self.version, self.group),
+        };
+        base_ok && qualifier_ok
+    }
+}
+
+/// A group version that discovery could not describe (an aggregated API that is down).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StaleGroup {
+    pub group_version: String,
+}
+
+/// What discovery found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Discovered {
+    pub types: Vec<ResourceType>,
+    pub stale: Vec<StaleGroup>,
+}
+
+impl Discovered {
+    /// Resolves a kubectl-style type name; core and the preferred versions win over others.
+    pub fn resolve(&self, name: &str) -> Option<&ResourceType> {
+        // NB: `pods` must resolve to core Pods even when a CRD elsewhere has plural `pods`:
+        // kubectl prefers the core group, then the order discovery gives.
+        self.types
+            .iter()
+            .find(|t| t.group.is_empty() && t.matches(name))
+            .or_else(|| self.types.iter().find(|t| t.matches(name)))
+    }
+}
+
+/// Anything a watch hands to the writer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Event(EventChange),
+    Object(ObjectChange),
+    Listed(ListedSet),
+}

@@ -3,4 +3,6 @@
 //! of the crate never sees a client type.
 
 pub mod connect;
+pub mod discovery;
 pub mod event;
+pub mod object;

@@ -1,7 +1,9 @@
-//! `kubectl diag record`: watch Events and store every occurrence exactly once.
+//! `kubectl diag record`: watch Events and store every occurrence exactly
+//! once, and keep the compact history of objects of the default types (and
+//! `--kinds`).
 //!
-//! Shape: one async task per watch (cluster-wide, or one per `-n` namespace)
-//! sends plain changes through a bounded channel to one writer thread
+//! Shape: one async task per watch (per type; cluster-wide, or one per `-n`
+//! namespace for namespaced types) sends plain changes through a bounded channel to one writer thread
 //! ([`sink`]), which commits them in batches. Signals stop the watches; the
 //! writer then drains, commits and closes the session, and the process exits 0.
 
@@ -22,6 +24,8 @@ use tokio::sync::mpsc;
 use crate::cli::{GlobalArgs, RecordArgs};
 use crate::k8s::connect;
 use crate::k8s::event::WireEvent;
+use crate::k8s::object::WireObject;
+use crate::model::{Discovered, ResourceType};
 use crate::store::session;
 use crate::store::writer::Writer;
 use crate::store::{self, Mode};
@@ -29,11 +33,60 @@ use crate::units::{parse_duration_ms, parse_size};
 
 use self::retention::Retention;
 use self::sink::{Msg, Stats, now_ms};
-use self::watch::{EventWatch, Stop, WatchStart};
+use self::watch::{Stop, Watch, WatchStart};
 
 const CHANNEL_CAPACITY: usize = 20_000;
 const HEARTBEAT: Duration = Duration::from_secs(5);
 const MAINTENANCE: Duration = Duration::from_secs(600);
+
+/// The types whose history is kept unless `--events-only`, as kubectl names them.
+pub const DEFAULT_KINDS: &[&str] = &[
+    "pods",
+    "replicasets.apps",
+    "deployments.apps",
+    "statefulsets.apps",
+    "daemonsets.apps",
+    "jobs.batch",
+    "cronjobs.batch",
+    "nodes",
+    "namespaces",
+    "persistentvolumeclaims",
+    "persistentvolumes",
+    "horizontalpodautoscalers.autoscaling",
+    "poddisruptionbudgets.policy",
+];
+
+/// The object types to watch: the defaults the cluster serves, plus `--kinds`
+/// (an unknown name is an error naming it).
+pub fn object_types(
+    discovered: &Discovered,
+    extra: &[String],
+) -> anyhow::Result<Vec<ResourceType>> {
+    let mut types: Vec<ResourceType> = Vec::new();
+    for name in DEFAULT_KINDS {
+        if let Some(t) = discovered.resolve(name) {
+            types.push(t.clone());
+        }
+    }
+    for name in extra.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        let t = discovered.resolve(name).with_context(|| {
+            format!(
+                "--kinds {name}: this cluster serves no such resource type; `kubectl api-resources` lists them"
+            )
+        })?;
+        if !(t.can("list") && t.can("watch")) {
+            anyhow::bail!(
+                "--kinds {name}: {} cannot be listed and watched (verbs: {})",
+                t.full_name(),
+                t.verbs.join(",")
+            );
+        }
+        if !types.iter().any(|x| x.full_name() == t.full_name()) {
+            types.push(t.clone());
+        }
+    }
+    Ok(types)
+}
 
 /// The namespaces to watch: `-n a,b` gives two watches; none (or `-A`) one cluster-wide watch.
 fn namespaces(global: &GlobalArgs) -> Vec<Option<String>> {
@@ -84,10 +137,11 @@ async fn record(
 
     let stats = Arc::new(Stats::default());
     let (tx, rx) = mpsc::channel::<Msg>(CHANNEL_CAPACITY);
-    let watches: Vec<EventWatch> = namespaces(global)
-        .into_iter()
+    let namespaces = namespaces(global);
+    let event_watches: Vec<Watch<WireEvent>> = namespaces
+        .iter()
         .map(|ns| {
-            let (api, resource) = match &ns {
+            let (api, resource) = match ns {
                 Some(ns) => (
                     Api::<WireEvent>::namespaced(conn.client.clone(), ns),
                     format!("events/{ns}"),
@@ -97,9 +151,10 @@ async fn record(
                     "events".to_string(),
                 ),
             };
-            EventWatch {
+            Watch {
                 api,
-                namespace: ns,
+                dt: (),
+                namespace: ns.clone(),
                 resource: resource.into(),
                 server: conn.server.clone(),
                 tx: tx.clone(),
@@ -108,18 +163,72 @@ async fn record(
             }
         })
         .collect();
-    for w in &watches {
+    for w in &event_watches {
         w.preflight().await?;
+    }
+
+    let mut object_watches: Vec<Watch<WireObject>> = Vec::new();
+    if !args.events_only {
+        let discovered = crate::k8s::discovery::discover(&conn.client)
+            .await
+            .map_err(|e| connect::explain(e, "discover", "API resources", None, &conn.server))?;
+        session::save_resource_types(&db, &path, cluster, &discovered.types)?;
+        for t in object_types(&discovered, &args.kinds)? {
+            let ar = crate::k8s::discovery::api_resource(&t);
+            let scopes: Vec<Option<String>> = if t.namespaced {
+                namespaces.clone()
+            } else {
+                vec![None]
+            };
+            for ns in scopes {
+                let (api, resource) = match &ns {
+                    Some(ns) => (
+                        Api::<WireObject>::namespaced_with(conn.client.clone(), ns, &ar),
+                        format!("{}/{ns}", t.full_name()),
+                    ),
+                    None => (
+                        Api::<WireObject>::all_with(conn.client.clone(), &ar),
+                        t.full_name(),
+                    ),
+                };
+                let w = Watch {
+                    api,
+                    dt: ar.clone(),
+                    namespace: ns,
+                    resource: resource.into(),
+                    server: conn.server.clone(),
+                    tx: tx.clone(),
+                    stats: stats.clone(),
+                    verbose: args.verbose,
+                };
+                // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
+                match w.preflight().await {
+                    Ok(()) => object_watches.push(w),
+                    Err(e) => writeln!(
+                        err,
+                        "warning: not keeping history of {}: {e}",
+                        t.full_name()
+                    )?,
+                }
+            }
+        }
     }
 
     let mode = if args.once { "once" } else { "watch" };
     let start = session::start_session(&db, &path, cluster, &cluster_uid, mode, now)?;
-    let mut starts = Vec::new();
-    for w in &watches {
-        starts.push(WatchStart {
-            resume_from: session::load_position(&db, &path, cluster, &w.resource)?,
+    let start_of = |resource: &str| -> Result<WatchStart, crate::store::StoreError> {
+        Ok(WatchStart {
+            resume_from: session::load_position(&db, &path, cluster, resource)?,
             blind_since: start.previous_end,
-        });
+        })
+    };
+    let mut event_starts = Vec::new();
+    for w in &event_watches {
+        event_starts.push(start_of(&w.resource)?);
+    }
+    let mut object_starts = Vec::new();
+    for w in &object_watches {
+        object_starts.push(start_of(&w.resource)?);
     }
     let writer = Writer::new(db, &path, cluster);
     let writer_thread = {
@@ -135,21 +244,23 @@ async fn record(
     let mut failure: Option<anyhow::Error> = None;
 
     if args.once {
-        for (w, s) in watches.iter().zip(starts) {
-            match w.once(s).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    failure = Some(
-                        connect::explain(e, "list", "events", w.namespace.as_deref(), &conn.server)
-                            .into(),
-                    );
+        for (w, s) in event_watches.iter().zip(event_starts) {
+            if let Some(f) = once(w, s, &conn.server).await {
+                failure = f;
+                break;
+            }
+        }
+        if failure.is_none() {
+            for (w, s) in object_watches.iter().zip(object_starts) {
+                if let Some(f) = once(w, s, &conn.server).await {
+                    failure = f;
                     break;
                 }
-                Err(_) => break,
             }
         }
         // Each watch holds a sender: the writer finishes once all are gone.
-        drop(watches);
+        drop(event_watches);
+        drop(object_watches);
     } else {
         let _ = tx.send(Msg::Maintain).await;
         let ticker = {
@@ -180,7 +291,11 @@ async fn record(
             tokio::spawn(async move { status_line(stats, context).await })
         });
         let mut tasks = tokio::task::JoinSet::new();
-        for (w, s) in watches.into_iter().zip(starts) {
+        for (w, s) in event_watches.into_iter().zip(event_starts) {
+            let rx = shutdown_rx.clone();
+            tasks.spawn(async move { w.run(s, rx).await });
+        }
+        for (w, s) in object_watches.into_iter().zip(object_starts) {
             let rx = shutdown_rx.clone();
             tasks.spawn(async move { w.run(s, rx).await });
         }
@@ -219,14 +334,34 @@ async fn record(
     if !args.quiet {
         writeln!(
             err,
-            "recorded {} occurrence(s) in {} row(s) from {} change(s) into {}",
+            "recorded {} occurrence(s) in {} row(s) and {} object version(s) from {} change(s) into {}",
             stats.occurrences.load(Ordering::Relaxed),
             stats.rows.load(Ordering::Relaxed),
+            stats.versions.load(Ordering::Relaxed),
             stats.changes.load(Ordering::Relaxed),
             path.display()
         )?;
     }
     Ok(crate::exit::OK)
+}
+
+/// `record --once` for one watch: None to go on, Some(failure) to stop
+/// (Some(None) when the writer is gone and has its own error).
+async fn once<K: watch::Watched>(
+    w: &Watch<K>,
+    start: WatchStart,
+    server: &str,
+) -> Option<Option<anyhow::Error>>
+where
+    K::DynamicType: Clone + Send + Sync,
+{
+    match w.once(start).await {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(Some(
+            connect::explain(e, "list", &K::plural(&w.dt), w.namespace.as_deref(), server).into(),
+        )),
+        Err(_) => Some(None),
+    }
 }
 
 async fn wait_for_signal() {

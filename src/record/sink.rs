@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::model::EventChange;
+use crate::model::Change;
 use crate::store::StoreError;
 use crate::store::session::{self, Gap};
 use crate::store::writer::Writer;
@@ -25,7 +25,7 @@ pub const MAX_BATCH: usize = 10_000;
 pub enum Msg {
     /// A change, with the resourceVersion it brings the watch of `resource` to (none during a list).
     Change {
-        change: EventChange,
+        change: Change,
         resource: Arc<str>,
         rv: Option<String>,
         received: Instant,
@@ -46,6 +46,7 @@ pub struct Stats {
     pub changes: AtomicU64,
     pub rows: AtomicU64,
     pub occurrences: AtomicU64,
+    pub versions: AtomicU64,
     pub gaps: AtomicU64,
     pub watch_restarts: AtomicU64,
     pub gone_410: AtomicU64,
@@ -82,12 +83,17 @@ pub fn run(
                     rv,
                     received,
                 } => {
-                    let applied = writer.apply(&change).inspect_err(|_| writer.rollback())?;
+                    let applied = writer
+                        .apply_change(&change)
+                        .inspect_err(|_| writer.rollback())?;
                     stats.changes.fetch_add(1, Ordering::Relaxed);
                     stats.rows.fetch_add(applied.rows, Ordering::Relaxed);
                     stats
                         .occurrences
                         .fetch_add(applied.occurrences, Ordering::Relaxed);
+                    stats
+                        .versions
+                        .fetch_add(applied.versions, Ordering::Relaxed);
                     oldest.get_or_insert(received);
                     if let Some(rv) = rv {
                         positions.insert(resource, rv);

@@ -1,6 +1,8 @@
-//! One watch of Events (cluster-wide or one namespace): list, then watch from
-//! the list's resourceVersion; resume from the last position after a dropped
-//! connection; relist after 410 Gone. Every blind interval becomes a gap.
+//! One watch of one resource type (Events, or objects whose history is kept),
+//! cluster-wide or in one namespace: list, then watch from the list's
+//! resourceVersion; resume from the last position after a dropped connection;
+//! relist after 410 Gone. Every blind interval becomes a gap, and a finished
+//! list of objects tells the writer which objects still exist.
 //!
 //! NB: this is a small hand-written loop rather than kube-runtime's watcher
 //! because the recorder must resume from a resourceVersion persisted by a
@@ -19,7 +21,8 @@ use tokio::sync::{mpsc, watch};
 
 use crate::k8s::connect::{ClusterError, explain};
 use crate::k8s::event::WireEvent;
-use crate::model::EventChange;
+use crate::k8s::object::WireObject;
+use crate::model::{Change, EventChange, ListedSet, ObjectChange, Seen};
 use crate::store::session::Gap;
 
 use super::sink::{Msg, Stats, now_ms};
@@ -33,7 +36,45 @@ const MAX_BACKOFF: Duration = Duration::from_secs(10);
 const STREAMING_LIST_TIMEOUT_S: u32 = 1800;
 /// The annotation on the bookmark that ends a streaming list's initial events.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
-const RELISTED: &str = "; relisted: Events deleted and counts changed meanwhile may be missing";
+const RELISTED: &str = "; relisted: what was deleted or changed meanwhile may be missing";
+
+/// A wire type the recorder watches, and how it becomes a [`Change`].
+pub trait Watched:
+    Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static
+where
+    Self::DynamicType: Clone + Send + Sync,
+{
+    /// Whether a finished list reports the uids it held, so that objects gone
+    /// meanwhile are marked deleted. Events need not: their deletion is their TTL.
+    const RECONCILE: bool;
+
+    fn change(self, dt: &Self::DynamicType, seen: Seen, at: i64) -> Option<Change>;
+}
+
+impl Watched for WireEvent {
+    const RECONCILE: bool = false;
+
+    fn change(self, _: &(), seen: Seen, at: i64) -> Option<Change> {
+        if seen == Seen::Deleted {
+            let uid = self.meta().uid.clone().unwrap_or_default();
+            return Some(Change::Event(EventChange::Deleted { uid, at }));
+        }
+        self.into_observation()
+            .map(|o| Change::Event(EventChange::Upsert(Box::new(o))))
+    }
+}
+
+impl Watched for WireObject {
+    const RECONCILE: bool = true;
+
+    fn change(self, dt: &kube::core::ApiResource, seen: Seen, at: i64) -> Option<Change> {
+        Some(Change::Object(ObjectChange {
+            seen,
+            at,
+            observation: Box::new(self.into_observation(dt)),
+        }))
+    }
+}
 
 /// Where this watch starts and what was blind before it.
 pub struct WatchStart {
@@ -43,8 +84,12 @@ pub struct WatchStart {
     pub blind_since: Option<i64>,
 }
 
-pub struct EventWatch {
-    pub api: Api<WireEvent>,
+pub struct Watch<K: Watched>
+where
+    K::DynamicType: Clone + Send + Sync,
+{
+    pub api: Api<K>,
+    pub dt: K::DynamicType,
     pub namespace: Option<String>,
     /// Key of this watch in the store's positions and gaps.
     pub resource: Arc<str>,
@@ -68,13 +113,56 @@ fn is_gone(err: &kube::Error) -> bool {
     matches!(err, kube::Error::Api(s) if s.code == 410)
 }
 
-fn observation(obj: WireEvent) -> Option<(EventChange, Option<String>)> {
-    let rv = obj.meta().resource_version.clone();
-    obj.into_observation()
-        .map(|o| (EventChange::Upsert(Box::new(o)), rv))
+/// What a list collects for reconciliation: the uids it held (objects only).
+#[derive(Default)]
+struct Listing {
+    uids: Vec<String>,
 }
 
-impl EventWatch {
+impl<K: Watched> Watch<K>
+where
+    K::DynamicType: Clone + Send + Sync,
+{
+    fn plural(&self) -> String {
+        K::plural(&self.dt).to_string()
+    }
+
+    fn observe(
+        &self,
+        obj: K,
+        seen: Seen,
+        listing: Option<&mut Listing>,
+    ) -> Option<(Change, Option<String>)> {
+        let rv = obj.meta().resource_version.clone();
+        if let Some(listing) = listing
+            && K::RECONCILE
+        {
+            listing
+                .uids
+                .push(obj.meta().uid.clone().unwrap_or_default());
+        }
+        obj.change(&self.dt, seen, now_ms()).map(|c| (c, rv))
+    }
+
+    /// Tells the writer which objects a finished list held.
+    async fn listed(&self, listing: Listing, blind_since: Option<i64>) -> Result<(), Stop> {
+        if !K::RECONCILE {
+            return Ok(());
+        }
+        self.change(
+            Change::Listed(ListedSet {
+                api_version: K::api_version(&self.dt).to_string(),
+                kind: K::kind(&self.dt).to_string(),
+                namespace: self.namespace.clone().unwrap_or_default(),
+                uids: listing.uids,
+                blind_since,
+                at: now_ms(),
+            }),
+            None,
+        )
+        .await
+    }
+
     fn log(&self, what: std::fmt::Arguments<'_>) {
         if self.verbose {
             eprintln!(
@@ -89,7 +177,7 @@ impl EventWatch {
         self.tx.send(msg).await.map_err(|_| Stop::WriterGone)
     }
 
-    async fn change(&self, change: EventChange, rv: Option<String>) -> Result<(), Stop> {
+    async fn change(&self, change: Change, rv: Option<String>) -> Result<(), Stop> {
         self.send(Msg::Change {
             change,
             resource: self.resource.clone(),
@@ -99,34 +187,49 @@ impl EventWatch {
         .await
     }
 
-    /// Lists every Event page by page, storing each; returns the list's resourceVersion.
-    pub async fn list(&self) -> Result<Result<String, kube::Error>, Stop> {
+    /// Lists every object page by page, storing each; returns the list's
+    /// resourceVersion and what it held.
+    async fn list(&self) -> Result<Result<(String, Listing), kube::Error>, Stop> {
         let mut params = ListParams::default().limit(PAGE_SIZE);
+        let mut listing = Listing::default();
         loop {
             let page = match self.api.list(&params).await {
                 Ok(page) => page,
                 Err(e) => return Ok(Err(e)),
             };
             for obj in page.items {
-                if let Some((change, _)) = observation(obj) {
+                if let Some((change, _)) = self.observe(obj, Seen::Listed, Some(&mut listing)) {
                     self.change(change, None).await?;
                 }
             }
             match page.metadata.continue_.filter(|c| !c.is_empty()) {
                 Some(token) => params = params.continue_token(&token),
-                None => return Ok(Ok(page.metadata.resource_version.unwrap_or_default())),
+                None => {
+                    return Ok(Ok((
+                        page.metadata.resource_version.unwrap_or_default(),
+                        listing,
+                    )));
+                }
             }
         }
     }
 
-    /// Checks up front that we may list Events, so RBAC problems end the
-    /// command with a clear error instead of an endless retry.
+    /// Checks up front that we may list this type, so RBAC problems are
+    /// known before watching instead of retried forever.
     pub async fn preflight(&self) -> Result<(), ClusterError> {
         self.api
             .list(&ListParams::default().limit(1))
             .await
             .map(|_| ())
-            .map_err(|e| explain(e, "list", "events", self.namespace.as_deref(), &self.server))
+            .map_err(|e| {
+                explain(
+                    e,
+                    "list",
+                    &self.plural(),
+                    self.namespace.as_deref(),
+                    &self.server,
+                )
+            })
     }
 
     async fn close_gap(&self, blind: &mut Option<(i64, &'static str, String)>) -> Result<(), Stop> {
@@ -161,7 +264,9 @@ impl EventWatch {
             .blind_since
             .map(|s| (s, "not-running", "the recorder was not running".to_string()));
         match self.list().await? {
-            Ok(rv) => {
+            Ok((rv, listing)) => {
+                let blind_since = blind.as_ref().map(|b| b.0);
+                self.listed(listing, blind_since).await?;
                 self.close_gap(&mut blind).await?;
                 self.send(Msg::Position {
                     resource: self.resource.clone(),
@@ -209,7 +314,8 @@ impl EventWatch {
                     _ = shutdown.changed() => return Err(Stop::Shutdown),
                 };
                 match listed {
-                    Ok(list_rv) => {
+                    Ok((list_rv, listing)) => {
+                        self.listed(listing, blind.as_ref().map(|b| b.0)).await?;
                         if let Some(b) = blind.as_mut() {
                             b.2.push_str(RELISTED);
                         }
@@ -286,6 +392,7 @@ impl EventWatch {
             // During a streaming list's initial phase the position does not move:
             // only its closing bookmark says every Event was sent.
             let mut initial = streaming;
+            let mut listing = Listing::default();
             let mut stream = std::pin::pin!(stream.into_stream());
             loop {
                 let item = tokio::select! {
@@ -323,9 +430,25 @@ impl EventWatch {
                 }
                 match item {
                     None => break, // server-side timeout: renew from `rv`
-                    Some(Ok(WatchEvent::Added(obj))) | Some(Ok(WatchEvent::Modified(obj))) => {
-                        if let Some((change, obj_rv)) = observation(obj) {
-                            let obj_rv = obj_rv.filter(|_| !initial);
+                    Some(Ok(WatchEvent::Added(obj))) | Some(Ok(WatchEvent::Modified(obj)))
+                        if initial =>
+                    {
+                        if let Some((change, _)) =
+                            self.observe(obj, Seen::Listed, Some(&mut listing))
+                        {
+                            self.change(change, None).await?;
+                        }
+                    }
+                    Some(Ok(WatchEvent::Added(obj))) => {
+                        if let Some((change, obj_rv)) = self.observe(obj, Seen::Added, None) {
+                            if let Some(v) = &obj_rv {
+                                rv = Some(v.clone());
+                            }
+                            self.change(change, obj_rv).await?;
+                        }
+                    }
+                    Some(Ok(WatchEvent::Modified(obj))) => {
+                        if let Some((change, obj_rv)) = self.observe(obj, Seen::Modified, None) {
                             if let Some(v) = &obj_rv {
                                 rv = Some(v.clone());
                             }
@@ -342,6 +465,8 @@ impl EventWatch {
                             initial = false;
                             proven = true;
                             backoff = Duration::from_millis(250);
+                            self.listed(std::mem::take(&mut listing), blind.as_ref().map(|b| b.0))
+                                .await?;
                             if let Some(gap) = blind.as_mut() {
                                 gap.2.push_str(RELISTED);
                             }
@@ -355,13 +480,12 @@ impl EventWatch {
                         }
                     }
                     Some(Ok(WatchEvent::Deleted(obj))) => {
-                        let obj_rv = obj.meta().resource_version.clone();
-                        let uid = obj.meta().uid.clone().unwrap_or_default();
-                        if let Some(v) = &obj_rv {
-                            rv = Some(v.clone());
+                        if let Some((change, obj_rv)) = self.observe(obj, Seen::Deleted, None) {
+                            if let Some(v) = &obj_rv {
+                                rv = Some(v.clone());
+                            }
+                            self.change(change, obj_rv).await?;
                         }
-                        self.change(EventChange::Deleted { uid, at: now_ms() }, obj_rv)
-                            .await?;
                     }
                     Some(Ok(WatchEvent::Bookmark(b))) => {
                         rv = Some(b.metadata.resource_version.clone());
@@ -425,7 +549,7 @@ impl EventWatch {
                 explain(
                     kube::Error::Api(s.clone()),
                     "watch",
-                    "events",
+                    &self.plural(),
                     self.namespace.as_deref(),
                     &self.server
                 )

@@ -8,7 +8,10 @@ use rusqlite::Connection;
 
 use super::StoreError;
 
-const MIGRATIONS: &[&str] = &[include_str!("../../queries/migrations/001_events.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../queries/migrations/001_events.sql"),
+    include_str!("../../queries/migrations/002_object_history.sql"),
+];
 
 /// The schema version this build writes.
 pub const LATEST: i64 = MIGRATIONS.len() as i64;

@@ -175,16 +175,7 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-/// 64-bit FNV-1a: stable across versions and platforms (unlike std's hasher),
-/// so it can be stored.
-pub fn fnv1a(s: &str) -> i64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h as i64
-}
+pub use crate::units::fnv1a;
 
 /// An object's uid as stored: a 16-byte BLOB when it is a UUID (as every
 /// apiserver-made uid is), else TEXT. SQLite keeps the two storage classes

@@ -54,6 +54,29 @@ pub fn register_cluster(
         .map_err(q("cluster registration", path))
 }
 
+const SQL_RESOURCE_TYPE_UPSERT: &str = include_str!("../../queries/store/resource_type_upsert.sql");
+
+/// Remembers the resource types the cluster serves, for resolving names offline.
+pub fn save_resource_types(
+    conn: &Connection,
+    path: &Path,
+    cluster: i64,
+    types: &[crate::model::ResourceType],
+) -> Result<(), StoreError> {
+    for t in types {
+        conn.prepare_cached(SQL_RESOURCE_TYPE_UPSERT)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":cluster": cluster, ":api_version": t.api_version(), ":plural": t.plural,
+                    ":kind": t.kind, ":singular": t.singular,
+                    ":short_names": t.short_names.join(","), ":namespaced": t.namespaced,
+                })
+            })
+            .map_err(q("saving resource types", path))?;
+    }
+    Ok(())
+}
+
 /// This machine's name, as recorded with each session.
 pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")

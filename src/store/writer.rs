@@ -4,13 +4,15 @@
 //! watch or a restarted recorder presents counts already stored, and they add
 //! nothing. Small caches (bounded) spare most lookups; a miss asks SQLite.
 
+mod history;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, named_params};
 
 use super::{StoreError, UidKey, compact_event_name, fnv1a, uid_key};
-use crate::model::{EventChange, EventObservation, ObjectRef};
+use crate::model::{Change, EventChange, EventObservation, ObjectRef};
 
 const SQL_STRING_FIND: &str = include_str!("../../queries/store/string_find.sql");
 const SQL_STRING_INSERT: &str = include_str!("../../queries/store/string_insert.sql");
@@ -44,6 +46,8 @@ pub struct Applied {
     pub rows: u64,
     /// Occurrences those rows stand for (a count jump of 4 is 1 row, 4 occurrences).
     pub occurrences: u64,
+    /// Object versions written, and objects found deleted by a relist.
+    pub versions: u64,
 }
 
 /// The single writer of one cluster's data into one recording.
@@ -54,6 +58,9 @@ pub struct Writer {
     strings: HashMap<String, i64>,
     objects: HashMap<ObjectRef, i64>,
     events: HashMap<UidKey, EventState>,
+    /// Live watched objects by uid: what their last version was (see `history`).
+    tracked: HashMap<String, history::Tracked>,
+    counters: history::Counters,
     in_tx: bool,
 }
 
@@ -66,6 +73,8 @@ impl Writer {
             strings: HashMap::new(),
             objects: HashMap::new(),
             events: HashMap::new(),
+            tracked: HashMap::new(),
+            counters: history::Counters::new(),
             in_tx: false,
         }
     }
@@ -95,6 +104,10 @@ impl Writer {
 
     pub fn commit(&mut self) -> Result<(), StoreError> {
         if self.in_tx {
+            if let Err(e) = self.flush_counters() {
+                self.rollback();
+                return Err(e);
+            }
             let done = self.conn.execute_batch("COMMIT");
             if let Err(e) = done {
                 self.rollback();
@@ -120,6 +133,8 @@ impl Writer {
         self.strings.clear();
         self.objects.clear();
         self.events.clear();
+        self.tracked.clear();
+        self.counters.clear();
     }
 
     /// The id of an interned string, adding it when new.
@@ -264,7 +279,16 @@ impl Writer {
         Ok(inserted as u64)
     }
 
-    /// Stores one observed change. Idempotent: applying the same observation
+    /// Stores whatever a watch saw.
+    pub fn apply_change(&mut self, change: &Change) -> Result<Applied, StoreError> {
+        match change {
+            Change::Event(e) => self.apply(e),
+            Change::Object(o) => self.apply_object(o),
+            Change::Listed(l) => self.apply_listed(l),
+        }
+    }
+
+    /// Stores one observed Event change. Idempotent: applying the same observation
     /// twice stores nothing the second time.
     pub fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
         match change {
@@ -331,6 +355,7 @@ impl Writer {
             return Ok(Applied {
                 rows,
                 occurrences: if rows > 0 { n as u64 } else { 0 },
+                versions: 0,
             });
         }
 
@@ -415,6 +440,7 @@ impl Writer {
         Ok(Some(Applied {
             rows,
             occurrences: n as u64,
+            versions: 0,
         }))
     }
 
@@ -507,7 +533,8 @@ mod tests {
             applied,
             Applied {
                 rows: 1,
-                occurrences: 4
+                occurrences: 4,
+                versions: 0,
             }
         );
         assert_eq!(rows(&w), vec![(3, 3, 1_000, 3_000), (7, 4, 3_000, 9_000)]);
@@ -536,7 +563,8 @@ mod tests {
             applied,
             Applied {
                 rows: 1,
-                occurrences: 1
+                occurrences: 1,
+                versions: 0,
             }
         );
     }
@@ -549,7 +577,8 @@ mod tests {
             applied,
             Applied {
                 rows: 1,
-                occurrences: 4
+                occurrences: 4,
+                versions: 0,
             }
         );
         assert_eq!(rows(&w), vec![(4, 4, 1_000, 4_000)]);

@@ -1,0 +1,604 @@
+//! Any API object as it comes off the wire, decoded into small structs that
+//! hold only what [`ObjectState`] needs, and converted into an
+//! [`ObjectObservation`].
+//!
+//! NB: `spec` and `status` arrive as raw JSON text and are decoded a second
+//! time into small structs. The raw spec is what the spec digest hashes (the
+//! apiserver serialises it deterministically), and a custom resource whose
+//! status does not fit the usual shape costs us its status fields, never the
+//! object. The full k8s-openapi `Pod` took 29 s and 10 GB for 150k Pods; these
+//! structs keep a Pod to a few hundred bytes while it is converted.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::ApiResource;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::event::parse_k8s_time;
+use crate::model::{
+    Condition, ContainerState, ManagerEntry, ObjectObservation, ObjectRef, ObjectState, OwnerRef,
+};
+
+/// Condition messages longer than this are cut: some controllers put whole logs there.
+const MAX_CONDITION_MESSAGE: usize = 2048;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireObject {
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    #[serde(deserialize_with = "slim_meta")]
+    pub metadata: ObjectMeta,
+    pub spec: Option<Box<RawValue>>,
+    pub status: Option<Box<RawValue>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimMeta {
+    name: Option<String>,
+    namespace: Option<String>,
+    uid: Option<String>,
+    resource_version: Option<String>,
+    generation: Option<i64>,
+    creation_timestamp: Option<String>,
+    deletion_timestamp: Option<String>,
+    finalizers: Option<Vec<String>>,
+    owner_references: Option<Vec<SlimOwner>>,
+    managed_fields: Vec<SlimManaged>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimOwner {
+    api_version: String,
+    kind: String,
+    name: String,
+    uid: String,
+    controller: Option<bool>,
+}
+
+/// A managedFields entry without `fieldsV1`, which is skipped unread.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimManaged {
+    manager: String,
+    operation: String,
+    subresource: String,
+    time: Option<String>,
+    #[serde(rename = "fieldsV1")]
+    fields_v1: Option<Box<RawValue>>,
+}
+
+/// Members of a managedFields field set: every `f:`, `k:`, `v:` and `i:` key.
+fn field_count(raw: &Option<Box<RawValue>>) -> u32 {
+    raw.as_deref().map_or(0, |r| {
+        let text = r.get();
+        ["\"f:", "\"k:", "\"v:", "\"i:"]
+            .iter()
+            .map(|p| text.matches(p).count() as u32)
+            .sum()
+    })
+}
+
+fn k8s_time(text: &Option<String>) -> Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> {
+    text.as_deref()
+        .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+        .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time)
+}
+
+// NB: kube's `Resource` wants an `ObjectMeta`, so the slim fields are put back
+// into one; managedFields go into it without their field sets.
+fn slim_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Error> {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, OwnerReference};
+    let m = Option::<SlimMeta>::deserialize(d)?.unwrap_or_default();
+    Ok(ObjectMeta {
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resource_version: m.resource_version,
+        generation: m.generation,
+        creation_timestamp: k8s_time(&m.creation_timestamp),
+        deletion_timestamp: k8s_time(&m.deletion_timestamp),
+        finalizers: m.finalizers,
+        owner_references: m.owner_references.map(|owners| {
+            owners
+                .into_iter()
+                .map(|o| OwnerReference {
+                    api_version: o.api_version,
+                    kind: o.kind,
+                    name: o.name,
+                    uid: o.uid,
+                    controller: o.controller,
+                    block_owner_deletion: None,
+                })
+                .collect()
+        }),
+        managed_fields: Some(
+            m.managed_fields
+                .into_iter()
+                .map(|f| ManagedFieldsEntry {
+                    manager: Some(f.manager),
+                    operation: Some(f.operation),
+                    subresource: Some(f.subresource).filter(|s| !s.is_empty()),
+                    time: k8s_time(&f.time),
+                    // NB: the field set itself is dropped; its size travels in fieldsType.
+                    fields_type: Some(field_count(&f.fields_v1).to_string()),
+                    ..ManagedFieldsEntry::default()
+                })
+                .collect(),
+        ),
+        ..ObjectMeta::default()
+    })
+}
+
+impl kube::Resource for WireObject {
+    type DynamicType = ApiResource;
+    type Scope = kube::core::DynamicResourceScope;
+
+    fn kind(dt: &ApiResource) -> Cow<'_, str> {
+        dt.kind.as_str().into()
+    }
+    fn group(dt: &ApiResource) -> Cow<'_, str> {
+        dt.group.as_str().into()
+    }
+    fn version(dt: &ApiResource) -> Cow<'_, str> {
+        dt.version.as_str().into()
+    }
+    fn api_version(dt: &ApiResource) -> Cow<'_, str> {
+        dt.api_version.as_str().into()
+    }
+    fn plural(dt: &ApiResource) -> Cow<'_, str> {
+        dt.plural.as_str().into()
+    }
+    fn meta(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimSpec {
+    node_name: String,
+    volumes: Vec<SlimVolume>,
+    containers: Vec<SlimContainer>,
+    init_containers: Vec<SlimContainer>,
+    replicas: Option<i64>,
+    parallelism: Option<i64>,
+    completions: Option<i64>,
+    template: Option<SlimTemplate>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimTemplate {
+    spec: Option<SlimPodSpec>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimPodSpec {
+    containers: Vec<SlimContainer>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimContainer {
+    image: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimVolume {
+    persistent_volume_claim: Option<SlimClaim>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimClaim {
+    claim_name: String,
+}
+
+/// Replica-like counters of the built-in workloads, HPAs, PDBs and Jobs.
+const COUNTERS: &[&str] = &[
+    "replicas",
+    "readyReplicas",
+    "updatedReplicas",
+    "availableReplicas",
+    "unavailableReplicas",
+    "currentReplicas",
+    "desiredReplicas",
+    "currentNumberScheduled",
+    "desiredNumberScheduled",
+    "numberReady",
+    "numberAvailable",
+    "numberUnavailable",
+    "numberMisscheduled",
+    "updatedNumberScheduled",
+    "active",
+    "succeeded",
+    "failed",
+    "ready",
+    "currentHealthy",
+    "desiredHealthy",
+    "disruptionsAllowed",
+    "expectedPods",
+];
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimStatus {
+    observed_generation: Option<i64>,
+    phase: Option<String>,
+    conditions: Vec<SlimCondition>,
+    container_statuses: Vec<SlimContainerStatus>,
+    init_container_statuses: Vec<SlimContainerStatus>,
+    // NB: every counter in COUNTERS; serde needs them spelled out.
+    replicas: Option<i64>,
+    ready_replicas: Option<i64>,
+    updated_replicas: Option<i64>,
+    available_replicas: Option<i64>,
+    unavailable_replicas: Option<i64>,
+    current_replicas: Option<i64>,
+    desired_replicas: Option<i64>,
+    current_number_scheduled: Option<i64>,
+    desired_number_scheduled: Option<i64>,
+    number_ready: Option<i64>,
+    number_available: Option<i64>,
+    number_unavailable: Option<i64>,
+    number_misscheduled: Option<i64>,
+    updated_number_scheduled: Option<i64>,
+    active: Option<i64>,
+    succeeded: Option<i64>,
+    failed: Option<i64>,
+    ready: Option<i64>,
+    current_healthy: Option<i64>,
+    desired_healthy: Option<i64>,
+    disruptions_allowed: Option<i64>,
+    expected_pods: Option<i64>,
+}
+
+impl SlimStatus {
+    fn counters(&self) -> [Option<i64>; 22] {
+        [
+            self.replicas,
+            self.ready_replicas,
+            self.updated_replicas,
+            self.available_replicas,
+            self.unavailable_replicas,
+            self.current_replicas,
+            self.desired_replicas,
+            self.current_number_scheduled,
+            self.desired_number_scheduled,
+            self.number_ready,
+            self.number_available,
+            self.number_unavailable,
+            self.number_misscheduled,
+            self.updated_number_scheduled,
+            self.active,
+            self.succeeded,
+            self.failed,
+            self.ready,
+            self.current_healthy,
+            self.desired_healthy,
+            self.disruptions_allowed,
+            self.expected_pods,
+        ]
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimCondition {
+    #[serde(rename = "type")]
+    type_: String,
+    status: String,
+    reason: String,
+    message: String,
+    observed_generation: Option<i64>,
+    last_transition_time: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimContainerStatus {
+    name: String,
+    ready: bool,
+    restart_count: i64,
+    state: SlimState,
+    last_state: SlimState,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimState {
+    waiting: Option<SlimReason>,
+    running: Option<serde::de::IgnoredAny>,
+    terminated: Option<SlimReason>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimReason {
+    reason: String,
+    exit_code: Option<i32>,
+}
+
+fn decode<T: Default + serde::de::DeserializeOwned>(raw: &Option<Box<RawValue>>) -> T {
+    raw.as_deref()
+        .and_then(|r| serde_json::from_str(r.get()).ok())
+        .unwrap_or_default()
+}
+
+fn container(c: SlimContainerStatus, init: bool) -> ContainerState {
+    let (state, reason, exit_code) = if let Some(w) = c.state.waiting {
+        ("waiting", w.reason, None)
+    } else if let Some(t) = c.state.terminated {
+        ("terminated", t.reason, t.exit_code)
+    } else if c.state.running.is_some() {
+        ("running", String::new(), None)
+    } else {
+        ("", String::new(), None)
+    };
+    let (last_reason, last_exit_code) = match c.last_state.terminated {
+        Some(t) => (t.reason, t.exit_code),
+        None => (String::new(), None),
+    };
+    ContainerState {
+        name: c.name,
+        state: state.to_string(),
+        reason,
+        exit_code,
+        restarts: c.restart_count,
+        last_reason,
+        last_exit_code,
+        ready: c.ready,
+        init,
+    }
+}
+
+impl WireObject {
+    /// The plain observation of this object; `resource` names its type
+    /// (list items carry no apiVersion/kind of their own).
+    pub fn into_observation(self, resource: &ApiResource) -> ObjectObservation {
+        let meta = self.metadata;
+        let spec: SlimSpec = decode(&self.spec);
+        let status: SlimStatus = decode(&self.status);
+        let mut replicas = BTreeMap::new();
+        for (name, value) in COUNTERS.iter().zip(status.counters()) {
+            if let Some(v) = value {
+                replicas.insert((*name).to_string(), v);
+            }
+        }
+        for (name, value) in [
+            ("spec.replicas", spec.replicas),
+            ("spec.parallelism", spec.parallelism),
+            ("spec.completions", spec.completions),
+        ] {
+            if let Some(v) = value {
+                replicas.insert(name.to_string(), v);
+            }
+        }
+        let images: Vec<String> = if spec.containers.is_empty() {
+            spec.template
+                .and_then(|t| t.spec)
+                .map(|s| s.containers.into_iter().map(|c| c.image).collect())
+                .unwrap_or_default()
+        } else {
+            spec.init_containers
+                .into_iter()
+                .chain(spec.containers)
+                .map(|c| c.image)
+                .collect()
+        };
+        let containers = status
+            .init_container_statuses
+            .into_iter()
+            .map(|c| container(c, true))
+            .chain(
+                status
+                    .container_statuses
+                    .into_iter()
+                    .map(|c| container(c, false)),
+            )
+            .collect();
+        let conditions = status
+            .conditions
+            .into_iter()
+            .map(|c| Condition {
+                type_: c.type_,
+                status: c.status,
+                reason: c.reason,
+                message: super::event::truncate_utf8(c.message, MAX_CONDITION_MESSAGE),
+                observed_generation: c.observed_generation,
+                last_transition: c.last_transition_time.as_deref().and_then(parse_k8s_time),
+            })
+            .collect();
+        let state = ObjectState {
+            generation: meta.generation.unwrap_or(0),
+            observed_generation: status.observed_generation,
+            phase: status.phase.unwrap_or_default(),
+            conditions,
+            containers,
+            node_name: spec.node_name,
+            claims: spec
+                .volumes
+                .into_iter()
+                .filter_map(|v| v.persistent_volume_claim.map(|c| c.claim_name))
+                .collect(),
+            replicas,
+            deletion: meta.deletion_timestamp.map(|t| t.0.as_millisecond()),
+            finalizers: meta.finalizers.unwrap_or_default(),
+            owners: meta
+                .owner_references
+                .unwrap_or_default()
+                .into_iter()
+                .map(|o| OwnerRef {
+                    api_version: o.api_version,
+                    kind: o.kind,
+                    name: o.name,
+                    uid: o.uid,
+                    controller: o.controller.unwrap_or(false),
+                })
+                .collect(),
+            spec_digest: self
+                .spec
+                .as_deref()
+                .map(|raw| format!("{:016x}", crate::units::fnv1a(raw.get()) as u64))
+                .unwrap_or_default(),
+            images,
+        };
+        let managers = meta
+            .managed_fields
+            .unwrap_or_default()
+            .into_iter()
+            .map(|f| ManagerEntry {
+                manager: f.manager.unwrap_or_default(),
+                operation: f.operation.unwrap_or_default(),
+                subresource: f.subresource.unwrap_or_default(),
+                time: f.time.map(|t| t.0.as_millisecond()),
+                fields: f.fields_type.and_then(|n| n.parse().ok()).unwrap_or(0),
+            })
+            .collect();
+        ObjectObservation {
+            object: ObjectRef {
+                api_version: resource.api_version.clone(),
+                kind: resource.kind.clone(),
+                namespace: meta.namespace.unwrap_or_default(),
+                name: meta.name.unwrap_or_default(),
+                uid: meta.uid.unwrap_or_default(),
+                field_path: String::new(),
+            },
+            resource_version: meta.resource_version.unwrap_or_default(),
+            created: meta.creation_timestamp.map(|t| t.0.as_millisecond()),
+            state,
+            managers,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pods() -> ApiResource {
+        ApiResource {
+            group: String::new(),
+            version: "v1".into(),
+            api_version: "v1".into(),
+            kind: "Pod".into(),
+            plural: "pods".into(),
+        }
+    }
+
+    fn observe(json: serde_json::Value) -> ObjectObservation {
+        let wire: WireObject = serde_json::from_value(json).unwrap();
+        wire.into_observation(&pods())
+    }
+
+    fn crash_looping_pod(resource_version: &str, heartbeat: &str) -> serde_json::Value {
+        serde_json::json!({
+            "metadata": {
+                "name": "web-1", "namespace": "shop", "uid": "u-1",
+                "resourceVersion": resource_version, "generation": 1,
+                "creationTimestamp": "2026-11-29T03:00:00Z",
+                "labels": {"app": "web"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "web-7c9d", "uid": "rs-1", "controller": true}],
+                "managedFields": [{"manager": "kubelet", "operation": "Update",
+                    "subresource": "status", "time": heartbeat,
+                    "fieldsV1": {"f:status": {"f:conditions": {}}}}]
+            },
+            "spec": {"nodeName": "kwok-small", "containers": [{"name": "app", "image": "web:2"}],
+                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}},
+                            {"name": "tmp", "emptyDir": {}}]},
+            "status": {
+                "phase": "Running",
+                "conditions": [{"type": "Ready", "status": "False", "reason": "ContainersNotReady",
+                    "lastProbeTime": heartbeat, "lastTransitionTime": "2026-11-29T03:01:00Z"}],
+                "containerStatuses": [{"name": "app", "ready": false, "restartCount": 4,
+                    "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 40s"}},
+                    "lastState": {"terminated": {"reason": "Error", "exitCode": 137}}}]
+            }
+        })
+    }
+
+    #[test]
+    fn pod_state_keeps_what_explains_an_incident() {
+        let o = observe(crash_looping_pod("10", "2026-11-29T03:02:00Z"));
+        assert_eq!(o.object.kind, "Pod");
+        assert_eq!(o.object.namespace, "shop");
+        assert_eq!(o.created, Some(1_795_921_200_000));
+        let s = &o.state;
+        assert_eq!(s.phase, "Running");
+        assert_eq!(s.node_name, "kwok-small");
+        assert_eq!(s.claims, vec!["data-web-1"]);
+        assert_eq!(s.images, vec!["web:2"]);
+        assert_eq!(s.owners[0].kind, "ReplicaSet");
+        assert!(s.owners[0].controller);
+        let c = &s.containers[0];
+        assert_eq!(
+            (c.state.as_str(), c.reason.as_str(), c.restarts),
+            ("waiting", "CrashLoopBackOff", 4)
+        );
+        assert_eq!(
+            (c.last_reason.as_str(), c.last_exit_code),
+            ("Error", Some(137))
+        );
+        assert_eq!(s.conditions[0].reason, "ContainersNotReady");
+        assert_eq!(o.managers[0].label(), "kubelet/status");
+        assert_eq!(o.managers[0].fields, 2);
+    }
+
+    #[test]
+    fn heartbeats_and_resource_version_alone_do_not_change_the_state() {
+        let a = observe(crash_looping_pod("10", "2026-11-29T03:02:00Z"));
+        let b = observe(crash_looping_pod("11", "2026-11-29T03:03:00Z"));
+        assert_eq!(a.state, b.state);
+        assert_ne!(a.resource_version, b.resource_version);
+    }
+
+    #[test]
+    fn spec_change_changes_the_digest_only() {
+        let mut changed = crash_looping_pod("12", "2026-11-29T03:02:00Z");
+        changed["spec"]["containers"][0]["resources"] = serde_json::json!({"limits": {"cpu": "1"}});
+        let a = observe(crash_looping_pod("10", "2026-11-29T03:02:00Z"));
+        let b = observe(changed);
+        assert_ne!(a.state.spec_digest, b.state.spec_digest);
+        assert_eq!(a.state.images, b.state.images);
+    }
+
+    #[test]
+    fn odd_custom_status_costs_the_status_not_the_object() {
+        let o = observe(serde_json::json!({
+            "metadata": {"name": "w", "uid": "u", "generation": 3},
+            "spec": {"size": 1},
+            "status": "weird"
+        }));
+        assert_eq!(o.state.generation, 3);
+        assert_eq!(o.state.observed_generation, None);
+        assert!(!o.state.spec_digest.is_empty());
+    }
+
+    #[test]
+    fn deployment_counters_and_template_images() {
+        let o = observe(serde_json::json!({
+            "metadata": {"name": "web", "uid": "d", "generation": 2},
+            "spec": {"replicas": 3, "template": {"spec": {"containers": [{"image": "web:3"}]}}},
+            "status": {"observedGeneration": 1, "replicas": 3, "updatedReplicas": 1, "readyReplicas": 2}
+        }));
+        assert_eq!(o.state.images, vec!["web:3"]);
+        assert_eq!(o.state.observed_generation, Some(1));
+        assert_eq!(o.state.replicas["spec.replicas"], 3);
+        assert_eq!(o.state.replicas["updatedReplicas"], 1);
+        let json = serde_json::to_string(&o.state).unwrap();
+        let back: ObjectState = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, o.state);
+    }
+}

@@ -1,0 +1,358 @@
+//! Object history in the writer: a version only when the compact state
+//! changes, every update counted per minute and writer, relations, deletions,
+//! and the reconciliation of a relist after a blind interval.
+//!
+//! The writer keeps, per live object, only the hash of its last stored state,
+//! its generation and its managedFields times: enough to diff, a few dozen
+//! bytes an object. After a restart the first observation of an object reads
+//! its last version from the recording instead.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{OptionalExtension, named_params};
+
+use super::{Applied, Writer};
+use crate::model::{ListedSet, ManagerEntry, ObjectChange, ObjectObservation, ObjectState, Seen};
+use crate::store::{StoreError, fnv1a};
+
+const SQL_OBJECT_SEEN: &str = include_str!("../../../queries/store/object_seen.sql");
+const SQL_VERSION_LAST: &str = include_str!("../../../queries/store/version_last.sql");
+const SQL_VERSION_INSERT: &str = include_str!("../../../queries/store/version_insert.sql");
+const SQL_COUNTS_ADD: &str = include_str!("../../../queries/store/counts_add.sql");
+const SQL_RELATION_INSERT: &str = include_str!("../../../queries/store/relation_insert.sql");
+const SQL_OBJECT_DELETED: &str = include_str!("../../../queries/store/object_deleted.sql");
+const SQL_OBJECTS_LIVE: &str = include_str!("../../../queries/store/objects_live_of_kind.sql");
+
+/// What the writer remembers of one live object.
+#[derive(Debug, Clone)]
+pub(super) struct Tracked {
+    id: i64,
+    state_h: i64,
+    generation: i64,
+    /// (hash of the manager's label and operation, time, fields owned) per managedFields entry.
+    managers: Vec<(i64, Option<i64>, u32)>,
+}
+
+/// Per-minute update counters not yet written: (object, minute, manager) -> (updates, versions, generation moves).
+pub(super) type Counters = HashMap<(i64, i64, i64), (i64, i64, i64)>;
+
+fn manager_key(m: &ManagerEntry) -> i64 {
+    fnv1a(&format!("{}\u{0}{}", m.label(), m.operation))
+}
+
+/// The managers that wrote this update: entries that are new, whose time
+/// moved, or that own more fields than before (taking a field from another
+/// manager within the same second leaves the time alone). Without a previous
+/// observation, or when nothing moved, the entries with the latest time.
+pub fn writers(previous: Option<&[(i64, Option<i64>, u32)]>, now: &[ManagerEntry]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    if let Some(previous) = previous {
+        for m in now {
+            let key = manager_key(m);
+            let changed = match previous.iter().find(|p| p.0 == key) {
+                None => true,
+                Some(&(_, time, fields)) => time != m.time || m.fields > fields,
+            };
+            if changed {
+                found.push(m.label());
+            }
+        }
+    }
+    if found.is_empty() {
+        let latest = now.iter().filter_map(|m| m.time).max();
+        if latest.is_some() {
+            found = now
+                .iter()
+                .filter(|m| m.time == latest)
+                .map(ManagerEntry::label)
+                .collect();
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn seen_code(seen: Seen) -> i64 {
+    match seen {
+        Seen::Listed => 0,
+        Seen::Added => 1,
+        Seen::Modified => 2,
+        Seen::Deleted => 3,
+    }
+}
+
+impl Writer {
+    fn tracked(&mut self, o: &ObjectObservation, id: i64) -> Result<Option<Tracked>, StoreError> {
+        if let Some(t) = self.tracked.get(&o.object.uid) {
+            return Ok(Some(t.clone()));
+        }
+        let last: Option<(i64, String)> = self
+            .conn
+            .prepare_cached(SQL_VERSION_LAST)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":object": id}, |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })
+                .optional()
+            })
+            .map_err(self.err("last version lookup"))?;
+        Ok(last.map(|(state_h, text)| Tracked {
+            id,
+            state_h,
+            generation: serde_json::from_str::<ObjectState>(&text)
+                .map(|s| s.generation)
+                .unwrap_or(0),
+            managers: Vec::new(),
+        }))
+    }
+
+    /// Stores one object observation: a version when its compact state
+    /// changed, an update count when it was an update. Idempotent for replays:
+    /// an unchanged state stores no version.
+    pub fn apply_object(&mut self, change: &ObjectChange) -> Result<Applied, StoreError> {
+        let o = &change.observation;
+        let id = match self.tracked.get(&o.object.uid) {
+            Some(t) => t.id,
+            None => self.object(&o.object)?,
+        };
+        let previous = self.tracked(o, id)?;
+        if previous.is_none() || !self.tracked.contains_key(&o.object.uid) {
+            self.conn
+                .prepare_cached(SQL_OBJECT_SEEN)
+                .and_then(|mut st| {
+                    st.execute(named_params! {":at": change.at, ":created": o.created, ":id": id})
+                })
+                .map_err(self.err("object update"))?;
+        }
+        let text = serde_json::to_string(&o.state).unwrap_or_default();
+        let state_h = fnv1a(&text);
+        let who = writers(
+            previous
+                .as_ref()
+                .filter(|p| !p.managers.is_empty())
+                .map(|p| p.managers.as_slice()),
+            &o.managers,
+        );
+        let new_version = previous.as_ref().is_none_or(|p| p.state_h != state_h);
+        let generation_moved = previous
+            .as_ref()
+            .is_some_and(|p| p.generation != o.state.generation);
+        let mut applied = Applied::default();
+        if new_version {
+            let state = self.intern(&text)?;
+            let writers = self.intern(&who.join(","))?;
+            self.conn
+                .prepare_cached(SQL_VERSION_INSERT)
+                .and_then(|mut st| {
+                    st.execute(named_params! {
+                        ":object": id, ":at": change.at, ":state": state,
+                        ":writers": writers, ":seen": seen_code(change.seen),
+                    })
+                })
+                .map_err(self.err("version insert"))?;
+            applied.versions = 1;
+            self.relations(id, o, change.at)?;
+        }
+        if change.seen == Seen::Modified {
+            let minute = change.at.div_euclid(60_000);
+            let labels = if who.is_empty() {
+                vec![String::new()]
+            } else {
+                who
+            };
+            for label in labels {
+                let manager = self.intern(&label)?;
+                let entry = self.counters.entry((id, minute, manager)).or_default();
+                entry.0 += 1;
+                entry.1 += i64::from(new_version);
+                entry.2 += i64::from(generation_moved);
+            }
+        }
+        if change.seen == Seen::Deleted {
+            self.mark_deleted(id, change.at, None)?;
+            self.tracked.remove(&o.object.uid);
+        } else {
+            self.tracked.insert(
+                o.object.uid.clone(),
+                Tracked {
+                    id,
+                    state_h,
+                    generation: o.state.generation,
+                    managers: o
+                        .managers
+                        .iter()
+                        .map(|m| (manager_key(m), m.time, m.fields))
+                        .collect(),
+                },
+            );
+        }
+        Ok(applied)
+    }
+
+    fn relations(&mut self, child: i64, o: &ObjectObservation, at: i64) -> Result<(), StoreError> {
+        let mut edges: Vec<(&str, &str, &str, &str, &str)> = o
+            .state
+            .owners
+            .iter()
+            .map(|r| {
+                (
+                    "owner",
+                    r.kind.as_str(),
+                    o.object.namespace.as_str(),
+                    r.name.as_str(),
+                    r.uid.as_str(),
+                )
+            })
+            .collect();
+        if !o.state.node_name.is_empty() {
+            edges.push(("node", "Node", "", o.state.node_name.as_str(), ""));
+        }
+        for claim in &o.state.claims {
+            edges.push((
+                "claim",
+                "PersistentVolumeClaim",
+                o.object.namespace.as_str(),
+                claim.as_str(),
+                "",
+            ));
+        }
+        for (rel, kind, namespace, name, uid) in edges {
+            let (kind, namespace, name) = (
+                self.intern(kind)?,
+                self.intern(namespace)?,
+                self.intern(name)?,
+            );
+            self.conn
+                .prepare_cached(SQL_RELATION_INSERT)
+                .and_then(|mut st| {
+                    st.execute(named_params! {
+                        ":child": child, ":rel": rel, ":kind": kind, ":namespace": namespace,
+                        ":name": name, ":uid": uid, ":since": at,
+                    })
+                })
+                .map_err(self.err("relation insert"))?;
+        }
+        Ok(())
+    }
+
+    fn mark_deleted(&mut self, id: i64, at: i64, after: Option<i64>) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(SQL_OBJECT_DELETED)
+            .and_then(|mut st| st.execute(named_params! {":at": at, ":after": after, ":id": id}))
+            .map_err(self.err("object deletion"))?;
+        Ok(())
+    }
+
+    /// After a complete list: every tracked object of that type the list lacks
+    /// was deleted while the recorder was not looking, so some time inside the
+    /// blind interval, not at the time of the list.
+    pub fn apply_listed(&mut self, listed: &ListedSet) -> Result<Applied, StoreError> {
+        let kind = self.intern(&listed.kind)?;
+        let api_version = self.intern(&listed.api_version)?;
+        let namespace = if listed.namespace.is_empty() {
+            None
+        } else {
+            Some(self.intern(&listed.namespace)?)
+        };
+        let live: Vec<(i64, String)> = self
+            .conn
+            .prepare_cached(SQL_OBJECTS_LIVE)
+            .and_then(|mut st| {
+                st.query_map(
+                    named_params! {
+                        ":cluster": self.cluster, ":kind": kind,
+                        ":api_version": api_version, ":namespace": namespace,
+                    },
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )?
+                .collect()
+            })
+            .map_err(self.err("live objects lookup"))?;
+        let present: HashSet<&str> = listed.uids.iter().map(String::as_str).collect();
+        let mut applied = Applied::default();
+        for (id, uid) in live {
+            if !present.contains(uid.as_str()) {
+                let after = listed.blind_since.unwrap_or(listed.at);
+                self.mark_deleted(id, listed.at, Some(after))?;
+                self.tracked.remove(&uid);
+                applied.versions += 1;
+            }
+        }
+        Ok(applied)
+    }
+
+    /// Writes the update counters gathered since the last flush (inside the open batch).
+    pub(super) fn flush_counters(&mut self) -> Result<(), StoreError> {
+        let counters = std::mem::take(&mut self.counters);
+        for ((object, minute, manager), (updates, versions, generation)) in counters {
+            self.conn
+                .prepare_cached(SQL_COUNTS_ADD)
+                .and_then(|mut st| {
+                    st.execute(named_params! {
+                        ":object": object, ":minute": minute, ":manager": manager,
+                        ":updates": updates, ":versions": versions, ":generation": generation,
+                    })
+                })
+                .map_err(self.err("update counter"))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(manager: &str, time: i64, fields: u32) -> ManagerEntry {
+        ManagerEntry {
+            manager: manager.into(),
+            operation: "Update".into(),
+            subresource: String::new(),
+            time: Some(time),
+            fields,
+        }
+    }
+
+    fn remembered(entries: &[ManagerEntry]) -> Vec<(i64, Option<i64>, u32)> {
+        entries
+            .iter()
+            .map(|m| (manager_key(m), m.time, m.fields))
+            .collect()
+    }
+
+    #[test]
+    fn the_writer_is_the_entry_whose_time_moved() {
+        let before = [
+            entry("kubectl", 1000, 5),
+            entry("kube-controller-manager", 2000, 9),
+        ];
+        let after = [
+            entry("kubectl", 1000, 5),
+            entry("kube-controller-manager", 3000, 9),
+        ];
+        assert_eq!(
+            writers(Some(&remembered(&before)), &after),
+            vec!["kube-controller-manager"]
+        );
+    }
+
+    #[test]
+    fn taking_a_field_within_the_same_second_still_names_the_taker() {
+        let before = [entry("a", 1000, 3), entry("b", 1000, 4)];
+        let after = [entry("a", 1000, 4), entry("b", 1000, 3)];
+        assert_eq!(writers(Some(&remembered(&before)), &after), vec!["a"]);
+    }
+
+    #[test]
+    fn a_new_entry_is_a_writer_and_without_history_the_latest_is() {
+        let before = [entry("a", 1000, 3)];
+        let after = [entry("a", 1000, 3), entry("b", 1000, 1)];
+        assert_eq!(writers(Some(&remembered(&before)), &after), vec!["b"]);
+        assert_eq!(
+            writers(None, &[entry("a", 1000, 3), entry("b", 2000, 1)]),
+            vec!["b"]
+        );
+        assert!(writers(None, &[]).is_empty());
+    }
+}
