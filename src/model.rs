@@ -203,6 +203,9 @@ pub enum Seen {
 pub struct ObjectChange {
     pub seen: Seen,
     pub at: i64,
+    /// Set when this is a replay of a change made while the recorder was blind
+    /// (which began then): it happened some time between that and `at`.
+    pub blind_since: Option<i64>,
     pub observation: Box<ObjectObservation>,
 }
 
@@ -308,4 +311,44 @@ pub enum Change {
     Event(EventChange),
     Object(ObjectChange),
     Listed(ListedSet),
+}
+
+/// An object as the recording knows it: identity, life span, and one state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordedObject {
+    /// The recording's row id.
+    pub id: i64,
+    pub object: ObjectRef,
+    pub created: Option<i64>,
+    /// When an object watch first saw it; None when it is known from Events only.
+    pub first_seen: Option<i64>,
+    /// When it was seen deleted; with `deleted_after`, it went some time in between.
+    pub deleted: Option<i64>,
+    pub deleted_after: Option<i64>,
+    /// The state, and when that version was recorded.
+    pub state: ObjectState,
+    pub state_at: i64,
+    /// Who wrote that version.
+    pub writers: Vec<String>,
+}
+
+/// One stored version of one object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Version {
+    pub at: i64,
+    pub state: ObjectState,
+    pub writers: Vec<String>,
+    /// Seen in a list (after a gap, or at the start) rather than as a change.
+    pub listed: bool,
+}
+
+/// Updates of one object in one minute by one writer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpdateCount {
+    pub object_id: i64,
+    pub minute: i64,
+    pub manager: String,
+    pub updates: i64,
+    pub versions: i64,
+    pub generation: i64,
 }

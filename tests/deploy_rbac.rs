@@ -36,11 +36,23 @@ async fn the_recorders_cluster_role_is_enough_and_metrics_answer() {
         .join("\n");
     std::fs::write(&sa_config, config).unwrap();
     let db = dir.path().join("diag.db");
-    run_ok(
+    let once = run_ok(
         diag(&db)
             .env("KUBECONFIG", &sa_config)
             .args(["record", "--once"]),
     );
+    // The ClusterRole covers every default kind: no type is skipped for RBAC.
+    let stderr = String::from_utf8_lossy(&once.stderr);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let nodes: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM objects o JOIN strings k ON k.id = o.kind WHERE k.s = 'Node' AND o.first_seen IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(nodes, 3, "the KWOK nodes' history is kept");
 
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

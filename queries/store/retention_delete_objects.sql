@@ -1,3 +1,5 @@
--- Objects no stored Event refers to any more.
+-- Objects nothing refers to any more: no stored Event, no version, no edge.
 DELETE FROM objects
 WHERE id NOT IN (SELECT object_id FROM events UNION SELECT related_id FROM events WHERE related_id IS NOT NULL)
+  AND id NOT IN (SELECT object_id FROM versions)
+  AND id NOT IN (SELECT child_id FROM relations)

@@ -8,4 +8,8 @@ WHERE id NOT IN (
     UNION SELECT instance FROM events UNION SELECT host FROM events
     UNION SELECT kind FROM objects UNION SELECT namespace FROM objects
     UNION SELECT name FROM objects UNION SELECT api_version FROM objects
+    UNION SELECT state FROM versions UNION SELECT writers FROM versions
+    UNION SELECT manager FROM update_counts
+    UNION SELECT parent_kind FROM relations UNION SELECT parent_namespace FROM relations
+    UNION SELECT parent_name FROM relations
 )

@@ -11,6 +11,10 @@ const SQL_DELETE_OCCURRENCES: &str =
     include_str!("../../queries/store/retention_delete_occurrences.sql");
 const SQL_DELETE_EVENTS: &str = include_str!("../../queries/store/retention_delete_events.sql");
 const SQL_DELETE_GAPS: &str = include_str!("../../queries/store/retention_delete_gaps.sql");
+const SQL_DELETE_VERSIONS: &str = include_str!("../../queries/store/retention_delete_versions.sql");
+const SQL_DELETE_COUNTS: &str = include_str!("../../queries/store/retention_delete_counts.sql");
+const SQL_DELETE_RELATIONS: &str =
+    include_str!("../../queries/store/retention_delete_relations.sql");
 const SQL_DELETE_OBJECTS: &str = include_str!("../../queries/store/retention_delete_objects.sql");
 const SQL_DELETE_STRINGS: &str = include_str!("../../queries/store/retention_delete_strings.sql");
 const SQL_CUTOFF_FOR_FRACTION: &str =
@@ -35,7 +39,14 @@ fn delete_before(conn: &Connection, path: &Path, cutoff: i64) -> Result<(), Stor
     let q = |e| StoreError::query("retention", path, e);
     conn.execute_batch("BEGIN IMMEDIATE").map_err(q)?;
     let done = (|| {
-        for sql in [SQL_DELETE_OCCURRENCES, SQL_DELETE_EVENTS, SQL_DELETE_GAPS] {
+        for sql in [
+            SQL_DELETE_OCCURRENCES,
+            SQL_DELETE_EVENTS,
+            SQL_DELETE_GAPS,
+            SQL_DELETE_VERSIONS,
+            SQL_DELETE_COUNTS,
+            SQL_DELETE_RELATIONS,
+        ] {
             conn.prepare_cached(sql)?
                 .execute(named_params! {":cutoff": cutoff})?;
         }
@@ -179,5 +190,67 @@ mod tests {
             .query_row("SELECT MAX(last) FROM occurrences", [], |r| r.get(0))
             .unwrap();
         assert_eq!(newest, 3_999_000);
+    }
+
+    fn object_change(
+        uid: &str,
+        phase: &str,
+        seen: crate::model::Seen,
+        at: i64,
+    ) -> crate::model::Change {
+        use crate::model::{Change, ObjectChange, ObjectObservation, ObjectState};
+        Change::Object(ObjectChange {
+            seen,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "Pod".into(),
+                    namespace: "ns".into(),
+                    name: uid.into(),
+                    uid: uid.into(),
+                    field_path: String::new(),
+                },
+                state: ObjectState {
+                    phase: phase.into(),
+                    ..ObjectState::default()
+                },
+                ..ObjectObservation::default()
+            }),
+        })
+    }
+
+    /// Regression: retention once dropped every watched object (and the
+    /// strings of its states), because only Events counted as references.
+    #[test]
+    fn retention_keeps_live_objects_latest_state_and_drops_old_deleted_ones() {
+        use crate::model::Seen;
+        let (_d, path, mut w) = filled(0);
+        w.begin().unwrap();
+        for (uid, phase, seen, at) in [
+            ("live", "Pending", Seen::Added, 1_000),
+            ("live", "Running", Seen::Modified, 2_000),
+            ("gone", "Running", Seen::Added, 1_000),
+            ("gone", "Running", Seen::Deleted, 3_000),
+        ] {
+            w.apply_change(&object_change(uid, phase, seen, at))
+                .unwrap();
+        }
+        w.commit().unwrap();
+        let r = Retention {
+            max_age_ms: 10_000,
+            max_bytes: 0,
+        };
+        apply(w.connection(), &path, &r, 20_000).unwrap();
+        let conn = w.connection();
+        let states = crate::store::history::states_at(conn, &path, w.cluster(), 30_000).unwrap();
+        assert_eq!(states.len(), 1, "{states:?}");
+        assert_eq!(states[0].object.name, "live");
+        assert_eq!(states[0].state.phase, "Running");
+        let objects: i64 = conn
+            .query_row("SELECT COUNT(*) FROM objects", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(objects, 1, "the old deleted Pod is gone");
     }
 }

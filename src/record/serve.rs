@@ -28,9 +28,15 @@ pub fn metrics_text(stats: &Stats, db_bytes: u64) -> String {
         stats.occurrences.load(Ordering::Relaxed),
     );
     metric(
+        "kubectl_diag_object_versions_stored_total",
+        "counter",
+        "Object versions stored (meaningful changes of watched objects).",
+        stats.versions.load(Ordering::Relaxed),
+    );
+    metric(
         "kubectl_diag_changes_total",
         "counter",
-        "Event changes received from the apiserver.",
+        "Event and object changes received from the apiserver.",
         stats.changes.load(Ordering::Relaxed),
     );
     metric(

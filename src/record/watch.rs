@@ -48,13 +48,21 @@ where
     /// meanwhile are marked deleted. Events need not: their deletion is their TTL.
     const RECONCILE: bool;
 
-    fn change(self, dt: &Self::DynamicType, seen: Seen, at: i64) -> Option<Change>;
+    /// `blind_since`: the change is a replay of something that happened while
+    /// the recorder was blind, which began then.
+    fn change(
+        self,
+        dt: &Self::DynamicType,
+        seen: Seen,
+        at: i64,
+        blind_since: Option<i64>,
+    ) -> Option<Change>;
 }
 
 impl Watched for WireEvent {
     const RECONCILE: bool = false;
 
-    fn change(self, _: &(), seen: Seen, at: i64) -> Option<Change> {
+    fn change(self, _: &(), seen: Seen, at: i64, _: Option<i64>) -> Option<Change> {
         if seen == Seen::Deleted {
             let uid = self.meta().uid.clone().unwrap_or_default();
             return Some(Change::Event(EventChange::Deleted { uid, at }));
@@ -67,10 +75,17 @@ impl Watched for WireEvent {
 impl Watched for WireObject {
     const RECONCILE: bool = true;
 
-    fn change(self, dt: &kube::core::ApiResource, seen: Seen, at: i64) -> Option<Change> {
+    fn change(
+        self,
+        dt: &kube::core::ApiResource,
+        seen: Seen,
+        at: i64,
+        blind_since: Option<i64>,
+    ) -> Option<Change> {
         Some(Change::Object(ObjectChange {
             seen,
             at,
+            blind_since,
             observation: Box::new(self.into_observation(dt)),
         }))
     }
@@ -132,8 +147,18 @@ where
         obj: K,
         seen: Seen,
         listing: Option<&mut Listing>,
+        replay: Option<(u64, i64)>,
     ) -> Option<(Change, Option<String>)> {
         let rv = obj.meta().resource_version.clone();
+        // NB: resourceVersions are compared as numbers, as the apiserver itself
+        // does (comparable resource versions, KEP-5504): a replayed change at or
+        // before the version current when the watch reopened happened while blind.
+        let blind_since = replay.and_then(|(until, since)| {
+            rv.as_deref()
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|v| *v <= until)
+                .map(|_| since)
+        });
         if let Some(listing) = listing
             && K::RECONCILE
         {
@@ -141,7 +166,8 @@ where
                 .uids
                 .push(obj.meta().uid.clone().unwrap_or_default());
         }
-        obj.change(&self.dt, seen, now_ms()).map(|c| (c, rv))
+        obj.change(&self.dt, seen, now_ms(), blind_since)
+            .map(|c| (c, rv))
     }
 
     /// Tells the writer which objects a finished list held.
@@ -198,7 +224,8 @@ where
                 Err(e) => return Ok(Err(e)),
             };
             for obj in page.items {
-                if let Some((change, _)) = self.observe(obj, Seen::Listed, Some(&mut listing)) {
+                if let Some((change, _)) = self.observe(obj, Seen::Listed, Some(&mut listing), None)
+                {
                     self.change(change, None).await?;
                 }
             }
@@ -336,6 +363,19 @@ where
                 continue;
             }
             let from = rv.clone().unwrap_or_default();
+            // Resuming after a blind interval: what is current now marks the end
+            // of the replay, so replayed deletions get the gap as their bounds.
+            let replay = match (&blind, streaming || !K::RECONCILE) {
+                (Some((since, _, _)), false) => self
+                    .api
+                    .list(&ListParams::default().limit(1))
+                    .await
+                    .ok()
+                    .and_then(|l| l.metadata.resource_version)
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .map(|until| (until, *since)),
+                _ => None,
+            };
             let params = if streaming {
                 WatchParams::streaming_lists().timeout(STREAMING_LIST_TIMEOUT_S)
             } else {
@@ -434,13 +474,14 @@ where
                         if initial =>
                     {
                         if let Some((change, _)) =
-                            self.observe(obj, Seen::Listed, Some(&mut listing))
+                            self.observe(obj, Seen::Listed, Some(&mut listing), None)
                         {
                             self.change(change, None).await?;
                         }
                     }
                     Some(Ok(WatchEvent::Added(obj))) => {
-                        if let Some((change, obj_rv)) = self.observe(obj, Seen::Added, None) {
+                        if let Some((change, obj_rv)) = self.observe(obj, Seen::Added, None, replay)
+                        {
                             if let Some(v) = &obj_rv {
                                 rv = Some(v.clone());
                             }
@@ -448,7 +489,9 @@ where
                         }
                     }
                     Some(Ok(WatchEvent::Modified(obj))) => {
-                        if let Some((change, obj_rv)) = self.observe(obj, Seen::Modified, None) {
+                        if let Some((change, obj_rv)) =
+                            self.observe(obj, Seen::Modified, None, replay)
+                        {
                             if let Some(v) = &obj_rv {
                                 rv = Some(v.clone());
                             }
@@ -480,7 +523,9 @@ where
                         }
                     }
                     Some(Ok(WatchEvent::Deleted(obj))) => {
-                        if let Some((change, obj_rv)) = self.observe(obj, Seen::Deleted, None) {
+                        if let Some((change, obj_rv)) =
+                            self.observe(obj, Seen::Deleted, None, replay)
+                        {
                             if let Some(v) = &obj_rv {
                                 rv = Some(v.clone());
                             }

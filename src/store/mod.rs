@@ -4,6 +4,7 @@
 //! `format!`.
 
 pub mod export;
+pub mod history;
 pub mod migrate;
 pub mod session;
 pub mod writer;

@@ -170,7 +170,7 @@ impl Writer {
             }
         }
         if change.seen == Seen::Deleted {
-            self.mark_deleted(id, change.at, None)?;
+            self.mark_deleted(id, change.at, change.blind_since)?;
             self.tracked.remove(&o.object.uid);
         } else {
             self.tracked.insert(

@@ -1,0 +1,6 @@
+-- Update counters of one cluster in [:from, :to) minutes (epoch ms / 60000).
+SELECT c.object_id, c.minute, m.s, c.updates, c.versions, c.generation
+FROM update_counts c
+JOIN objects o ON o.id = c.object_id
+JOIN strings m ON m.id = c.manager
+WHERE o.cluster_id = :cluster AND c.minute >= :from AND c.minute < :to

@@ -1,0 +1,7 @@
+-- Every version of one object, oldest first.
+SELECT v.at, st.s, w.s, v.seen
+FROM versions v
+JOIN strings st ON st.id = v.state
+JOIN strings w ON w.id = v.writers
+WHERE v.object_id = :object
+ORDER BY v.at, v.id

@@ -1,0 +1,1 @@
+DELETE FROM update_counts WHERE minute < :cutoff / 60000

@@ -1,0 +1,1 @@
+SELECT id FROM strings WHERE h = :h AND s = :s

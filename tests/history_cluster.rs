@@ -1,0 +1,474 @@
+//! Object history against the real apiserver: a rollout's transitions once
+//! each, writers named, two managers fighting counted without bloating the
+//! versions, deleted objects found by name, and deletions while blind marked
+//! inside the gap.
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{Background, TestNamespace, diag, wait_for, wait_until};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::Api;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kubectl_diag::model::{RecordedObject, Version};
+use kubectl_diag::store::{self, Mode, history};
+use serde_json::json;
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Starts `record -n NS ARGS…` and waits until its Pod list is committed.
+async fn start_recorder(db: &Path, ns: &str, extra: &[&str]) -> Background {
+    let child = diag(db)
+        .args(["record", "--quiet", "-n", ns])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let child = Background::new(child);
+    let (db, resource) = (db.to_path_buf(), format!("pods/{ns}"));
+    wait_until(Duration::from_secs(30), "the recorder's Pod list", || {
+        let (db, resource) = (db.clone(), resource.clone());
+        async move {
+            rusqlite::Connection::open(&db)
+                .and_then(|c| {
+                    c.query_row(
+                        "SELECT count(*) FROM watch_positions WHERE resource = ?1",
+                        [&resource],
+                        |r| r.get::<_, i64>(0),
+                    )
+                })
+                .is_ok_and(|n| n > 0)
+        }
+    })
+    .await;
+    child
+}
+
+struct Recording {
+    conn: rusqlite::Connection,
+    path: std::path::PathBuf,
+    cluster: i64,
+}
+
+impl Recording {
+    fn open(db: &Path) -> Recording {
+        let conn = store::open(db, Mode::ReadOnly).unwrap();
+        let cluster = conn
+            .query_row("SELECT id FROM clusters", [], |r| r.get(0))
+            .unwrap();
+        Recording {
+            conn,
+            path: db.to_path_buf(),
+            cluster,
+        }
+    }
+
+    fn named(&self, kind: &str, ns: &str, name: &str) -> Vec<RecordedObject> {
+        history::named(&self.conn, &self.path, self.cluster, kind, ns, name).unwrap()
+    }
+
+    fn only(&self, kind: &str, ns: &str, name: &str) -> RecordedObject {
+        let found = self.named(kind, ns, name);
+        assert_eq!(found.len(), 1, "{kind} {ns}/{name}: {found:?}");
+        found.into_iter().next().unwrap()
+    }
+
+    fn versions(&self, o: &RecordedObject) -> Vec<Version> {
+        history::versions(&self.conn, &self.path, o.id).unwrap()
+    }
+}
+
+fn deployment(ns: &str, image: &str) -> Deployment {
+    serde_json::from_value(json!({
+        "metadata": {"name": "web", "namespace": ns},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": image}]}
+            }
+        }
+    }))
+    .unwrap()
+}
+
+async fn rolled_out(api: &Api<Deployment>, generation: i64) {
+    wait_until(Duration::from_secs(90), "the rollout to finish", || async {
+        let d = api.get("web").await.unwrap();
+        let s = d.status.unwrap_or_default();
+        s.observed_generation == Some(generation)
+            && s.updated_replicas == Some(2)
+            && s.available_replicas == Some(2)
+            && s.replicas == Some(2)
+    })
+    .await;
+}
+
+async fn pod_names(api: &Api<Pod>) -> Vec<String> {
+    api.list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|p| p.metadata.name)
+        .collect()
+}
+
+#[tokio::test]
+async fn rollout_transitions_are_stored_once_and_deleted_pods_stay_findable() {
+    let ns = TestNamespace::new("hist-roll").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let recorder = start_recorder(&db, &ns.name, &[]).await;
+
+    let deployments: Api<Deployment> = ns.api();
+    let pods: Api<Pod> = ns.api();
+    deployments
+        .create(&PostParams::default(), &deployment(&ns.name, "web:1"))
+        .await
+        .unwrap();
+    rolled_out(&deployments, 1).await;
+    let old_pods = pod_names(&pods).await;
+    assert_eq!(old_pods.len(), 2);
+    let before_rollout = now_ms();
+
+    deployments
+        .patch(
+            "web",
+            &PatchParams {
+                field_manager: Some("rollout-test".into()),
+                ..PatchParams::default()
+            },
+            &Patch::Merge(json!({"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "web:2"}]}}}})),
+        )
+        .await
+        .unwrap();
+    rolled_out(&deployments, 2).await;
+    for name in &old_pods {
+        let pods = pods.clone();
+        wait_until(Duration::from_secs(60), "old Pods to disappear", || {
+            let pods = pods.clone();
+            async move { pods.get_opt(name).await.unwrap().is_none() }
+        })
+        .await;
+    }
+    let new_pods = pod_names(&pods).await;
+    // Give the recorder a moment to receive the last changes, then stop it cleanly.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(recorder.terminate().success());
+
+    let rec = Recording::open(&db);
+    let deploy = rec.only("Deployment", &ns.name, "web");
+    let versions = rec.versions(&deploy);
+    // Generation rises, and a later version shows observedGeneration catching up.
+    let lagging = versions
+        .iter()
+        .position(|v| v.state.generation == 2 && v.state.observed_generation == Some(1))
+        .unwrap_or_else(|| panic!("no version with generation 2 ahead of status: {versions:#?}"));
+    assert!(
+        versions[lagging]
+            .writers
+            .iter()
+            .any(|w| w == "rollout-test"),
+        "the spec change is attributed to its field manager: {:?}",
+        versions[lagging].writers
+    );
+    let caught_up = versions[lagging..]
+        .iter()
+        .find(|v| v.state.observed_generation == Some(2))
+        .expect("observedGeneration catches up");
+    assert!(
+        caught_up
+            .writers
+            .iter()
+            .any(|w| w.starts_with("kube-controller-manager")),
+        "status written by the controller: {:?}",
+        caught_up.writers
+    );
+    assert_eq!(caught_up.state.images, vec!["web:2"]);
+
+    // Each transition once: no two consecutive versions of any object are equal.
+    for kind in ["Deployment", "ReplicaSet", "Pod"] {
+        let ids: Vec<i64> = rec
+            .conn
+            .prepare(
+                "SELECT o.id FROM objects o JOIN strings k ON k.id = o.kind JOIN strings n ON n.id = o.namespace \
+                 WHERE k.s = ?1 AND n.s = ?2 AND o.first_seen IS NOT NULL",
+            )
+            .unwrap()
+            .query_map([kind, ns.name.as_str()], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(!ids.is_empty(), "no {kind} recorded");
+        for id in ids {
+            let vs = history::versions(&rec.conn, &rec.path, id).unwrap();
+            for pair in vs.windows(2) {
+                assert_ne!(
+                    pair[0].state, pair[1].state,
+                    "{kind} {id} stored a version twice"
+                );
+            }
+        }
+    }
+
+    // The new ReplicaSet scaled up, the old one down to 0.
+    let children = history::children(&rec.conn, &rec.path, rec.cluster, &deploy.object).unwrap();
+    let replica_sets: Vec<RecordedObject> = children
+        .iter()
+        .filter(|(_, rel)| rel == "owner")
+        .map(|(id, _)| history::object(&rec.conn, &rec.path, *id).unwrap().unwrap())
+        .filter(|o| o.object.kind == "ReplicaSet")
+        .collect();
+    assert_eq!(replica_sets.len(), 2, "{replica_sets:?}");
+    let mut scaled_up = false;
+    let mut scaled_down = false;
+    for rs in &replica_sets {
+        let vs = rec.versions(rs);
+        let last = &vs.last().unwrap().state;
+        let desired: Vec<i64> = vs
+            .iter()
+            .filter_map(|v| v.state.replicas.get("spec.replicas").copied())
+            .collect();
+        if last.images == vec!["web:2"] {
+            scaled_up =
+                desired.first() < desired.last() && last.replicas.get("readyReplicas") == Some(&2);
+        } else {
+            scaled_down = desired.last() == Some(&0);
+        }
+    }
+    assert!(scaled_up && scaled_down, "ReplicaSets: {replica_sets:?}");
+
+    // A deleted Pod is found by name, with its deletion, last state and owner.
+    for name in &old_pods {
+        let pod = rec.only("Pod", &ns.name, name);
+        assert!(pod.deleted.is_some(), "{name} is recorded as deleted");
+        assert_eq!(
+            pod.deleted_after, None,
+            "seen deleted while watching: exact time"
+        );
+        let vs = rec.versions(&pod);
+        assert!(
+            vs.iter().any(|v| v.state.deletion.is_some()),
+            "deletion started is a version"
+        );
+        let last = &vs.last().unwrap().state;
+        assert_eq!(last.owners[0].kind, "ReplicaSet");
+        assert!(!last.node_name.is_empty(), "{name} ran on a node");
+        assert_eq!(last.images, vec!["web:1"]);
+    }
+
+    // Time travel: before the rollout, the old Pods; now, the new ones.
+    let then = history::states_at(&rec.conn, &rec.path, rec.cluster, before_rollout).unwrap();
+    let names_then: Vec<&str> = then
+        .iter()
+        .filter(|o| o.object.kind == "Pod" && o.object.namespace == ns.name)
+        .map(|o| o.object.name.as_str())
+        .collect();
+    let mut old_sorted = old_pods.clone();
+    old_sorted.sort();
+    let mut then_sorted: Vec<String> = names_then.iter().map(|s| s.to_string()).collect();
+    then_sorted.sort();
+    assert_eq!(then_sorted, old_sorted);
+    let deploy_then = then.iter().find(|o| o.id == deploy.id).unwrap();
+    assert_eq!(deploy_then.state.images, vec!["web:1"]);
+    let latest = history::states_at(&rec.conn, &rec.path, rec.cluster, now_ms()).unwrap();
+    let mut names_now: Vec<String> = latest
+        .iter()
+        .filter(|o| o.object.kind == "Pod" && o.object.namespace == ns.name)
+        .map(|o| o.object.name.clone())
+        .collect();
+    names_now.sort();
+    let mut new_sorted = new_pods.clone();
+    new_sorted.sort();
+    assert_eq!(names_now, new_sorted);
+}
+
+#[tokio::test]
+async fn two_managers_fighting_show_in_the_counters_not_in_the_versions() {
+    let ns = TestNamespace::new("hist-fight").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    // `cm` is resolved through discovery's short names.
+    let recorder = start_recorder(&db, &ns.name, &["--kinds", "cm"]).await;
+
+    let maps: Api<ConfigMap> = ns.api();
+    maps.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "contested"}, "data": {"k": "v"}}))
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    let rounds = 25;
+    for i in 0..rounds {
+        for (manager, value) in [("fighter-a", "a"), ("fighter-b", "b")] {
+            maps.patch(
+                "contested",
+                &PatchParams {
+                    field_manager: Some(manager.into()),
+                    ..PatchParams::default()
+                },
+                &Patch::Merge(
+                    json!({"metadata": {"labels": {"owner": value, "round": i.to_string()}}}),
+                ),
+            )
+            .await
+            .unwrap();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(recorder.terminate().success());
+
+    let rec = Recording::open(&db);
+    let cm = rec.only("ConfigMap", &ns.name, "contested");
+    let counts: Vec<_> = history::update_counts(&rec.conn, &rec.path, rec.cluster, 0, now_ms())
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.object_id == cm.id)
+        .collect();
+    let by = |m: &str| -> i64 {
+        counts
+            .iter()
+            .filter(|c| c.manager == m)
+            .map(|c| c.updates)
+            .sum()
+    };
+    assert_eq!(by("fighter-a"), rounds, "{counts:?}");
+    assert_eq!(by("fighter-b"), rounds, "{counts:?}");
+    assert!(
+        counts.iter().all(|c| c.versions == 0 && c.generation == 0),
+        "{counts:?}"
+    );
+    assert_eq!(rec.versions(&cm).len(), 1, "labels alone make no version");
+}
+
+async fn create_pod(pods: &Api<Pod>, name: &str) {
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+        }))
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+}
+
+async fn delete_pod(pods: &Api<Pod>, name: &str) {
+    pods.delete(name, &DeleteParams::default()).await.unwrap();
+    wait_until(Duration::from_secs(60), "the Pod to be gone", || async {
+        pods.get_opt(name).await.unwrap().is_none()
+    })
+    .await;
+}
+
+/// Waits until the recording holds `name` as deleted.
+async fn deleted(db: &Path, ns: &str, name: &str) -> RecordedObject {
+    wait_for(
+        Duration::from_secs(30),
+        "the deletion to be recorded",
+        || {
+            let (db, ns, name) = (db.to_path_buf(), ns.to_string(), name.to_string());
+            async move {
+                Recording::open(&db)
+                    .named("Pod", &ns, &name)
+                    .into_iter()
+                    .find(|p| p.deleted.is_some())
+            }
+        },
+    )
+    .await
+}
+
+fn assert_inside_gap(
+    db: &Path,
+    ns: &str,
+    pod: &RecordedObject,
+    stopped: i64,
+    gone: i64,
+    saw_terminating: bool,
+) {
+    let after = pod
+        .deleted_after
+        .unwrap_or_else(|| panic!("{} deleted while blind: a lower bound", pod.object.name));
+    let at = pod.deleted.unwrap();
+    assert!(
+        after <= stopped + 1000 && after >= stopped - 10_000,
+        "lower bound {after} is when the recorder stopped ({stopped})"
+    );
+    assert!(
+        at >= gone,
+        "upper bound {at} comes after the deletion ({gone})"
+    );
+    let rec = Recording::open(db);
+    let last = rec.versions(pod).last().unwrap().state.clone();
+    // A replay shows the Pod terminating; a relist only finds it gone.
+    assert_eq!(last.deletion.is_some(), saw_terminating, "{last:?}");
+    let gap: i64 = rec
+        .conn
+        .query_row(
+            "SELECT count(*) FROM gaps WHERE resource = ?1 AND start <= ?2 AND finish >= ?3",
+            rusqlite::params![format!("pods/{ns}"), after, gone],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(gap, 1, "the blind interval is a gap of the Pod watch");
+}
+
+#[tokio::test]
+async fn pods_deleted_while_the_recorder_was_away_are_marked_deleted_inside_the_gap() {
+    let ns = TestNamespace::new("hist-gap").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let pods: Api<Pod> = ns.api();
+    create_pod(&pods, "replayed").await;
+    create_pod(&pods, "relisted").await;
+    let recorder = start_recorder(&db, &ns.name, &[]).await;
+    assert!(recorder.terminate().success());
+
+    // Resumed: the watch replays the deletion from its saved position.
+    let stopped = now_ms();
+    delete_pod(&pods, "replayed").await;
+    let gone = now_ms();
+    let recorder = start_recorder(&db, &ns.name, &[]).await;
+    let pod = deleted(&db, &ns.name, "replayed").await;
+    assert!(recorder.terminate().success());
+    assert_inside_gap(&db, &ns.name, &pod, stopped, gone, true);
+
+    // Relisted: without a usable position (lost, or 410 Gone after a long
+    // outage) the Pods are listed again and the missing one reconciled.
+    let stopped = now_ms();
+    delete_pod(&pods, "relisted").await;
+    let gone = now_ms();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "DELETE FROM watch_positions WHERE resource = ?1",
+            [format!("pods/{}", ns.name)],
+        )
+        .unwrap();
+    let recorder = start_recorder(&db, &ns.name, &[]).await;
+    let pod = deleted(&db, &ns.name, "relisted").await;
+    assert!(recorder.terminate().success());
+    assert_inside_gap(&db, &ns.name, &pod, stopped, gone, false);
+    let detail: String = Recording::open(&db)
+        .conn
+        .query_row(
+            "SELECT detail FROM gaps WHERE resource = ?1 ORDER BY id DESC LIMIT 1",
+            [format!("pods/{}", ns.name)],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(detail.contains("relisted"), "{detail}");
+}
