@@ -54,10 +54,11 @@ pub struct GlobalArgs {
     #[arg(
         long,
         global = true,
-        env = "KUBECTL_DIAG_DB",
         value_name = "PATH",
-        help = "The recording, a SQLite file [default: $XDG_DATA_HOME/kubectl-diag/diag.db]"
+        help = "The recording, a SQLite file [env: KUBECTL_DIAG_DB] [default: $XDG_DATA_HOME/kubectl-diag/diag.db]"
     )]
+    // NB: KUBECTL_DIAG_DB is read in `paths::db_path`, not by clap, so that `check`
+    // can tell an explicit --db (evaluate the recording) from the default.
     pub db: Option<PathBuf>,
 }
 
@@ -79,8 +80,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Rebuild one object's history along its owner chain
     Timeline(NotYetArgs),
-    /// Find stuck finalizers, hot loops, generation lag and scheduling failures
-    Check(NotYetArgs),
+    /// Find stuck finalizers, hot loops, generation lag and scheduling failures (live, or in the recording with --db/--at)
+    Check(CheckArgs),
     /// Run a named query (built-in, or yours in $XDG_CONFIG_HOME/kubectl-diag/queries/)
     Query(QueryArgs),
     /// Run read-only SQL over the recording (-o table|json|jsonl|csv)
@@ -125,6 +126,70 @@ pub struct RecordArgs {
     /// Record Events only: no object history
     #[arg(long, conflicts_with = "kinds")]
     pub events_only: bool,
+}
+
+/// The checks `kubectl diag check` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckName {
+    Finalizers,
+    Hotloop,
+    Generation,
+    Scheduling,
+}
+
+impl CheckName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckName::Finalizers => "finalizers",
+            CheckName::Hotloop => "hotloop",
+            CheckName::Generation => "generation",
+            CheckName::Scheduling => "scheduling",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Checks to run (default: all)
+    #[arg(value_enum)]
+    pub checks: Vec<CheckName>,
+
+    /// Evaluate the recording as it was at this moment: a duration back from now (2h) or an RFC 3339 time.
+    /// Implies reading the recording [default with --db: the latest recorded time]
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+
+    /// Which recorded cluster (uid or context label), when the recording holds several
+    #[arg(long, value_name = "ID")]
+    pub cluster: Option<String>,
+
+    /// finalizers: a deletion waiting longer than this is stuck
+    #[arg(long, default_value = "5m", value_name = "DURATION")]
+    pub stuck_after: String,
+
+    /// generation: status behind the spec for longer than this is reported
+    #[arg(long, default_value = "5m", value_name = "DURATION")]
+    pub lag_after: String,
+
+    /// hotloop: updates per minute above which an object is in a hot loop (also Events per minute for storms)
+    #[arg(long, default_value_t = 10.0, value_name = "PER_MINUTE")]
+    pub rate: f64,
+
+    /// hotloop, recorded: the span of update counters to rate
+    #[arg(long, default_value = "10m", value_name = "DURATION")]
+    pub window: String,
+
+    /// hotloop, live: how long to watch every type to measure update rates
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub sample: String,
+
+    /// hotloop: also look at Leases, Endpoints, EndpointSlices, Events and Nodes, which churn by design
+    #[arg(long)]
+    pub include_noisy: bool,
+
+    /// Exit 1 when a finding is at least this severe
+    #[arg(long, value_enum, default_value = "warning", value_name = "SEVERITY")]
+    pub fail_on: crate::checks::Severity,
 }
 
 #[derive(Debug, Args)]

@@ -32,7 +32,9 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         Command::Record(args) => record::run(&cli.global, args, err),
         Command::Export(args) => commands::export::run(&cli.global, args, out),
         Command::Timeline(_) => not_yet("timeline"),
-        Command::Check(_) => not_yet("check"),
+        Command::Check(args) => {
+            commands::check::run(&cli.global, args, out, render::Paint::for_stdout())
+        }
         Command::Query(args) => commands::query::run(&cli.global, args, out),
         Command::Sql(args) => commands::sql::run(&cli.global, args, out),
         Command::Completion(args) => {

@@ -330,6 +330,9 @@ pub struct RecordedObject {
     pub state_at: i64,
     /// Who wrote that version.
     pub writers: Vec<String>,
+    /// Since when `metadata.generation` has had its current value (the last
+    /// spec change), when known: from the versions, or managedFields live.
+    pub generation_since: Option<i64>,
 }
 
 /// One stored version of one object.
@@ -351,4 +354,110 @@ pub struct UpdateCount {
     pub updates: i64,
     pub versions: i64,
     pub generation: i64,
+}
+
+/// What the diffing of managedFields remembers of one entry: (hash of its
+/// writer label and operation, time, fields owned).
+pub type ManagerMark = (i64, Option<i64>, u32);
+
+pub fn manager_key(m: &ManagerEntry) -> i64 {
+    crate::units::fnv1a(&format!("{}\u{0}{}", m.label(), m.operation))
+}
+
+/// The managers that wrote this update: entries that are new, whose time
+/// moved, or that own more fields than before (taking a field from another
+/// manager within the same second leaves the time alone). Without a previous
+/// observation, or when nothing moved, the entries with the latest time.
+pub fn writers(previous: Option<&[ManagerMark]>, now: &[ManagerEntry]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    if let Some(previous) = previous {
+        for m in now {
+            let key = manager_key(m);
+            let changed = match previous.iter().find(|p| p.0 == key) {
+                None => true,
+                Some(&(_, time, fields)) => time != m.time || m.fields > fields,
+            };
+            if changed {
+                found.push(m.label());
+            }
+        }
+    }
+    if found.is_empty() {
+        let latest = now.iter().filter_map(|m| m.time).max();
+        if latest.is_some() {
+            found = now
+                .iter()
+                .filter(|m| m.time == latest)
+                .map(ManagerEntry::label)
+                .collect();
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The marks of managedFields entries, for the next [`writers`] call.
+pub fn manager_marks(entries: &[ManagerEntry]) -> Vec<ManagerMark> {
+    entries
+        .iter()
+        .map(|m| (manager_key(m), m.time, m.fields))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(manager: &str, time: i64, fields: u32) -> ManagerEntry {
+        ManagerEntry {
+            manager: manager.into(),
+            operation: "Update".into(),
+            subresource: String::new(),
+            time: Some(time),
+            fields,
+        }
+    }
+
+    fn remembered(entries: &[ManagerEntry]) -> Vec<(i64, Option<i64>, u32)> {
+        entries
+            .iter()
+            .map(|m| (manager_key(m), m.time, m.fields))
+            .collect()
+    }
+
+    #[test]
+    fn the_writer_is_the_entry_whose_time_moved() {
+        let before = [
+            entry("kubectl", 1000, 5),
+            entry("kube-controller-manager", 2000, 9),
+        ];
+        let after = [
+            entry("kubectl", 1000, 5),
+            entry("kube-controller-manager", 3000, 9),
+        ];
+        assert_eq!(
+            writers(Some(&remembered(&before)), &after),
+            vec!["kube-controller-manager"]
+        );
+    }
+
+    #[test]
+    fn taking_a_field_within_the_same_second_still_names_the_taker() {
+        let before = [entry("a", 1000, 3), entry("b", 1000, 4)];
+        let after = [entry("a", 1000, 4), entry("b", 1000, 3)];
+        assert_eq!(writers(Some(&remembered(&before)), &after), vec!["a"]);
+    }
+
+    #[test]
+    fn a_new_entry_is_a_writer_and_without_history_the_latest_is() {
+        let before = [entry("a", 1000, 3)];
+        let after = [entry("a", 1000, 3), entry("b", 1000, 1)];
+        assert_eq!(writers(Some(&remembered(&before)), &after), vec!["b"]);
+        assert_eq!(
+            writers(None, &[entry("a", 1000, 3), entry("b", 2000, 1)]),
+            vec!["b"]
+        );
+        assert!(writers(None, &[]).is_empty());
+    }
 }

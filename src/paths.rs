@@ -12,7 +12,13 @@ pub fn default_db() -> PathBuf {
     data.join("kubectl-diag").join("diag.db")
 }
 
-/// The `--db` flag (or `KUBECTL_DIAG_DB`), else the default.
+/// The `--db` flag, else `KUBECTL_DIAG_DB`, else the default.
 pub fn db_path(flag: Option<&PathBuf>) -> PathBuf {
-    flag.cloned().unwrap_or_else(default_db)
+    flag.cloned()
+        .or_else(|| {
+            std::env::var_os("KUBECTL_DIAG_DB")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(default_db)
 }

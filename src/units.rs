@@ -98,6 +98,19 @@ pub fn rfc3339(ms: i64) -> String {
     }
 }
 
+/// A duration the way kubectl prints ages: `45s`, `12m`, `3h20m`, `2d4h`.
+pub fn human_duration(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 if (s % 3600) / 60 == 0 => format!("{}h", s / 3600),
+        3600..=86_399 => format!("{}h{}m", s / 3600, (s % 3600) / 60),
+        _ if (s % 86_400) / 3600 == 0 => format!("{}d", s / 86_400),
+        _ => format!("{}d{}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
 /// 64-bit FNV-1a: stable across versions and platforms (unlike std's hasher),
 /// so it can be stored.
 pub fn fnv1a(s: &str) -> i64 {
@@ -112,6 +125,15 @@ pub fn fnv1a(s: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn human_durations_read_like_kubectl_ages() {
+        assert_eq!(human_duration(45_000), "45s");
+        assert_eq!(human_duration(12 * 60_000 + 5_000), "12m");
+        assert_eq!(human_duration(2 * 3_600_000), "2h");
+        assert_eq!(human_duration(3 * 3_600_000 + 20 * 60_000), "3h20m");
+        assert_eq!(human_duration(2 * 86_400_000 + 4 * 3_600_000), "2d4h");
+    }
 
     #[test]
     fn durations_as_users_type_them() {

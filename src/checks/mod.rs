@@ -1,4 +1,244 @@
-//! Checks: pure functions over plain data. So far, the parser of the
-//! scheduler's failure message that the `scheduling` check will build on.
+//! Checks: pure functions over one plain [`Snapshot`]. The live path
+//! (`k8s::snapshot`) and the recorded path (`store::snapshot`) build the same
+//! snapshot type, so every check runs the same way on both, and its tests
+//! never touch a cluster. One check, one file, stable codes (docs/checks.md).
 
+pub mod controllers;
+pub mod finalizers;
+pub mod generation;
+pub mod hotloop;
+pub mod scheduling;
 pub mod scheduling_message;
+
+use serde::Serialize;
+
+use crate::model::{ObjectRef, RecordedObject};
+
+/// How bad a finding is; ordered, so `--fail-on` can compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// The names of the checks, in the order they run and print.
+pub const ALL: &[&str] = &["finalizers", "hotloop", "generation", "scheduling"];
+
+/// The object a finding is about, as the JSON output shows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FindingObject {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+}
+
+impl From<&ObjectRef> for FindingObject {
+    fn from(r: &ObjectRef) -> Self {
+        FindingObject {
+            api_version: r.api_version.clone(),
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            uid: r.uid.clone(),
+        }
+    }
+}
+
+/// One thing a check found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub check: &'static str,
+    /// Stable, documented in docs/checks.md.
+    pub code: &'static str,
+    pub severity: Severity,
+    pub object: FindingObject,
+    pub summary: String,
+    /// When the condition began (epoch ms), when known.
+    #[serde(skip)]
+    pub since_ms: Option<i64>,
+    /// `since_ms` as RFC 3339, for the JSON output.
+    pub since: Option<String>,
+    pub details: serde_json::Value,
+}
+
+impl Finding {
+    pub fn new(
+        check: &'static str,
+        code: &'static str,
+        severity: Severity,
+        object: &ObjectRef,
+        summary: String,
+        since_ms: Option<i64>,
+        details: serde_json::Value,
+    ) -> Finding {
+        Finding {
+            check,
+            code,
+            severity,
+            object: object.into(),
+            summary,
+            since_ms,
+            since: since_ms.map(crate::units::rfc3339),
+            details,
+        }
+    }
+}
+
+/// An Event as the checks need it (scheduling failures, storms).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SnapEvent {
+    pub involved: ObjectRef,
+    pub reason: String,
+    pub type_: String,
+    pub message: String,
+    pub reporting: String,
+    pub first: i64,
+    pub last: i64,
+    /// The Event's count at `last`.
+    pub count: i64,
+    /// Occurrences inside the check's window.
+    pub in_window: i64,
+}
+
+/// Updates of one object over the window, by writer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectUpdates {
+    pub object: ObjectRef,
+    pub updates: i64,
+    /// Updates that moved `metadata.generation` (the spec changed).
+    pub generation_moves: i64,
+    /// (writer, updates), most first.
+    pub managers: Vec<(String, i64)>,
+    /// How often the writer changed from one update to the next, when the
+    /// sequence is known (a live sample); None from per-minute counters.
+    pub alternations: Option<i64>,
+}
+
+/// Everything the checks look at: one moment of one cluster.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// The moment (epoch ms): now, or `--at`.
+    pub at: i64,
+    pub objects: Vec<RecordedObject>,
+    /// Whether `objects` is the whole picture (live, or a recording with object
+    /// history) rather than Events only (an import, or `record --events-only`).
+    pub has_objects: bool,
+    pub events: Vec<SnapEvent>,
+    pub updates: Vec<ObjectUpdates>,
+    /// The span `updates` and `in_window` cover, in ms.
+    pub window_ms: i64,
+    /// API group versions that discovery could not describe (an aggregated API that is down).
+    pub stale_groups: Vec<String>,
+    /// Types that could not be read, with why (RBAC, errors): reported, never silently skipped.
+    pub unreadable: Vec<String>,
+}
+
+/// The knobs of the checks.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub stuck_after_ms: i64,
+    pub lag_after_ms: i64,
+    /// Updates per minute above which an object is in a hot loop.
+    pub rate_per_minute: f64,
+    /// Kinds the hot-loop check leaves alone unless asked for (they churn by design).
+    pub include_noisy: bool,
+    /// Occurrences per minute above which an Event is a storm.
+    pub storm_per_minute: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            stuck_after_ms: 5 * 60_000,
+            lag_after_ms: 5 * 60_000,
+            rate_per_minute: 10.0,
+            include_noisy: false,
+            storm_per_minute: 10.0,
+        }
+    }
+}
+
+/// What the checks found, plus the scheduling summary.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub summary: scheduling::Summary,
+    /// What could not be examined (forbidden types, stale API groups).
+    pub notes: Vec<String>,
+}
+
+/// Runs the chosen checks (all when `selected` is empty) over one snapshot.
+pub fn run(snapshot: &Snapshot, selected: &[String], options: &Options) -> Report {
+    let wanted = |name: &str| selected.is_empty() || selected.iter().any(|s| s == name);
+    let mut report = Report::default();
+    if wanted("finalizers") {
+        report.findings.extend(finalizers::check(snapshot, options));
+    }
+    if wanted("hotloop") {
+        report.findings.extend(hotloop::check(snapshot, options));
+    }
+    if wanted("generation") {
+        report.findings.extend(generation::check(snapshot, options));
+    }
+    if wanted("scheduling") {
+        let (findings, summary) = scheduling::check(snapshot, options);
+        report.findings.extend(findings);
+        report.summary = summary;
+    }
+    report.notes.extend(snapshot.stale_groups.iter().map(|g| {
+        format!("API group {g} is unavailable (its aggregated API does not answer discovery)")
+    }));
+    report.notes.extend(snapshot.unreadable.iter().cloned());
+    report
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures {
+    //! Small builders for check tests.
+    use crate::model::{Condition, ObjectRef, ObjectState, RecordedObject};
+
+    pub fn object(kind: &str, namespace: &str, name: &str) -> RecordedObject {
+        RecordedObject {
+            id: 0,
+            object: ObjectRef {
+                api_version: match kind {
+                    "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => "apps/v1".into(),
+                    "Widget" => "example.com/v1".into(),
+                    _ => "v1".into(),
+                },
+                kind: kind.into(),
+                namespace: namespace.into(),
+                name: name.into(),
+                uid: format!("uid-{name}"),
+                field_path: String::new(),
+            },
+            state: ObjectState::default(),
+            ..RecordedObject::default()
+        }
+    }
+
+    pub fn condition(type_: &str, status: &str, reason: &str, message: &str) -> Condition {
+        Condition {
+            type_: type_.into(),
+            status: status.into(),
+            reason: reason.into(),
+            message: message.into(),
+            ..Condition::default()
+        }
+    }
+}

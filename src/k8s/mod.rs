@@ -6,3 +6,4 @@ pub mod connect;
 pub mod discovery;
 pub mod event;
 pub mod object;
+pub mod snapshot;

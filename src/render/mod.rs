@@ -24,3 +24,57 @@ where
     }
     Ok(())
 }
+
+/// Colour for a terminal: on only when the caller says so (stdout is a TTY
+/// and `NO_COLOR` is unset), so rendered output stays testable.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Paint {
+    pub on: bool,
+}
+
+impl Paint {
+    /// Whether stdout deserves colour: a terminal, and no `NO_COLOR`.
+    pub fn for_stdout() -> Paint {
+        use std::io::IsTerminal;
+        Paint {
+            on: std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
+
+    pub fn red(self, text: &str) -> String {
+        use owo_colors::OwoColorize;
+        if self.on {
+            text.red().to_string()
+        } else {
+            text.to_string()
+        }
+    }
+
+    pub fn yellow(self, text: &str) -> String {
+        use owo_colors::OwoColorize;
+        if self.on {
+            text.yellow().to_string()
+        } else {
+            text.to_string()
+        }
+    }
+
+    pub fn dim(self, text: &str) -> String {
+        use owo_colors::OwoColorize;
+        if self.on {
+            text.dimmed().to_string()
+        } else {
+            text.to_string()
+        }
+    }
+
+    pub fn bold(self, text: &str) -> String {
+        use owo_colors::OwoColorize;
+        if self.on {
+            text.bold().to_string()
+        } else {
+            text.to_string()
+        }
+    }
+}

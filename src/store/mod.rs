@@ -7,6 +7,7 @@ pub mod export;
 pub mod history;
 pub mod migrate;
 pub mod session;
+pub mod snapshot;
 pub mod writer;
 
 use std::fs::OpenOptions;

@@ -231,3 +231,53 @@ impl Drop for Background {
         }
     }
 }
+
+/// The objects of a scenario manifest (`tests/scenarios/NAME`), as JSON.
+pub fn scenario(name: &str) -> Vec<serde_json::Value> {
+    let path = repo_root().join("tests/scenarios").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_saphyr::from_str_multiple::<serde_json::Value, _>(&text).unwrap()
+}
+
+/// Creates every object of a scenario manifest in `namespace` (cluster-scoped
+/// ones cluster-wide); an object that already exists is left as it is.
+pub async fn apply_scenario(client: &Client, namespace: &str, name: &str) {
+    use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+    for doc in scenario(name) {
+        let api_version = doc["apiVersion"].as_str().unwrap();
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let gvk = GroupVersionKind::gvk(group, version, doc["kind"].as_str().unwrap());
+        let (ar, caps): (ApiResource, _) = kube::discovery::pinned_kind(client, &gvk)
+            .await
+            .unwrap_or_else(|e| panic!("{gvk:?}: {e}"));
+        let api: Api<DynamicObject> = match caps.scope {
+            kube::discovery::Scope::Namespaced => {
+                Api::namespaced_with(client.clone(), namespace, &ar)
+            }
+            kube::discovery::Scope::Cluster => Api::all_with(client.clone(), &ar),
+        };
+        let obj: DynamicObject = serde_json::from_value(doc).unwrap();
+        match api.create(&PostParams::default(), &obj).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 409 => {}
+            Err(e) => panic!("creating {gvk:?}: {e}"),
+        }
+    }
+}
+
+/// The Widget custom resource type (no controller), ready to use.
+pub async fn widget_crd(client: &Client) -> kube::api::ApiResource {
+    apply_scenario(client, "default", "widget-crd.yaml").await;
+    let gvk = kube::api::GroupVersionKind::gvk("example.com", "v1", "Widget");
+    wait_for(
+        Duration::from_secs(30),
+        "the Widget CRD to be served",
+        || async {
+            kube::discovery::pinned_kind(client, &gvk)
+                .await
+                .ok()
+                .map(|(ar, _)| ar)
+        },
+    )
+    .await
+}

@@ -1,0 +1,329 @@
+//! The live path of `check`: one [`Snapshot`] of the cluster now. Discovery
+//! of every listable type (custom resources included), paginated lists
+//! decoded into small structs, the Events the checks need, and, for the
+//! hot-loop check, a watch of every type for `--sample`.
+//!
+//! A type that RBAC forbids or whose API does not answer becomes a note in
+//! the snapshot: never a crash, never silently skipped.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures::{StreamExt, TryStreamExt};
+use kube::api::{ListParams, WatchEvent, WatchParams};
+use kube::core::ApiResource;
+use kube::{Api, Client};
+
+use super::discovery::{api_resource, discover};
+use super::event::WireEvent;
+use super::object::WireObject;
+use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
+use crate::model::{
+    ManagerEntry, ManagerMark, ObjectRef, RecordedObject, ResourceType, manager_marks, writers,
+};
+
+const PAGE: u32 = 500;
+/// Lists running at once: enough to hide latency, few enough to spare the apiserver.
+const PARALLEL_LISTS: usize = 8;
+
+/// What to gather.
+pub struct LiveOptions {
+    /// One namespace, or None for all.
+    pub namespace: Option<String>,
+    /// Watch for this long to measure update rates (the hot-loop check); None skips it.
+    pub sample: Option<Duration>,
+    /// Also watch the kinds that churn by design.
+    pub include_noisy: bool,
+    pub server: String,
+}
+
+/// A type's objects and what its sample needs, or why it could not be listed.
+type ListResult = Result<(Vec<RecordedObject>, Listed), kube::Error>;
+
+/// One listed type: what the hot-loop sample needs to watch it.
+struct Listed {
+    resource: ApiResource,
+    namespace: Option<String>,
+    resource_version: String,
+    /// uid -> (generation, managedFields marks) at the end of the list.
+    known: HashMap<String, (i64, Vec<ManagerMark>)>,
+}
+
+fn progress(enabled: bool, text: std::fmt::Arguments<'_>) {
+    if enabled {
+        eprint!("\r\x1b[2K{text}");
+    }
+}
+
+/// When the spec last changed, as far as managedFields tell: the latest write
+/// that was not to a subresource (status, scale). Labels count too, so this
+/// is a lower bound of how long a generation has waited.
+fn spec_written(managers: &[ManagerEntry]) -> Option<i64> {
+    managers
+        .iter()
+        .filter(|m| m.subresource.is_empty())
+        .filter_map(|m| m.time)
+        .max()
+}
+
+async fn list_type(
+    client: &Client,
+    t: &ResourceType,
+    namespace: Option<&str>,
+) -> Result<(Vec<RecordedObject>, Listed), kube::Error> {
+    let ar = api_resource(t);
+    let api: Api<WireObject> = match (namespace, t.namespaced) {
+        (Some(ns), true) => Api::namespaced_with(client.clone(), ns, &ar),
+        _ => Api::all_with(client.clone(), &ar),
+    };
+    let mut params = ListParams::default().limit(PAGE);
+    let mut objects = Vec::new();
+    let mut known = HashMap::new();
+    loop {
+        let page = api.list(&params).await?;
+        for item in page.items {
+            let o = item.into_observation(&ar);
+            known.insert(
+                o.object.uid.clone(),
+                (o.state.generation, manager_marks(&o.managers)),
+            );
+            objects.push(RecordedObject {
+                object: o.object,
+                created: o.created,
+                generation_since: spec_written(&o.managers),
+                state: o.state,
+                ..RecordedObject::default()
+            });
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => {
+                let listed = Listed {
+                    resource: ar,
+                    namespace: namespace.filter(|_| t.namespaced).map(str::to_string),
+                    resource_version: page.metadata.resource_version.unwrap_or_default(),
+                    known,
+                };
+                return Ok((objects, listed));
+            }
+        }
+    }
+}
+
+async fn list_events(
+    client: &Client,
+    namespace: Option<&str>,
+    now: i64,
+) -> Result<Vec<SnapEvent>, kube::Error> {
+    let api: Api<WireEvent> = match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    };
+    let mut params = ListParams::default().limit(PAGE);
+    let mut events = Vec::new();
+    loop {
+        let page = api.list(&params).await?;
+        for item in page.items {
+            let Some(o) = item.into_observation() else {
+                continue;
+            };
+            let scheduling = matches!(o.reason.as_str(), "FailedScheduling" | "Scheduled");
+            // Only what a check can use: scheduling Events, and repeated ones (storm candidates).
+            if !scheduling && o.count < 2 && !o.message.contains("(combined from similar events)") {
+                continue;
+            }
+            // NB: live, the window is the Event's own life: its rate is count over first..last.
+            let span = (o.last - o.first).max(60_000);
+            let per_minute = o.count as f64 * 60_000.0 / span as f64;
+            events.push(SnapEvent {
+                involved: o.involved,
+                reason: o.reason,
+                type_: o.type_,
+                message: o.message,
+                reporting: o.reporting_controller,
+                first: o.first,
+                last: o.last,
+                count: o.count,
+                // Expressed per minute of the snapshot's window, which the command sets to 1 minute for events.
+                in_window: if now - o.last < 10 * 60_000 {
+                    per_minute.round() as i64
+                } else {
+                    0
+                },
+            });
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(events),
+        }
+    }
+}
+
+/// Watches one listed type for `sample`, counting updates per object and writer.
+async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<ObjectUpdates> {
+    let api: Api<WireObject> = match &listed.namespace {
+        Some(ns) => Api::namespaced_with(client, ns, &listed.resource),
+        None => Api::all_with(client, &listed.resource),
+    };
+    let params = WatchParams::default().timeout(sample.as_secs().max(1) as u32);
+    let Ok(stream) = api.watch(&params, &listed.resource_version).await else {
+        return Vec::new();
+    };
+    let mut known = listed.known;
+    let mut seen: HashMap<String, (ObjectRef, ObjectUpdates, String)> = HashMap::new();
+    let deadline = tokio::time::Instant::now() + sample;
+    let mut stream = std::pin::pin!(stream.into_stream());
+    loop {
+        let item = tokio::select! {
+            item = stream.next() => item,
+            _ = tokio::time::sleep_until(deadline) => break,
+        };
+        let Some(Ok(WatchEvent::Modified(obj))) = item else {
+            if item.is_none() {
+                break;
+            }
+            continue;
+        };
+        let o = obj.into_observation(&listed.resource);
+        let previous = known.get(&o.object.uid);
+        let who = writers(previous.map(|p| p.1.as_slice()), &o.managers);
+        let moved = previous.is_some_and(|p| p.0 != o.state.generation);
+        let label = if who.is_empty() {
+            String::new()
+        } else {
+            who.join(",")
+        };
+        let entry = seen.entry(o.object.uid.clone()).or_insert_with(|| {
+            (
+                o.object.clone(),
+                ObjectUpdates {
+                    object: o.object.clone(),
+                    alternations: Some(0),
+                    ..ObjectUpdates::default()
+                },
+                String::new(),
+            )
+        });
+        entry.1.updates += 1;
+        entry.1.generation_moves += i64::from(moved);
+        if !entry.2.is_empty() && entry.2 != label {
+            entry.1.alternations = entry.1.alternations.map(|a| a + 1);
+        }
+        entry.2 = label.clone();
+        match entry.1.managers.iter_mut().find(|(m, _)| *m == label) {
+            Some((_, n)) => *n += 1,
+            None => entry.1.managers.push((label, 1)),
+        }
+        known.insert(
+            o.object.uid.clone(),
+            (o.state.generation, manager_marks(&o.managers)),
+        );
+    }
+    seen.into_values()
+        .map(|(_, mut u, _)| {
+            u.managers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            u
+        })
+        .collect()
+}
+
+/// Builds the snapshot of the live cluster.
+pub async fn live(
+    client: &Client,
+    options: &LiveOptions,
+) -> Result<Snapshot, super::connect::ClusterError> {
+    let show = std::io::stderr().is_terminal();
+    progress(show, format_args!("discovering API resources…"));
+    let discovered = discover(client).await.map_err(|e| {
+        super::connect::explain(e, "discover", "API resources", None, &options.server)
+    })?;
+    let types: Vec<ResourceType> = discovered
+        .types
+        .iter()
+        .filter(|t| {
+            t.can("list")
+                && !(t.plural == "events" && matches!(t.group.as_str(), "" | "events.k8s.io"))
+        })
+        .cloned()
+        .collect();
+    let total = types.len();
+    let done = Arc::new(AtomicUsize::new(0));
+    let namespace = options.namespace.as_deref();
+    let results: Vec<(ResourceType, ListResult)> =
+        futures::stream::iter(types.into_iter().map(|t| {
+            let done = done.clone();
+            async move {
+                let r = list_type(client, &t, namespace).await;
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(show, format_args!("listing {n}/{total} resource types…"));
+                (t, r)
+            }
+        }))
+        .buffer_unordered(PARALLEL_LISTS)
+        .collect()
+        .await;
+
+    let mut snapshot = Snapshot {
+        at: chrono::Utc::now().timestamp_millis(),
+        has_objects: true,
+        stale_groups: discovered
+            .stale
+            .iter()
+            .map(|g| g.group_version.clone())
+            .collect(),
+        ..Snapshot::default()
+    };
+    let mut listed = Vec::new();
+    for (t, result) in results {
+        match result {
+            Ok((objects, l)) => {
+                snapshot.objects.extend(objects);
+                listed.push((t, l));
+            }
+            Err(e) => {
+                let why =
+                    super::connect::explain(e, "list", &t.full_name(), namespace, &options.server);
+                snapshot
+                    .unreadable
+                    .push(format!("{} not examined: {why}", t.full_name()));
+            }
+        }
+    }
+    progress(show, format_args!("listing Events…"));
+    match list_events(client, namespace, snapshot.at).await {
+        Ok(events) => snapshot.events = events,
+        Err(e) => snapshot.unreadable.push(format!(
+            "events not examined: {}",
+            super::connect::explain(e, "list", "events", namespace, &options.server)
+        )),
+    }
+    snapshot.window_ms = 60_000;
+    if let Some(sample) = options.sample {
+        progress(
+            show,
+            format_args!(
+                "watching for {}s to measure update rates…",
+                sample.as_secs()
+            ),
+        );
+        let noisy = crate::checks::hotloop::NOISY;
+        let watches = listed
+            .into_iter()
+            .filter(|(t, _)| {
+                t.can("watch") && (options.include_noisy || !noisy.contains(&t.kind.as_str()))
+            })
+            .map(|(_, l)| sample_type(client.clone(), l, sample));
+        let sampled: Vec<Vec<ObjectUpdates>> = futures::future::join_all(watches).await;
+        snapshot.updates = sampled.into_iter().flatten().collect();
+        // NB: Event rates were computed per minute; object updates are over the sample.
+        for e in snapshot.events.iter_mut() {
+            e.in_window = (e.in_window as f64 * sample.as_secs_f64() / 60.0).round() as i64;
+        }
+        snapshot.window_ms = sample.as_millis() as i64;
+    }
+    progress(show, format_args!(""));
+    Ok(snapshot)
+}
