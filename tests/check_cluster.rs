@@ -381,10 +381,7 @@ async fn at_on_a_recording_finds_what_was_true_then_and_is_not_now() {
         || {
             let db_path = db_path.clone();
             async move {
-                let (_, doc) = check(
-                    std::path::Path::new(&db_path),
-                    &["scheduling", "--db", &db_path],
-                );
+                let doc = check_soon(&db_path, &["scheduling", "--db", &db_path])?;
                 (findings(&doc, "S001").len() == 2).then(|| doc["at"].as_str().unwrap().to_string())
             }
         },
@@ -402,11 +399,8 @@ async fn at_on_a_recording_finds_what_was_true_then_and_is_not_now() {
         || {
             let db_path = db_path.clone();
             async move {
-                let (_, doc) = check(
-                    std::path::Path::new(&db_path),
-                    &["scheduling", "--db", &db_path],
-                );
-                findings(&doc, "S001").is_empty()
+                check_soon(&db_path, &["scheduling", "--db", &db_path])
+                    .is_some_and(|doc| findings(&doc, "S001").is_empty())
             }
         },
     )
