@@ -1,7 +1,7 @@
 -- Time travel: the compact state of every object the recorder watched, as of
 -- :t (epoch ms): its latest version at or before :t, if it existed then.
 SELECT o.id, av.s, k.s, ns.s, n.s, o.uid, o.created, o.first_seen, o.deleted, o.deleted_after,
-       v.at, st.s, w.s
+       v.at, st.s, w.s, v.generation, v.observed_generation
 FROM objects o
 JOIN versions v ON v.id = (
     SELECT v2.id FROM versions v2

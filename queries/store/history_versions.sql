@@ -1,5 +1,5 @@
 -- Every version of one object, oldest first.
-SELECT v.at, st.s, w.s, v.seen
+SELECT v.at, st.s, w.s, v.seen, v.generation, v.observed_generation
 FROM versions v
 JOIN strings st ON st.id = v.state
 JOIN strings w ON w.id = v.writers

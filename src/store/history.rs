@@ -28,8 +28,14 @@ fn writers(text: &str) -> Vec<String> {
 }
 
 /// A state as stored; a text this build cannot read becomes the empty state.
-fn state(text: &str) -> ObjectState {
-    serde_json::from_str(text).unwrap_or_default()
+/// Since migration 3 the generations live in columns (0: inside the text).
+fn state(text: &str, generation: i64, observed: Option<i64>) -> ObjectState {
+    let mut state: ObjectState = serde_json::from_str(text).unwrap_or_default();
+    if generation != 0 {
+        state.generation = generation;
+        state.observed_generation = observed;
+    }
+    state
 }
 
 /// Columns 0..=9: id, apiVersion, kind, namespace, name, uid, created, first_seen, deleted, deleted_after.
@@ -66,7 +72,7 @@ pub fn states_at(
         .query_map(named_params! {":cluster": cluster, ":t": t}, |row| {
             let mut o = identity(row)?;
             o.state_at = row.get(10)?;
-            o.state = state(&row.get::<_, String>(11)?);
+            o.state = state(&row.get::<_, String>(11)?, row.get(13)?, row.get(14)?);
             o.writers = writers(&row.get::<_, String>(12)?);
             Ok(o)
         })
@@ -95,7 +101,7 @@ pub fn versions(conn: &Connection, path: &Path, id: i64) -> Result<Vec<Version>,
         .query_map(named_params! {":object": id}, |row| {
             Ok(Version {
                 at: row.get(0)?,
-                state: state(&row.get::<_, String>(1)?),
+                state: state(&row.get::<_, String>(1)?, row.get(4)?, row.get(5)?),
                 writers: writers(&row.get::<_, String>(2)?),
                 listed: row.get::<_, i64>(3)? == 0,
             })

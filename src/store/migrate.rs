@@ -11,6 +11,7 @@ use super::StoreError;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/001_events.sql"),
     include_str!("../../queries/migrations/002_object_history.sql"),
+    include_str!("../../queries/migrations/003_version_generations.sql"),
 ];
 
 /// The schema version this build writes.

@@ -39,6 +39,11 @@ pub(super) struct Tracked {
 /// Per-minute update counters not yet written: (object, minute, manager) -> (updates, versions, generation moves).
 pub(super) type Counters = HashMap<(i64, i64, i64), (i64, i64, i64)>;
 
+/// What identifies a version: its state text's hash and its generations.
+fn version_hash(text_h: i64, generation: i64, observed: Option<i64>) -> i64 {
+    fnv1a(&format!("{text_h}/{generation}/{observed:?}"))
+}
+
 fn seen_code(seen: Seen) -> i64 {
     match seen {
         Seen::Listed => 0,
@@ -53,23 +58,31 @@ impl Writer {
         if let Some(t) = self.tracked.get(&o.object.uid) {
             return Ok(Some(t.clone()));
         }
-        let last: Option<(i64, String)> = self
+        let last: Option<(i64, i64, Option<i64>, String)> = self
             .conn
             .prepare_cached(SQL_VERSION_LAST)
             .and_then(|mut st| {
                 st.query_row(named_params! {":object": id}, |row| {
-                    Ok((row.get(0)?, row.get(1)?))
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
                 })
                 .optional()
             })
             .map_err(self.err("last version lookup"))?;
-        Ok(last.map(|(state_h, text)| Tracked {
-            id,
-            state_h,
-            generation: serde_json::from_str::<ObjectState>(&text)
-                .map(|s| s.generation)
-                .unwrap_or(0),
-            managers: Vec::new(),
+        Ok(last.map(|(text_h, generation, observed, text)| {
+            let generation = if generation != 0 {
+                generation
+            } else {
+                // Written before migration 3: the generation is inside the text.
+                serde_json::from_str::<ObjectState>(&text)
+                    .map(|s| s.generation)
+                    .unwrap_or(0)
+            };
+            Tracked {
+                id,
+                state_h: version_hash(text_h, generation, observed),
+                generation,
+                managers: Vec::new(),
+            }
         }))
     }
 
@@ -91,8 +104,20 @@ impl Writer {
                 })
                 .map_err(self.err("object update"))?;
         }
-        let text = serde_json::to_string(&o.state).unwrap_or_default();
-        let state_h = fnv1a(&text);
+        // NB: generation and observedGeneration are stored in columns, out of the
+        // interned text: in a spec fight both rise on every write, and in the text
+        // they would make every state unique.
+        let text = serde_json::to_string(&ObjectState {
+            generation: 0,
+            observed_generation: None,
+            ..o.state.clone()
+        })
+        .unwrap_or_default();
+        let state_h = version_hash(
+            fnv1a(&text),
+            o.state.generation,
+            o.state.observed_generation,
+        );
         let who = writers(
             previous
                 .as_ref()
@@ -114,6 +139,7 @@ impl Writer {
                     st.execute(named_params! {
                         ":object": id, ":at": change.at, ":state": state,
                         ":writers": writers, ":seen": seen_code(change.seen),
+                        ":generation": o.state.generation, ":observed": o.state.observed_generation,
                     })
                 })
                 .map_err(self.err("version insert"))?;
@@ -259,5 +285,61 @@ impl Writer {
                 .map_err(self.err("update counter"))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Change, ObjectChange, ObjectObservation, ObjectRef, ObjectState, Seen};
+    use crate::store::writer::Writer;
+    use crate::store::{Mode, open, session};
+
+    fn change(generation: i64, digest: &str, at: i64) -> Change {
+        Change::Object(ObjectChange {
+            seen: Seen::Modified,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: ObjectRef {
+                    api_version: "apps/v1".into(),
+                    kind: "Deployment".into(),
+                    name: "web".into(),
+                    uid: "u".into(),
+                    ..ObjectRef::default()
+                },
+                state: ObjectState {
+                    generation,
+                    observed_generation: Some(generation),
+                    spec_digest: digest.into(),
+                    ..ObjectState::default()
+                },
+                ..ObjectObservation::default()
+            }),
+        })
+    }
+
+    /// Regression: with the generations inside the state text, every write of
+    /// a spec fight stored a new ~150-byte state.
+    #[test]
+    fn a_spec_fight_stores_its_two_states_once_and_every_generation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        let mut w = Writer::new(conn, &path, cluster);
+        w.begin().unwrap();
+        for i in 1..=100 {
+            let digest = if i % 2 == 0 { "a" } else { "b" };
+            w.apply_change(&change(i, digest, i * 1000)).unwrap();
+        }
+        // The same observation again (a replay) stores nothing.
+        w.apply_change(&change(100, "a", 200_000)).unwrap();
+        w.commit().unwrap();
+        let count = |sql: &str| -> i64 { w.connection().query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(count("SELECT count(*) FROM versions"), 100);
+        assert_eq!(count("SELECT count(DISTINCT state) FROM versions"), 2);
+        let versions = crate::store::history::versions(w.connection(), &path, 1).unwrap();
+        assert_eq!(versions[41].state.generation, 42);
+        assert_eq!(versions[41].state.observed_generation, Some(42));
     }
 }
