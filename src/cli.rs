@@ -79,7 +79,7 @@ pub enum Command {
     /// Write stored Event occurrences as JSON Lines
     Export(ExportArgs),
     /// Rebuild one object's history along its owner chain
-    Timeline(NotYetArgs),
+    Timeline(TimelineArgs),
     /// Find stuck finalizers, hot loops, generation lag and scheduling failures (live, or in the recording with --db/--at)
     Check(CheckArgs),
     /// Run a named query (built-in, or yours in $XDG_CONFIG_HOME/kubectl-diag/queries/)
@@ -126,6 +126,38 @@ pub struct RecordArgs {
     /// Record Events only: no object history
     #[arg(long, conflicts_with = "kinds")]
     pub events_only: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TimelineArgs {
+    /// The object, as kubectl names it: deploy/web, pod/web-7c9d-x2, deployment.apps/web,
+    /// or TYPE NAME; custom resources by plural, kind or short name
+    #[arg(required = true, num_args = 1..=2, value_name = "TYPE/NAME")]
+    pub object: Vec<String>,
+
+    /// Pick one incarnation when several objects had this name
+    #[arg(long, value_name = "UID")]
+    pub uid: Option<String>,
+
+    /// Which recorded cluster (uid or context label), when the recording holds several
+    #[arg(long, value_name = "ID")]
+    pub cluster: Option<String>,
+
+    /// Start: a duration back from now (2h) or an RFC 3339 time [default: the object's beginning]
+    #[arg(long, value_name = "DURATION|TIME")]
+    pub since: Option<String>,
+
+    /// End: a duration back from now or an RFC 3339 time [default: now]
+    #[arg(long, value_name = "DURATION|TIME")]
+    pub until: Option<String>,
+
+    /// How many owner levels to walk up and down (Deployment -> ReplicaSet -> Pod is 2)
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub depth: u32,
+
+    /// Leave out each Pod's Node and PersistentVolumeClaims
+    #[arg(long)]
+    pub no_related: bool,
 }
 
 /// The checks `kubectl diag check` can run.
@@ -249,11 +281,4 @@ pub struct ImportArgs {
     /// The cluster id to store the Events under (keeps imports apart from recorded clusters)
     #[arg(long, default_value = "imported", value_name = "ID")]
     pub cluster: String,
-}
-
-/// Arguments of a command whose issue has not landed yet: accepted, then refused plainly.
-#[derive(Debug, Args)]
-pub struct NotYetArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
 }

@@ -17,6 +17,7 @@ pub mod paths;
 pub mod record;
 pub mod render;
 pub mod store;
+pub mod timeline;
 pub mod units;
 
 use std::io::Write;
@@ -31,7 +32,9 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     match &cli.command {
         Command::Record(args) => record::run(&cli.global, args, err),
         Command::Export(args) => commands::export::run(&cli.global, args, out),
-        Command::Timeline(_) => not_yet("timeline"),
+        Command::Timeline(args) => {
+            commands::timeline::run(&cli.global, args, out, render::Paint::for_stdout())
+        }
         Command::Check(args) => {
             commands::check::run(&cli.global, args, out, render::Paint::for_stdout())
         }
@@ -48,8 +51,4 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         }
         Command::Import(args) => commands::import::run(&cli.global, args, out, err),
     }
-}
-
-fn not_yet(name: &str) -> anyhow::Result<u8> {
-    anyhow::bail!("`kubectl diag {name}` is not implemented yet in this version")
 }

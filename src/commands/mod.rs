@@ -5,3 +5,4 @@ pub mod export;
 pub mod import;
 pub mod query;
 pub mod sql;
+pub mod timeline;

@@ -81,6 +81,26 @@ fn kubeconfig(args: &GlobalArgs) -> Result<Kubeconfig, ClusterError> {
 }
 
 /// Builds a client from the global flags.
+/// The namespace a name without `-n` lives in, read offline: `-n`, else the
+/// kubeconfig context's namespace, else `default` (as kubectl does).
+pub fn default_namespace(args: &GlobalArgs) -> String {
+    if let Some(ns) = &args.namespace {
+        return ns.clone();
+    }
+    kubeconfig(args)
+        .ok()
+        .and_then(|kc| {
+            let name = args.context.clone().or(kc.current_context.clone())?;
+            kc.contexts
+                .into_iter()
+                .find(|c| c.name == name)
+                .and_then(|c| c.context)
+                .and_then(|c| c.namespace)
+        })
+        .filter(|ns| !ns.is_empty())
+        .unwrap_or_else(|| "default".to_string())
+}
+
 pub async fn connect(args: &GlobalArgs) -> Result<Connection, ClusterError> {
     let (config, context) = match kubeconfig(args) {
         Ok(kc) => {

@@ -1,5 +1,8 @@
 //! Rendering shared by commands: plain tables as kubectl prints them.
 
+pub mod html;
+pub mod timeline;
+
 use std::io::Write;
 
 /// Writes a borderless table (upper-case header, columns aligned, no

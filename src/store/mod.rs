@@ -8,6 +8,7 @@ pub mod history;
 pub mod migrate;
 pub mod session;
 pub mod snapshot;
+pub mod timeline;
 pub mod writer;
 
 use std::fs::OpenOptions;

@@ -1,0 +1,1 @@
+SELECT id FROM objects WHERE uid = :uid AND cluster_id = :cluster ORDER BY first_seen IS NULL, id

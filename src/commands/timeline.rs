@@ -1,0 +1,257 @@
+//! `kubectl diag timeline TYPE/NAME`: resolve the name in the recording
+//! (deleted objects included), walk its owner chain, assemble one
+//! chronological story and render it as a table, JSON or a self-contained
+//! HTML page.
+
+use std::io::Write;
+
+use anyhow::Context;
+
+use crate::cli::{GlobalArgs, OutputFormat, TimelineArgs};
+use crate::model::{Discovered, ResourceType};
+use crate::render::Paint;
+use crate::store::timeline::{self as load, Walk};
+use crate::store::{self, Mode, history};
+use crate::timeline::Relation;
+use crate::units::{parse_time_ms, rfc3339};
+
+/// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
+fn builtin_types() -> Discovered {
+    let t =
+        |group: &str, version: &str, kind: &str, plural: &str, short: &[&str], namespaced: bool| {
+            ResourceType {
+                group: group.into(),
+                version: version.into(),
+                kind: kind.into(),
+                plural: plural.into(),
+                singular: kind.to_ascii_lowercase(),
+                short_names: short.iter().map(|s| s.to_string()).collect(),
+                namespaced,
+                verbs: Vec::new(),
+            }
+        };
+    Discovered {
+        types: vec![
+            t("", "v1", "Pod", "pods", &["po"], true),
+            t("", "v1", "Node", "nodes", &["no"], false),
+            t("", "v1", "Namespace", "namespaces", &["ns"], false),
+            t(
+                "",
+                "v1",
+                "PersistentVolumeClaim",
+                "persistentvolumeclaims",
+                &["pvc"],
+                true,
+            ),
+            t(
+                "",
+                "v1",
+                "PersistentVolume",
+                "persistentvolumes",
+                &["pv"],
+                false,
+            ),
+            t("", "v1", "Service", "services", &["svc"], true),
+            t("", "v1", "ConfigMap", "configmaps", &["cm"], true),
+            t("apps", "v1", "Deployment", "deployments", &["deploy"], true),
+            t("apps", "v1", "ReplicaSet", "replicasets", &["rs"], true),
+            t("apps", "v1", "StatefulSet", "statefulsets", &["sts"], true),
+            t("apps", "v1", "DaemonSet", "daemonsets", &["ds"], true),
+            t("batch", "v1", "Job", "jobs", &[], true),
+            t("batch", "v1", "CronJob", "cronjobs", &["cj"], true),
+            t(
+                "autoscaling",
+                "v2",
+                "HorizontalPodAutoscaler",
+                "horizontalpodautoscalers",
+                &["hpa"],
+                true,
+            ),
+            t(
+                "policy",
+                "v1",
+                "PodDisruptionBudget",
+                "poddisruptionbudgets",
+                &["pdb"],
+                true,
+            ),
+        ],
+        stale: Vec::new(),
+    }
+}
+
+/// Splits `TYPE/NAME` or `TYPE NAME`.
+fn split(object: &[String]) -> anyhow::Result<(String, String)> {
+    match object {
+        [one] => match one.split_once('/') {
+            Some((t, n)) if !t.is_empty() && !n.is_empty() => Ok((t.to_string(), n.to_string())),
+            _ => anyhow::bail!("{one}: give TYPE/NAME, such as deploy/web or pod/web-7c9d-x2"),
+        },
+        [t, n] => Ok((t.clone(), n.clone())),
+        _ => anyhow::bail!("give one object: TYPE/NAME"),
+    }
+}
+
+pub fn run(
+    global: &GlobalArgs,
+    args: &TimelineArgs,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<u8> {
+    let (type_name, name) = split(&args.object)?;
+    let now = chrono::Utc::now();
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| parse_time_ms(s, now))
+        .transpose()
+        .context("invalid --since")?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|s| parse_time_ms(s, now))
+        .transpose()
+        .context("invalid --until")?;
+    if let (Some(s), Some(u)) = (since, until)
+        && s > u
+    {
+        anyhow::bail!(
+            "--since {} is after --until {}: nothing to show",
+            rfc3339(s),
+            rfc3339(u)
+        );
+    }
+
+    let path = crate::paths::db_path(global.db.as_ref());
+    let conn = store::open(&path, Mode::ReadOnly)?;
+    let (cluster, _, label) = super::check::choose_cluster(&conn, &path, args.cluster.as_deref())?;
+    let recorded = load::resource_types(&conn, &path, cluster)?;
+    let builtin = builtin_types();
+    let Some(t) = recorded
+        .resolve(&type_name)
+        .or_else(|| builtin.resolve(&type_name))
+        .cloned()
+    else {
+        anyhow::bail!(
+            "{type_name}: no such resource type in the recording of {label}; use a kubectl name such as deploy, pod, rs, sts, node, or a custom resource's plural"
+        );
+    };
+    let namespace = if t.namespaced {
+        crate::k8s::connect::default_namespace(global)
+    } else {
+        String::new()
+    };
+    let where_ = if namespace.is_empty() {
+        String::new()
+    } else {
+        format!(" in namespace {namespace}")
+    };
+
+    let incarnations: Vec<_> = history::named(&conn, &path, cluster, &t.kind, &namespace, &name)?
+        .into_iter()
+        .filter(|o| !o.object.uid.is_empty() || o.first_seen.is_some())
+        .collect();
+    if incarnations.is_empty() {
+        let known = load::names_of_kind(&conn, &path, cluster, &t.kind, &namespace)?;
+        let hint = if known.is_empty() {
+            format!(
+                "the recording holds no {} at all{where_}: was the recorder watching (record -n, --kinds)?",
+                t.kind
+            )
+        } else {
+            format!("recorded {}s{where_}: {}", t.kind, known.join(", "))
+        };
+        anyhow::bail!(
+            "{type_name}/{name}: no {} named {name}{where_} in the recording {}; {hint}",
+            t.kind,
+            path.display()
+        );
+    }
+    let target = match &args.uid {
+        Some(uid) => incarnations
+            .iter()
+            .find(|o| o.object.uid == *uid)
+            .cloned()
+            .with_context(|| {
+                format!(
+                    "--uid {uid}: not an incarnation of {}/{name}; recorded uids: {}",
+                    t.kind,
+                    incarnations
+                        .iter()
+                        .map(|o| o.object.uid.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?,
+        None => incarnations[0].clone(),
+    };
+    if incarnations.len() > 1 && args.uid.is_none() {
+        eprintln!(
+            "note: {} objects were named {}/{name}{where_}; showing the latest (uid {}). Others: {}. Pick one with --uid.",
+            incarnations.len(),
+            t.kind,
+            target.object.uid,
+            incarnations[1..]
+                .iter()
+                .map(|o| format!(
+                    "{} (created {})",
+                    o.object.uid,
+                    o.created
+                        .or(o.first_seen)
+                        .map(rfc3339)
+                        .unwrap_or_else(|| "?".into())
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+
+    let walk = Walk {
+        depth: args.depth,
+        related: !args.no_related,
+    };
+    let subjects = load::subjects(&conn, &path, cluster, target.clone(), walk)?;
+    let since_ms = since.unwrap_or(0);
+    let until_ms = until.unwrap_or_else(|| now.timestamp_millis());
+    let events = load::events(&conn, &path, cluster, &subjects, since_ms, until_ms)?;
+    let begin = subjects
+        .iter()
+        .filter(|s| !matches!(s.relation, Some(Relation::Node | Relation::Claim)))
+        .filter_map(|s| s.object.created.or(s.object.first_seen))
+        .chain(events.iter().map(|e| e.first))
+        .min()
+        .unwrap_or(since_ms);
+    let gaps = load::gaps(&conn, &path, cluster, since.unwrap_or(begin), until_ms)?;
+    // Without --since, the story starts where the earliest object or Event does.
+    let timeline =
+        crate::timeline::assemble(&subjects, &events, &gaps, since.unwrap_or(begin), until_ms);
+
+    let target_json = serde_json::json!({
+        "apiVersion": target.object.api_version, "kind": target.object.kind,
+        "namespace": target.object.namespace, "name": target.object.name, "uid": target.object.uid,
+        "cluster": label,
+    });
+    match global.output.unwrap_or(OutputFormat::Table) {
+        OutputFormat::Table => crate::render::timeline::table(&timeline, out, false, paint)?,
+        OutputFormat::Wide => crate::render::timeline::table(&timeline, out, true, paint)?,
+        OutputFormat::Json => crate::render::timeline::json(&timeline, &target_json, out)?,
+        OutputFormat::Html => crate::render::html::page(
+            &timeline,
+            &format!("{}/{}{where_} — {label}", t.kind, name),
+            out,
+        )?,
+        other => anyhow::bail!(
+            "-o {}: timeline prints table, wide, json or html",
+            format!("{other:?}").to_lowercase()
+        ),
+    }
+    if timeline.entries.is_empty() {
+        eprintln!(
+            "note: nothing recorded for {}/{name} between {} and {}",
+            t.kind,
+            rfc3339(since_ms),
+            rfc3339(until_ms)
+        );
+    }
+    Ok(crate::exit::OK)
+}

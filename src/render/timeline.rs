@@ -1,0 +1,86 @@
+//! The timeline as a table (kubectl style) or as the documented JSON shape.
+
+use std::io::Write;
+
+use super::{Paint, plain_table};
+use crate::timeline::{Entry, EntryKind, Timeline};
+use crate::units::human_duration;
+
+fn time(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+        .unwrap_or_default()
+}
+
+fn object(e: &Entry) -> String {
+    if e.entry == EntryKind::Gap {
+        "(recorder)".to_string()
+    } else {
+        format!("{}/{}", e.object.kind, e.object.name)
+    }
+}
+
+fn message(e: &Entry) -> String {
+    let text = e.message.replace('\n', " ");
+    match (e.entry, e.until_ms) {
+        (EntryKind::Event, Some(until)) if e.count > 1 => format!(
+            "×{} over {} (until {}): {text}",
+            e.count,
+            human_duration(until - e.at_ms),
+            time(until)
+        ),
+        (EntryKind::Event, _) if e.count > 1 => format!("×{}: {text}", e.count),
+        _ => text,
+    }
+}
+
+fn entry_kind(e: &Entry) -> &'static str {
+    match e.entry {
+        EntryKind::Event => "event",
+        EntryKind::Transition => "change",
+        EntryKind::Gap => "gap",
+    }
+}
+
+/// `-o table` / `-o wide`.
+pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std::io::Result<()> {
+    let start = t.entries.first().map_or(t.since_ms, |e| e.at_ms);
+    let mut header = vec!["TIME (UTC)", "REL", "OBJECT", "ENTRY", "REASON", "MESSAGE"];
+    if wide {
+        header.extend(["WRITER", "SOURCE"]);
+    }
+    let rows = t.entries.iter().map(|e| {
+        let reason = match (e.entry, e.type_.as_str()) {
+            (EntryKind::Gap, _) => paint.red(&e.reason),
+            (_, "Warning") => paint.yellow(&e.reason),
+            _ => e.reason.clone(),
+        };
+        let mut row = vec![
+            time(e.at_ms),
+            format!("+{}", human_duration(e.at_ms - start)),
+            object(e),
+            entry_kind(e).to_string(),
+            reason,
+            message(e),
+        ];
+        if wide {
+            row.push(e.writers.join(","));
+            row.push(e.source.clone());
+        }
+        row
+    });
+    plain_table(out, header, rows)
+}
+
+/// `-o json`: the shape documented in docs/timeline.md.
+pub fn json(t: &Timeline, target: &serde_json::Value, out: &mut dyn Write) -> std::io::Result<()> {
+    let doc = serde_json::json!({
+        "target": target,
+        "since": t.since,
+        "until": t.until,
+        "objects": t.objects,
+        "entries": t.entries,
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}

@@ -1,0 +1,391 @@
+//! One object's story along its owner chain: plain data in, one
+//! chronological list of entries out. Event occurrences (repeats collapsed),
+//! object transitions (derived by diffing consecutive versions), who wrote
+//! them, deletions, and the recorder's gaps. Pure: tests never touch a
+//! cluster or a database.
+
+pub mod transitions;
+
+use serde::Serialize;
+
+use crate::model::{ObjectRef, RecordedObject, Version};
+
+/// How an object is related to the one asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relation {
+    /// The object asked about.
+    Target,
+    /// Above it in the owner chain.
+    Owner,
+    /// Below it in the owner chain.
+    Owned,
+    /// A Pod's Node.
+    Node,
+    /// A Pod's PersistentVolumeClaim.
+    Claim,
+}
+
+/// One object of the timeline, with its versions.
+#[derive(Debug, Clone, Default)]
+pub struct Subject {
+    pub object: RecordedObject,
+    pub relation: Option<Relation>,
+    /// Depth in the owner chain from the target (0 for the target).
+    pub depth: u32,
+    pub versions: Vec<Version>,
+}
+
+/// One Event as the timeline needs it: every occurrence in the window collapsed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventLine {
+    pub object: ObjectRef,
+    pub type_: String,
+    pub reason: String,
+    pub message: String,
+    /// Occurrences in the window.
+    pub count: i64,
+    pub first: i64,
+    pub last: i64,
+    pub source: String,
+}
+
+/// An interval in which the recorder was blind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GapLine {
+    pub start: i64,
+    pub finish: i64,
+    pub reason: String,
+    pub detail: String,
+    /// Which watches were blind (`events`, `pods/shop`, …).
+    pub resources: Vec<String>,
+}
+
+/// What kind of line an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    Event,
+    Transition,
+    Gap,
+}
+
+/// One line of the timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    #[serde(skip)]
+    pub at_ms: i64,
+    #[serde(skip)]
+    pub until_ms: Option<i64>,
+    /// RFC 3339.
+    pub time: String,
+    /// For collapsed Events and gaps: the end.
+    pub until: Option<String>,
+    pub entry: EntryKind,
+    /// The object (empty for gaps).
+    pub object: EntryObject,
+    /// `Normal` or `Warning`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub reason: String,
+    pub message: String,
+    /// Occurrences, for Events (1 otherwise).
+    pub count: i64,
+    /// Field managers that wrote a transition.
+    pub writers: Vec<String>,
+    /// The Event's reporting controller, or `recorder` for gaps.
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EntryObject {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+}
+
+impl From<&ObjectRef> for EntryObject {
+    fn from(r: &ObjectRef) -> Self {
+        EntryObject {
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            uid: r.uid.clone(),
+        }
+    }
+}
+
+/// One object of the result, as the JSON output lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ObjectLine {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub relation: Option<Relation>,
+    pub depth: u32,
+    pub created: Option<String>,
+    pub deleted: Option<String>,
+    /// Set when it was deleted while the recorder was blind: some time after this.
+    pub deleted_after: Option<String>,
+    #[serde(skip)]
+    pub created_ms: Option<i64>,
+    #[serde(skip)]
+    pub deleted_ms: Option<i64>,
+    /// Spans of this object's readiness for the picture: (from, to, state).
+    #[serde(skip)]
+    pub states: Vec<(i64, i64, String)>,
+}
+
+/// The assembled timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Timeline {
+    pub since: String,
+    pub until: String,
+    #[serde(skip)]
+    pub since_ms: i64,
+    #[serde(skip)]
+    pub until_ms: i64,
+    pub objects: Vec<ObjectLine>,
+    pub entries: Vec<Entry>,
+}
+
+fn rfc(ms: i64) -> String {
+    crate::units::rfc3339(ms)
+}
+
+fn entry(
+    at: i64,
+    until: Option<i64>,
+    kind: EntryKind,
+    object: &ObjectRef,
+    type_: &str,
+    reason: String,
+    message: String,
+) -> Entry {
+    Entry {
+        at_ms: at,
+        until_ms: until,
+        time: rfc(at),
+        until: until.map(rfc),
+        entry: kind,
+        object: object.into(),
+        type_: type_.to_string(),
+        reason,
+        message,
+        count: 1,
+        writers: Vec::new(),
+        source: String::new(),
+    }
+}
+
+/// A coarse readiness of a state for the picture's state bars.
+pub fn readiness(kind: &str, s: &crate::model::ObjectState) -> &'static str {
+    if s.deletion.is_some() {
+        return "terminating";
+    }
+    let condition = |t: &str| {
+        s.conditions
+            .iter()
+            .find(|c| c.type_ == t)
+            .map(|c| c.status.as_str())
+    };
+    match kind {
+        "Pod" => match (s.phase.as_str(), condition("Ready")) {
+            ("Succeeded", _) => "done",
+            ("Failed", _) => "failed",
+            (_, Some("True")) => "ready",
+            ("Pending", _) if s.node_name.is_empty() => "pending",
+            _ => "not-ready",
+        },
+        "Node" => match condition("Ready") {
+            Some("True") => "ready",
+            _ => "not-ready",
+        },
+        "Deployment" => match condition("Available") {
+            Some("True") if s.observed_generation.is_none_or(|og| og >= s.generation) => "ready",
+            Some("True") => "progressing",
+            _ => "not-ready",
+        },
+        _ => {
+            let want = s
+                .replicas
+                .get("spec.replicas")
+                .or_else(|| s.replicas.get("replicas"));
+            let ready = s
+                .replicas
+                .get("readyReplicas")
+                .or_else(|| s.replicas.get("numberReady"));
+            match (want, ready) {
+                (Some(w), r) if *w > 0 && r.copied().unwrap_or(0) < *w => "not-ready",
+                _ => "ready",
+            }
+        }
+    }
+}
+
+/// Assembles the timeline of `subjects` within [since, until].
+pub fn assemble(
+    subjects: &[Subject],
+    events: &[EventLine],
+    gaps: &[GapLine],
+    since: i64,
+    until: i64,
+) -> Timeline {
+    let mut entries = Vec::new();
+    let mut objects = Vec::new();
+    for s in subjects {
+        let o = &s.object;
+        let mut states = Vec::new();
+        let end = o.deleted.unwrap_or(until).min(until);
+        for (i, v) in s.versions.iter().enumerate() {
+            let next = s.versions.get(i + 1).map_or(end, |n| n.at);
+            let state = readiness(&o.object.kind, &v.state).to_string();
+            if next >= since && v.at <= until {
+                states.push((v.at.max(since), next.min(until), state));
+            }
+        }
+        // NB: a Pod's Node or claim is context: its changes matter, not its (often much older) creation.
+        let context = matches!(s.relation, Some(Relation::Node | Relation::Claim));
+        for t in transitions::of(&o.object, o.created, &s.versions) {
+            if context && matches!(t.reason.as_str(), "Created" | "FirstRecorded") {
+                continue;
+            }
+            if t.at >= since && t.at <= until {
+                let mut e = entry(
+                    t.at,
+                    None,
+                    EntryKind::Transition,
+                    &o.object,
+                    t.type_,
+                    t.reason,
+                    t.message,
+                );
+                e.writers = t.writers;
+                entries.push(e);
+            }
+        }
+        if let Some(deleted) = o.deleted.filter(|d| *d >= since && *d <= until) {
+            let (message, at, until) = match o.deleted_after {
+                Some(after) => (
+                    format!(
+                        "deleted while the recorder was not watching: some time between {} and {}",
+                        rfc(after),
+                        rfc(deleted)
+                    ),
+                    after,
+                    Some(deleted),
+                ),
+                None => ("deleted".to_string(), deleted, None),
+            };
+            entries.push(entry(
+                at,
+                until,
+                EntryKind::Transition,
+                &o.object,
+                "Normal",
+                "Deleted".into(),
+                message,
+            ));
+        }
+        objects.push(ObjectLine {
+            api_version: o.object.api_version.clone(),
+            kind: o.object.kind.clone(),
+            namespace: o.object.namespace.clone(),
+            name: o.object.name.clone(),
+            uid: o.object.uid.clone(),
+            relation: s.relation,
+            depth: s.depth,
+            created: o.created.map(rfc),
+            deleted: o.deleted.map(rfc),
+            deleted_after: o.deleted_after.map(rfc),
+            created_ms: o.created.or(o.first_seen),
+            deleted_ms: o.deleted,
+            states,
+        });
+    }
+    for e in events {
+        if e.last < since || e.first > until {
+            continue;
+        }
+        let mut line = entry(
+            e.first,
+            (e.last > e.first).then_some(e.last),
+            EntryKind::Event,
+            &e.object,
+            &e.type_,
+            e.reason.clone(),
+            e.message.clone(),
+        );
+        line.count = e.count;
+        line.source = e.source.clone();
+        entries.push(line);
+    }
+    for g in gaps {
+        if g.finish < since || g.start > until {
+            continue;
+        }
+        let mut line = entry(
+            g.start,
+            Some(g.finish),
+            EntryKind::Gap,
+            &ObjectRef::default(),
+            "Warning",
+            g.reason.clone(),
+            format!(
+                "no data from {} to {} ({}): {}",
+                rfc(g.start),
+                rfc(g.finish),
+                g.resources.join(", "),
+                g.detail
+            ),
+        );
+        line.source = "recorder".into();
+        entries.push(line);
+    }
+    // Stable order: time, then gaps first (they frame what follows), then objects in list order.
+    let order = |e: &Entry| match e.entry {
+        EntryKind::Gap => 0,
+        EntryKind::Transition => 1,
+        EntryKind::Event => 2,
+    };
+    entries.sort_by(|a, b| {
+        a.at_ms
+            .cmp(&b.at_ms)
+            .then(order(a).cmp(&order(b)))
+            .then(a.object.kind.cmp(&b.object.kind))
+            .then(a.object.name.cmp(&b.object.name))
+            .then(a.reason.cmp(&b.reason))
+    });
+    Timeline {
+        since: rfc(since),
+        until: rfc(until),
+        since_ms: since,
+        until_ms: until,
+        objects,
+        entries,
+    }
+}
+
+/// Merges overlapping gaps of several watches into one line each.
+pub fn merge_gaps(mut gaps: Vec<GapLine>) -> Vec<GapLine> {
+    gaps.sort_by_key(|g| (g.start, g.finish));
+    let mut merged: Vec<GapLine> = Vec::new();
+    for g in gaps {
+        match merged.last_mut() {
+            Some(last) if g.start <= last.finish && g.reason == last.reason => {
+                last.finish = last.finish.max(g.finish);
+                for r in g.resources {
+                    if !last.resources.contains(&r) {
+                        last.resources.push(r);
+                    }
+                }
+            }
+            _ => merged.push(g),
+        }
+    }
+    merged
+}

@@ -1,0 +1,511 @@
+//! Transitions of one object, derived by diffing its consecutive versions:
+//! created, spec changed (generation bump), status caught up, conditions,
+//! phase, container states and restarts, scheduling, scaling, deletion
+//! started, finalizers added and removed.
+
+use crate::model::{ContainerState, ObjectRef, ObjectState, Version};
+
+/// One derived transition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transition {
+    pub at: i64,
+    /// `Normal` or `Warning`.
+    pub type_: &'static str,
+    pub reason: String,
+    pub message: String,
+    pub writers: Vec<String>,
+}
+
+/// Waiting reasons that mean trouble.
+const BAD_WAITING: &[&str] = &[
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "InvalidImageName",
+    "RunContainerError",
+];
+
+/// Whether a condition in this status is bad news.
+fn condition_is_bad(type_: &str, status: &str) -> bool {
+    let inverted = type_.contains("Pressure")
+        || type_.contains("Failure")
+        || type_.ends_with("Remaining")
+        || matches!(
+            type_,
+            "NetworkUnavailable" | "Failed" | "Stalled" | "Degraded"
+        );
+    if inverted {
+        status == "True"
+    } else {
+        status == "False"
+    }
+}
+
+fn container_text(c: &ContainerState) -> String {
+    match c.state.as_str() {
+        "waiting" if !c.reason.is_empty() => format!("waiting ({})", c.reason),
+        "terminated" => format!(
+            "terminated ({}{})",
+            if c.reason.is_empty() {
+                "no reason"
+            } else {
+                &c.reason
+            },
+            c.exit_code
+                .map(|x| format!(", exit code {x}"))
+                .unwrap_or_default()
+        ),
+        "" => "unknown".to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn container_is_bad(c: &ContainerState) -> bool {
+    (c.state == "waiting" && BAD_WAITING.contains(&c.reason.as_str()))
+        || (c.state == "terminated" && c.exit_code.is_some_and(|x| x != 0))
+}
+
+/// A short description of a state, for "created" lines.
+fn describe(kind: &str, s: &ObjectState) -> String {
+    let mut parts = Vec::new();
+    if s.generation > 0 && kind != "Pod" {
+        parts.push(format!("generation {}", s.generation));
+    }
+    if let Some(r) = s.replicas.get("spec.replicas") {
+        parts.push(format!("replicas {r}"));
+    }
+    if !s.images.is_empty() {
+        parts.push(format!("image {}", s.images.join(", ")));
+    }
+    if let Some(owner) = s.owners.iter().find(|o| o.controller).or(s.owners.first()) {
+        parts.push(format!("owned by {} {}", owner.kind, owner.name));
+    }
+    if !s.finalizers.is_empty() {
+        parts.push(format!("finalizers {}", s.finalizers.join(", ")));
+    }
+    parts.join(", ")
+}
+
+const COUNTERS: &[(&str, &str)] = &[
+    ("readyReplicas", "ready"),
+    ("updatedReplicas", "updated"),
+    ("availableReplicas", "available"),
+    ("numberReady", "ready"),
+    ("active", "active"),
+    ("succeeded", "succeeded"),
+    ("failed", "failed"),
+];
+
+fn diff(
+    kind: &str,
+    prev: &ObjectState,
+    cur: &ObjectState,
+    at: i64,
+    writers: &[String],
+    out: &mut Vec<Transition>,
+) {
+    let mut push = |type_: &'static str, reason: &str, message: String| {
+        out.push(Transition {
+            at,
+            type_,
+            reason: reason.to_string(),
+            message,
+            writers: writers.to_vec(),
+        });
+    };
+    if cur.generation > prev.generation {
+        let images = if cur.images != prev.images {
+            format!(
+                ": image {} → {}",
+                prev.images.join(", "),
+                cur.images.join(", ")
+            )
+        } else {
+            String::new()
+        };
+        push(
+            "Normal",
+            "SpecChanged",
+            format!(
+                "spec changed, generation {} → {}{images}",
+                prev.generation, cur.generation
+            ),
+        );
+    } else if cur.images != prev.images && !prev.images.is_empty() {
+        push(
+            "Normal",
+            "ImageChanged",
+            format!(
+                "image {} → {}",
+                prev.images.join(", "),
+                cur.images.join(", ")
+            ),
+        );
+    }
+    if cur.observed_generation != prev.observed_generation
+        && cur.observed_generation == Some(cur.generation)
+        && cur.generation > 0
+    {
+        push(
+            "Normal",
+            "Observed",
+            format!("status caught up with generation {}", cur.generation),
+        );
+    }
+    if prev.node_name.is_empty() && !cur.node_name.is_empty() {
+        push(
+            "Normal",
+            "Bound",
+            format!("bound to node {}", cur.node_name),
+        );
+    }
+    if cur.phase != prev.phase && !cur.phase.is_empty() {
+        let type_ = if cur.phase == "Failed" {
+            "Warning"
+        } else {
+            "Normal"
+        };
+        let from = if prev.phase.is_empty() {
+            "none"
+        } else {
+            &prev.phase
+        };
+        push(type_, "Phase", format!("phase {from} → {}", cur.phase));
+    }
+    for c in &cur.conditions {
+        let before = prev.conditions.iter().find(|p| p.type_ == c.type_);
+        let changed = before.is_none_or(|p| p.status != c.status || p.reason != c.reason);
+        if !changed {
+            continue;
+        }
+        let from = before.map_or("none", |p| p.status.as_str());
+        let why = match (c.reason.is_empty(), c.message.is_empty()) {
+            (true, true) => String::new(),
+            (false, true) => format!(" ({})", c.reason),
+            (true, false) => format!(": {}", c.message),
+            (false, false) => format!(" ({}): {}", c.reason, c.message),
+        };
+        let type_ = if condition_is_bad(&c.type_, &c.status) {
+            "Warning"
+        } else {
+            "Normal"
+        };
+        push(
+            type_,
+            "Condition",
+            format!("{} {from} → {}{why}", c.type_, c.status),
+        );
+    }
+    for c in &cur.containers {
+        let before = prev.containers.iter().find(|p| p.name == c.name);
+        if let Some(p) = before
+            && c.restarts > p.restarts
+        {
+            let last = if c.last_reason.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", last terminated: {}{}",
+                    c.last_reason,
+                    c.last_exit_code
+                        .map(|x| format!(", exit code {x}"))
+                        .unwrap_or_default()
+                )
+            };
+            push(
+                "Warning",
+                "Restarted",
+                format!(
+                    "{} restarted ({} → {}){last}",
+                    c.name, p.restarts, c.restarts
+                ),
+            );
+        }
+        let changed = before.is_none_or(|p| {
+            p.state != c.state || p.reason != c.reason || p.exit_code != c.exit_code
+        });
+        if changed && !c.state.is_empty() {
+            let type_ = if container_is_bad(c) {
+                "Warning"
+            } else {
+                "Normal"
+            };
+            push(
+                type_,
+                "Container",
+                format!("{}: {}", c.name, container_text(c)),
+            );
+        }
+    }
+    let spec = |s: &ObjectState| s.replicas.get("spec.replicas").copied();
+    if spec(cur) != spec(prev)
+        && let (Some(a), Some(b)) = (spec(prev), spec(cur))
+    {
+        push("Normal", "Scaled", format!("replicas {a} → {b}"));
+    }
+    let counters: Vec<String> = COUNTERS
+        .iter()
+        .filter(|(k, _)| cur.replicas.get(*k) != prev.replicas.get(*k))
+        .map(|(k, label)| format!("{label} {}", cur.replicas.get(*k).copied().unwrap_or(0)))
+        .collect();
+    if !counters.is_empty() {
+        let want = spec(cur).or(cur.replicas.get("replicas").copied());
+        let of = want.map(|w| format!(" of {w}")).unwrap_or_default();
+        push("Normal", "Replicas", format!("{}{of}", counters.join(", ")));
+    }
+    if prev.deletion.is_none() && cur.deletion.is_some() {
+        let waiting = if cur.finalizers.is_empty() {
+            String::new()
+        } else {
+            format!("; waiting for finalizers {}", cur.finalizers.join(", "))
+        };
+        push(
+            "Normal",
+            "DeletionStarted",
+            format!("deletion requested{waiting}"),
+        );
+    }
+    for f in &prev.finalizers {
+        if !cur.finalizers.contains(f) {
+            push(
+                "Normal",
+                "FinalizerRemoved",
+                format!("finalizer {f} removed"),
+            );
+        }
+    }
+    for f in &cur.finalizers {
+        if !prev.finalizers.contains(f) {
+            push("Normal", "FinalizerAdded", format!("finalizer {f} added"));
+        }
+    }
+    let _ = kind;
+}
+
+/// The transitions of one object over its versions (oldest first).
+pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec<Transition> {
+    let mut out = Vec::new();
+    let Some(first) = versions.first() else {
+        return out;
+    };
+    let kind = object.kind.as_str();
+    let created_at = created.filter(|c| *c <= first.at).unwrap_or(first.at);
+    let (reason, message) = if first.listed && created.is_some_and(|c| c < first.at - 2_000) {
+        (
+            "Created",
+            format!(
+                "created (first recorded later, at {})",
+                crate::units::rfc3339(first.at)
+            ),
+        )
+    } else {
+        ("Created", "created".to_string())
+    };
+    let details = describe(kind, &first.state);
+    out.push(Transition {
+        at: created_at,
+        type_: "Normal",
+        reason: reason.to_string(),
+        message: if details.is_empty() {
+            message
+        } else {
+            format!("{message}: {details}")
+        },
+        writers: first.writers.clone(),
+    });
+    // The first version's own condition and container states, as changes from nothing.
+    let empty = ObjectState {
+        generation: first.state.generation,
+        observed_generation: first.state.observed_generation,
+        images: first.state.images.clone(),
+        replicas: first.state.replicas.clone(),
+        finalizers: first.state.finalizers.clone(),
+        node_name: first.state.node_name.clone(),
+        ..ObjectState::default()
+    };
+    let mut initial = Vec::new();
+    diff(
+        kind,
+        &empty,
+        &first.state,
+        first.at,
+        &first.writers,
+        &mut initial,
+    );
+    if first.listed && !initial.is_empty() {
+        // NB: found by a list (the recorder started later, or relisted): this is
+        // the state it was in, not a change seen happening. One line says so.
+        out.push(Transition {
+            at: first.at,
+            type_: if initial.iter().any(|t| t.type_ == "Warning") {
+                "Warning"
+            } else {
+                "Normal"
+            },
+            reason: "FirstRecorded".to_string(),
+            message: format!(
+                "state when first recorded: {}",
+                initial
+                    .iter()
+                    .map(|t| t.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            writers: first.writers.clone(),
+        });
+    } else {
+        out.extend(initial);
+    }
+    for pair in versions.windows(2) {
+        diff(
+            kind,
+            &pair[0].state,
+            &pair[1].state,
+            pair[1].at,
+            &pair[1].writers,
+            &mut out,
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Condition;
+
+    fn version(at: i64, f: impl FnOnce(&mut ObjectState)) -> Version {
+        let mut state = ObjectState::default();
+        f(&mut state);
+        Version {
+            at,
+            state,
+            writers: vec!["kube-controller-manager".into()],
+            listed: false,
+        }
+    }
+
+    fn deployment() -> ObjectRef {
+        ObjectRef {
+            kind: "Deployment".into(),
+            name: "web".into(),
+            ..ObjectRef::default()
+        }
+    }
+
+    #[test]
+    fn a_rollout_reads_as_spec_change_then_status_catching_up() {
+        let base = |s: &mut ObjectState, g: i64, og: i64, image: &str| {
+            s.generation = g;
+            s.observed_generation = Some(og);
+            s.images = vec![image.into()];
+            s.replicas.insert("spec.replicas".into(), 2);
+        };
+        let versions = vec![
+            version(1_000, |s| base(s, 1, 1, "web:1")),
+            version(2_000, |s| base(s, 2, 1, "web:2")),
+            version(3_000, |s| {
+                base(s, 2, 2, "web:2");
+                s.replicas.insert("updatedReplicas".into(), 1);
+            }),
+        ];
+        let t = of(&deployment(), Some(500), &versions);
+        let reasons: Vec<&str> = t.iter().map(|t| t.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            vec!["Created", "SpecChanged", "Observed", "Replicas"]
+        );
+        assert_eq!(t[0].at, 500);
+        assert_eq!(
+            t[1].message,
+            "spec changed, generation 1 → 2: image web:1 → web:2"
+        );
+        assert_eq!(t[3].message, "updated 1 of 2");
+    }
+
+    #[test]
+    fn a_pod_that_never_gets_ready_and_restarts() {
+        let pod = ObjectRef {
+            kind: "Pod".into(),
+            name: "web-1".into(),
+            ..ObjectRef::default()
+        };
+        let waiting = |s: &mut ObjectState, reason: &str, restarts: i64| {
+            s.phase = "Pending".into();
+            s.node_name = "n1".into();
+            s.containers = vec![ContainerState {
+                name: "web".into(),
+                state: "waiting".into(),
+                reason: reason.into(),
+                restarts,
+                last_reason: if restarts > 0 {
+                    "Error".into()
+                } else {
+                    String::new()
+                },
+                last_exit_code: (restarts > 0).then_some(1),
+                ..ContainerState::default()
+            }];
+            s.conditions = vec![Condition {
+                type_: "Ready".into(),
+                status: "False".into(),
+                reason: "ContainersNotReady".into(),
+                ..Condition::default()
+            }];
+        };
+        let versions = vec![
+            version(1_000, |s| s.phase = "Pending".into()),
+            version(2_000, |s| waiting(s, "ImagePullBackOff", 0)),
+            version(3_000, |s| waiting(s, "CrashLoopBackOff", 1)),
+        ];
+        let t = of(&pod, None, &versions);
+        let lines: Vec<String> = t
+            .iter()
+            .map(|t| format!("{} {} {}", t.type_, t.reason, t.message))
+            .collect();
+        assert!(
+            lines.contains(&"Normal Bound bound to node n1".to_string()),
+            "{lines:#?}"
+        );
+        assert!(
+            lines
+                .contains(&"Warning Condition Ready none → False (ContainersNotReady)".to_string()),
+            "{lines:#?}"
+        );
+        assert!(
+            lines.contains(&"Warning Container web: waiting (ImagePullBackOff)".to_string()),
+            "{lines:#?}"
+        );
+        assert!(
+            lines.contains(
+                &"Warning Restarted web restarted (0 → 1), last terminated: Error, exit code 1"
+                    .to_string()
+            ),
+            "{lines:#?}"
+        );
+    }
+
+    #[test]
+    fn deletion_and_finalizers() {
+        let versions = vec![
+            version(1_000, |s| s.finalizers = vec!["example.com/cleanup".into()]),
+            version(2_000, |s| {
+                s.finalizers = vec!["example.com/cleanup".into()];
+                s.deletion = Some(2_000);
+            }),
+            version(3_000, |s| s.deletion = Some(2_000)),
+        ];
+        let t = of(&deployment(), Some(1_000), &versions);
+        let reasons: Vec<&str> = t.iter().map(|t| t.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            vec!["Created", "DeletionStarted", "FinalizerRemoved"]
+        );
+        assert_eq!(
+            t[1].message,
+            "deletion requested; waiting for finalizers example.com/cleanup"
+        );
+    }
+}

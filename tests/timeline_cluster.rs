@@ -1,0 +1,258 @@
+//! `kubectl diag timeline` on a recording of the real cluster: a Deployment
+//! rolled to an image that never gets ready (tests/scenarios/never-ready.yaml),
+//! with a recorder restart in the middle (a gap), read down from the
+//! Deployment and up from a Pod, as a table, JSON and HTML.
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{Background, TestNamespace, diag, run_ok, wait_until};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Pod;
+use kube::Api;
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+
+async fn start_recorder(db: &Path, ns: &str) -> Background {
+    let child = Background::new(
+        diag(db)
+            .args(["record", "--quiet", "-n", ns])
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let (db, resource) = (db.to_path_buf(), format!("deployments.apps/{ns}"));
+    wait_until(
+        Duration::from_secs(30),
+        "the recorder's first lists",
+        || {
+            let (db, resource) = (db.clone(), resource.clone());
+            async move {
+                rusqlite::Connection::open(&db)
+                    .and_then(|c| {
+                        c.query_row(
+                            "SELECT count(*) FROM watch_positions WHERE resource = ?1",
+                            [&resource],
+                            |r| r.get::<_, i64>(0),
+                        )
+                    })
+                    .is_ok_and(|n| n > 0)
+            }
+        },
+    )
+    .await;
+    child
+}
+
+fn entries(doc: &Value, pred: impl Fn(&Value) -> bool) -> Vec<&Value> {
+    doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| pred(e))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_from_a_pod() {
+    let ns = TestNamespace::new("tl-roll").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let recorder = start_recorder(&db, &ns.name).await;
+
+    // A healthy version first: the scenario's Deployment without the never-ready label.
+    let mut healthy = common::scenario("never-ready.yaml").remove(0);
+    healthy["spec"]["template"]["metadata"]["labels"] = json!({"app": "web"});
+    healthy["spec"]["template"]["spec"]["containers"][0]["image"] = json!("web:1");
+    let deployments: Api<Deployment> = ns.api();
+    deployments
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(healthy).unwrap(),
+        )
+        .await
+        .unwrap();
+    wait_until(
+        Duration::from_secs(60),
+        "the Deployment to be available",
+        || async {
+            deployments
+                .get("web")
+                .await
+                .unwrap()
+                .status
+                .unwrap_or_default()
+                .available_replicas
+                == Some(2)
+        },
+    )
+    .await;
+
+    // The recorder restarts: a gap in the recording.
+    assert!(recorder.terminate().success());
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let recorder = start_recorder(&db, &ns.name).await;
+
+    // Roll to the scenario's broken template.
+    let broken = common::scenario("never-ready.yaml").remove(0);
+    deployments
+        .patch(
+            "web",
+            &PatchParams {
+                field_manager: Some("rollout-test".into()),
+                ..PatchParams::default()
+            },
+            &Patch::Merge(json!({"spec": {"template": broken["spec"]["template"]}})),
+        )
+        .await
+        .unwrap();
+    let pods: Api<Pod> = ns.api();
+    let stuck = common::wait_for(
+        Duration::from_secs(60),
+        "a new Pod stuck in ImagePullBackOff",
+        || async {
+            pods.list(&ListParams::default().labels("diag.test/never-ready=true"))
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .find(|p| {
+                    p.status
+                        .as_ref()
+                        .and_then(|s| s.container_statuses.as_ref())
+                        .is_some_and(|c| {
+                            c.iter().any(|c| {
+                                c.state
+                                    .as_ref()
+                                    .and_then(|s| s.waiting.as_ref())
+                                    .and_then(|w| w.reason.as_deref())
+                                    == Some("ImagePullBackOff")
+                            })
+                        })
+                })
+                .and_then(|p| p.metadata.name)
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(recorder.terminate().success());
+
+    // Down from the Deployment.
+    let out = run_ok(diag(&db).args(["timeline", "deploy/web", "-n", &ns.name, "-o", "json"]));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["target"]["kind"], "Deployment");
+    let objects = doc["objects"].as_array().unwrap();
+    let count = |kind: &str, relation: &str| {
+        objects
+            .iter()
+            .filter(|o| o["kind"] == kind && o["relation"] == relation)
+            .count()
+    };
+    assert_eq!(count("ReplicaSet", "owned"), 2, "{objects:#?}");
+    assert!(count("Pod", "owned") >= 3, "{objects:#?}");
+    assert!(count("Node", "node") >= 1, "{objects:#?}");
+    let spec = entries(&doc, |e| {
+        e["object"]["kind"] == "Deployment" && e["reason"] == "SpecChanged"
+    });
+    assert_eq!(spec.len(), 1, "{doc:#}");
+    assert!(
+        spec[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("web:1 → web:broken"),
+        "{:#}",
+        spec[0]
+    );
+    assert!(
+        spec[0]["writers"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("rollout-test")),
+        "{:#}",
+        spec[0]
+    );
+    let waiting = entries(&doc, |e| {
+        e["object"]["name"] == stuck.as_str()
+            && e["reason"] == "Container"
+            && e["type"] == "Warning"
+    });
+    assert_eq!(
+        waiting[0]["message"], "web: waiting (ImagePullBackOff)",
+        "{doc:#}"
+    );
+    let failed = entries(&doc, |e| {
+        e["object"]["name"] == stuck.as_str() && e["entry"] == "event" && e["reason"] == "Failed"
+    });
+    assert_eq!(failed.len(), 1, "{doc:#}");
+    assert_eq!(failed[0]["type"], "Warning");
+    let gaps = entries(&doc, |e| e["entry"] == "gap");
+    assert_eq!(gaps.len(), 1, "one merged gap for the restart: {doc:#}");
+    assert!(
+        gaps[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("no data from"),
+        "{:#}",
+        gaps[0]
+    );
+    // Chronological.
+    let times: Vec<i64> = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            chrono::DateTime::parse_from_rfc3339(e["time"].as_str().unwrap())
+                .unwrap()
+                .timestamp_millis()
+        })
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+
+    // Up from a Pod: its ReplicaSet and the Deployment.
+    let out = run_ok(diag(&db).args([
+        "timeline",
+        &format!("pod/{stuck}"),
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+    ]));
+    let up: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let owners: Vec<&str> = up["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["relation"] == "owner")
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(owners, vec!["Deployment", "ReplicaSet"], "{up:#}");
+
+    // The table and the HTML page.
+    let table = run_ok(diag(&db).args(["timeline", "deploy/web", "-n", &ns.name]));
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("ImagePullBackOff") && text.contains("no data from"),
+        "{text}"
+    );
+    let html = run_ok(diag(&db).args(["timeline", "deploy/web", "-n", &ns.name, "-o", "html"]));
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timeline-never-ready.html");
+    std::fs::write(&page, &html.stdout).unwrap();
+    assert!(String::from_utf8_lossy(&html.stdout).contains("<svg"));
+
+    // A name the recording does not hold: exit 2, saying what it does hold.
+    let missing = diag(&db)
+        .args(["timeline", "deploy/nope", "-n", &ns.name])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("no Deployment named nope")
+            && err.contains("recorded Deployments")
+            && err.contains("web"),
+        "{err}"
+    );
+}
