@@ -187,13 +187,19 @@ fn diff(
             (true, false) => format!(": {}", c.message),
             (false, false) => format!(" ({}): {}", c.reason, c.message),
         };
-        let type_ = if condition_is_bad(&c.type_, &c.status) {
-            "Warning"
-        } else {
-            "Normal"
-        };
+        let bad = condition_is_bad(&c.type_, &c.status);
+        // NB: a Pod's good Initialized/ContainersReady/PodScheduled news repeats Ready and Bound.
+        let redundant = kind == "Pod"
+            && !bad
+            && matches!(
+                c.type_.as_str(),
+                "Initialized" | "ContainersReady" | "PodScheduled" | "PodReadyToStartContainers"
+            );
+        if redundant {
+            continue;
+        }
         push(
-            type_,
+            if bad { "Warning" } else { "Normal" },
             "Condition",
             format!("{} {from} → {}{why}", c.type_, c.status),
         );
@@ -281,7 +287,6 @@ fn diff(
             push("Normal", "FinalizerAdded", format!("finalizer {f} added"));
         }
     }
-    let _ = kind;
 }
 
 /// The transitions of one object over its versions (oldest first).
