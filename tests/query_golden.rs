@@ -204,3 +204,88 @@ fn sql_golden_and_a_user_query() {
         "n\n4\n"
     );
 }
+
+/// The object-history queries: restarts per Pod with the last termination,
+/// and deletions that took longest or never finished.
+#[test]
+fn restarts_and_slowest_deletions_from_object_history() {
+    use kubectl_diag::model::{
+        Change, ContainerState, ObjectChange, ObjectObservation, ObjectState, Seen,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let conn = store::open(&db, Mode::Write).unwrap();
+    let cluster = session::register_cluster(&conn, &db, "uid-1", "prod", "", 0).unwrap();
+    let mut w = Writer::new(conn, &db, cluster);
+    let now = chrono::Utc::now().timestamp_millis();
+    let pod = |name: &str, state: ObjectState, seen: Seen, at: i64| {
+        Change::Object(ObjectChange {
+            seen,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "Pod".into(),
+                    namespace: "shop".into(),
+                    name: name.into(),
+                    uid: format!("uid-{name}"),
+                    field_path: String::new(),
+                },
+                state,
+                ..ObjectObservation::default()
+            }),
+        })
+    };
+    let crashing = ObjectState {
+        containers: vec![ContainerState {
+            name: "app".into(),
+            state: "waiting".into(),
+            reason: "CrashLoopBackOff".into(),
+            restarts: 7,
+            last_reason: "OOMKilled".into(),
+            last_exit_code: Some(137),
+            ..ContainerState::default()
+        }],
+        ..ObjectState::default()
+    };
+    let stuck = ObjectState {
+        deletion: Some(now - 600_000),
+        finalizers: vec!["example.com/cleanup".into()],
+        ..ObjectState::default()
+    };
+    let quick = ObjectState {
+        deletion: Some(now - 120_000),
+        ..ObjectState::default()
+    };
+    w.begin().unwrap();
+    w.apply_change(&pod("crashing", crashing, Seen::Added, now - 60_000))
+        .unwrap();
+    w.apply_change(&pod("stuck", stuck, Seen::Modified, now - 600_000))
+        .unwrap();
+    w.apply_change(&pod("quick", quick.clone(), Seen::Modified, now - 120_000))
+        .unwrap();
+    w.apply_change(&pod("quick", quick, Seen::Deleted, now - 90_000))
+        .unwrap();
+    w.commit().unwrap();
+    drop(w);
+
+    let restarts: serde_json::Value =
+        serde_json::from_str(&diag(&db, &["query", "restarts-by-pod", "-o", "json"])).unwrap();
+    assert_eq!(restarts.as_array().unwrap().len(), 1, "{restarts:#}");
+    assert_eq!(restarts[0]["pod"], "crashing");
+    assert_eq!(restarts[0]["restarts"], 7);
+    assert_eq!(restarts[0]["last_reason"], "OOMKilled");
+    assert_eq!(restarts[0]["last_exit_code"], 137);
+
+    let deletions: serde_json::Value =
+        serde_json::from_str(&diag(&db, &["query", "slowest-deletions", "-o", "json"])).unwrap();
+    let rows = deletions.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{deletions:#}");
+    // Unfinished first, then the slowest finished.
+    assert_eq!(rows[0]["name"], "stuck");
+    assert_eq!(rows[0]["gone"], "not yet");
+    assert_eq!(rows[0]["finalizers_waiting"], "example.com/cleanup");
+    assert_eq!(rows[1]["name"], "quick");
+    assert_eq!(rows[1]["seconds"], 30);
+}

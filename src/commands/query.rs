@@ -45,6 +45,14 @@ const BUILT_IN: &[(&str, &str)] = &[
         "object-events",
         include_str!("../../queries/named/object-events.sql"),
     ),
+    (
+        "restarts-by-pod",
+        include_str!("../../queries/named/restarts-by-pod.sql"),
+    ),
+    (
+        "slowest-deletions",
+        include_str!("../../queries/named/slowest-deletions.sql"),
+    ),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
