@@ -182,6 +182,44 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+/// Keeps the objects some check may need and drops the rest (a healthy,
+/// scheduled Pod is most of a big cluster and interests no check), so a
+/// snapshot's memory follows the trouble, not the cluster's size.
+#[derive(Debug, Default)]
+pub struct Relevance {
+    terminating_namespaces: std::collections::HashSet<String>,
+}
+
+impl Relevance {
+    /// Whether to keep `o`. Namespaces must come first (both snapshot paths see to it).
+    pub fn keep(&mut self, o: &RecordedObject) -> bool {
+        if o.object.kind == "Namespace" && o.state.deletion.is_some() {
+            self.terminating_namespaces.insert(o.object.name.clone());
+        }
+        self.wanted(o)
+    }
+
+    /// Whether a check may need `o`, given the terminating Namespaces seen so far.
+    pub fn wanted(&self, o: &RecordedObject) -> bool {
+        let s = &o.state;
+        if o.object.kind == "Namespace" {
+            return true;
+        }
+        let generation_lag = s.generation > 0
+            && (s.observed_generation.is_some_and(|og| og < s.generation)
+                || s.conditions
+                    .iter()
+                    .any(|c| c.observed_generation.is_some_and(|og| og < s.generation)));
+        matches!(
+            o.object.kind.as_str(),
+            "Node" | "Deployment" | "StatefulSet" | "DaemonSet"
+        ) || s.deletion.is_some()
+            || generation_lag
+            || (o.object.kind == "Pod" && (s.node_name.is_empty() || !s.claims.is_empty()))
+            || self.terminating_namespaces.contains(&o.object.namespace)
+    }
+}
+
 /// Runs the chosen checks (all when `selected` is empty) over one snapshot.
 pub fn run(snapshot: &Snapshot, selected: &[String], options: &Options) -> Report {
     let wanted = |name: &str| selected.is_empty() || selected.iter().any(|s| s == name);
@@ -205,6 +243,33 @@ pub fn run(snapshot: &Snapshot, selected: &[String], options: &Options) -> Repor
     }));
     report.notes.extend(snapshot.unreadable.iter().cloned());
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::object;
+    use super::*;
+
+    #[test]
+    fn relevance_drops_healthy_pods_and_keeps_trouble() {
+        let mut r = Relevance::default();
+        let mut ns = object("Namespace", "", "gone");
+        ns.state.deletion = Some(1);
+        assert!(r.keep(&ns));
+        let mut healthy = object("Pod", "shop", "ok");
+        healthy.state.node_name = "n1".into();
+        assert!(!r.keep(&healthy), "a scheduled Pod nothing is wrong with");
+        let mut inside = object("Pod", "gone", "left");
+        inside.state.node_name = "n1".into();
+        assert!(r.keep(&inside), "what remains in a terminating namespace");
+        let pending = object("Pod", "shop", "pending");
+        assert!(r.keep(&pending), "an unscheduled Pod");
+        let mut lagging = object("Widget", "shop", "w");
+        lagging.state.generation = 2;
+        lagging.state.observed_generation = Some(1);
+        assert!(r.keep(&lagging));
+        assert!(r.keep(&object("Node", "", "n1")));
+    }
 }
 
 #[cfg(test)]

@@ -73,6 +73,7 @@ async fn list_type(
     client: &Client,
     t: &ResourceType,
     namespace: Option<&str>,
+    relevance: &crate::checks::Relevance,
 ) -> Result<(Vec<RecordedObject>, Listed), kube::Error> {
     let ar = api_resource(t);
     let api: Api<WireObject> = match (namespace, t.namespaced) {
@@ -90,13 +91,17 @@ async fn list_type(
                 o.object.uid.clone(),
                 (o.state.generation, manager_marks(&o.managers)),
             );
-            objects.push(RecordedObject {
+            let object = RecordedObject {
                 object: o.object,
                 created: o.created,
                 generation_since: spec_written(&o.managers),
                 state: o.state,
                 ..RecordedObject::default()
-            });
+            };
+            // NB: only what a check may need is kept, page by page: memory follows the trouble.
+            if relevance.wanted(&object) {
+                objects.push(object);
+            }
         }
         match page.metadata.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
@@ -252,11 +257,28 @@ pub async fn live(
     let total = types.len();
     let done = Arc::new(AtomicUsize::new(0));
     let namespace = options.namespace.as_deref();
+    // Namespaces first: which are terminating decides what else is kept.
+    let mut relevance = crate::checks::Relevance::default();
+    let mut first: Vec<(ResourceType, ListResult)> = Vec::new();
+    let (namespaces, types): (Vec<ResourceType>, Vec<ResourceType>) = types
+        .into_iter()
+        .partition(|t| t.group.is_empty() && t.plural == "namespaces");
+    for t in namespaces {
+        let r = list_type(client, &t, namespace, &relevance).await;
+        if let Ok((objects, _)) = &r {
+            for o in objects {
+                relevance.keep(o);
+            }
+        }
+        done.fetch_add(1, Ordering::Relaxed);
+        first.push((t, r));
+    }
+    let relevance = &relevance;
     let results: Vec<(ResourceType, ListResult)> =
         futures::stream::iter(types.into_iter().map(|t| {
             let done = done.clone();
             async move {
-                let r = list_type(client, &t, namespace).await;
+                let r = list_type(client, &t, namespace, relevance).await;
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(show, format_args!("listing {n}/{total} resource types…"));
                 (t, r)
@@ -265,6 +287,7 @@ pub async fn live(
         .buffer_unordered(PARALLEL_LISTS)
         .collect()
         .await;
+    let results = first.into_iter().chain(results);
 
     let mut snapshot = Snapshot {
         at: chrono::Utc::now().timestamp_millis(),

@@ -65,6 +65,20 @@ pub fn states_at(
     cluster: i64,
     t: i64,
 ) -> Result<Vec<RecordedObject>, StoreError> {
+    let mut all = Vec::new();
+    for_each_state_at(conn, path, cluster, t, |o| all.push(o))?;
+    Ok(all)
+}
+
+/// Like [`states_at`], one object at a time (Namespaces first), so a caller
+/// can keep only what it needs: memory then does not grow with the cluster.
+pub fn for_each_state_at(
+    conn: &Connection,
+    path: &Path,
+    cluster: i64,
+    t: i64,
+    mut each: impl FnMut(RecordedObject),
+) -> Result<(), StoreError> {
     let mut st = conn
         .prepare_cached(SQL_STATES_AT)
         .map_err(q("time travel", path))?;
@@ -77,8 +91,10 @@ pub fn states_at(
             Ok(o)
         })
         .map_err(q("time travel", path))?;
-    rows.collect::<Result<_, _>>()
-        .map_err(q("time travel", path))
+    for row in rows {
+        each(row.map_err(q("time travel", path))?);
+    }
+    Ok(())
 }
 
 /// One object by its row id, without state.

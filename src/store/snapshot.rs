@@ -74,7 +74,13 @@ pub fn recorded(
     at: i64,
     window_ms: i64,
 ) -> Result<Snapshot, StoreError> {
-    let mut objects = history::states_at(conn, path, cluster, at)?;
+    let mut objects = Vec::new();
+    let mut relevance = crate::checks::Relevance::default();
+    history::for_each_state_at(conn, path, cluster, at, |o| {
+        if relevance.keep(&o) {
+            objects.push(o);
+        }
+    })?;
     for o in objects.iter_mut() {
         let lagging = o
             .state

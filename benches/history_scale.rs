@@ -1,0 +1,509 @@
+//! Scale benchmarks over a large synthetic recording, written straight into
+//! the schema (with the same interned strings and indexes the recorder uses).
+//! Not a test: it prints figures for docs/performance.md.
+//!
+//!   cargo build --release
+//!   cargo bench --bench history_scale -- timeline [--deployments 9800] [--pods-per 100] [--occurrences-per-pod 10] [--queries 200]
+//!   cargo bench --bench history_scale -- check [--pods 150000] [--nodes 5000]
+//!
+//! `timeline`: about 1 million objects (Deployments, each with a ReplicaSet and
+//! 100 Pods) and 10 million Event occurrences; then the time to load and
+//! assemble one Deployment's timeline (its ReplicaSet, 100 Pods and their
+//! Nodes), warm, p50 and p99 over random Deployments.
+//!
+//! `check`: 150,000 Pods and 5,000 Nodes with history and update counters;
+//! then `kubectl-diag check --db` (the release binary) end to end: wall time
+//! and peak RSS.
+
+use std::time::Instant;
+
+use rusqlite::{Connection, params};
+
+mod support;
+use support::{flag, percentile};
+
+const T0: i64 = 1_795_900_000_000;
+
+struct Interner<'c> {
+    conn: &'c Connection,
+    cache: std::collections::HashMap<String, i64>,
+}
+
+impl Interner<'_> {
+    fn id(&mut self, s: &str) -> i64 {
+        if let Some(id) = self.cache.get(s) {
+            return *id;
+        }
+        self.conn
+            .prepare_cached("INSERT INTO strings (h, s) VALUES (?1, ?2)")
+            .unwrap()
+            .execute(params![kubectl_diag::units::fnv1a(s), s])
+            .unwrap();
+        let id = self.conn.last_insert_rowid();
+        if self.cache.len() < 200_000 {
+            self.cache.insert(s.to_string(), id);
+        }
+        id
+    }
+}
+
+fn fresh(path: &std::path::Path) -> (Connection, i64) {
+    let conn = kubectl_diag::store::open(path, kubectl_diag::store::Mode::Write).unwrap();
+    let cluster =
+        kubectl_diag::store::session::register_cluster(&conn, path, "bench-uid", "bench", "", T0)
+            .unwrap();
+    conn.execute_batch("PRAGMA synchronous = OFF").unwrap();
+    (conn, cluster)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn object(
+    conn: &Connection,
+    s: &mut Interner<'_>,
+    cluster: i64,
+    av: &str,
+    kind: &str,
+    ns: &str,
+    name: &str,
+    uid: &str,
+    at: i64,
+) -> i64 {
+    let (k, n, nm, a) = (s.id(kind), s.id(ns), s.id(name), s.id(av));
+    conn.prepare_cached(
+        "INSERT INTO objects (cluster_id, kind, namespace, name, uid, api_version, created, first_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+    )
+    .unwrap()
+    .execute(params![cluster, k, n, nm, uid, a, at])
+    .unwrap();
+    conn.last_insert_rowid()
+}
+
+fn version(
+    conn: &Connection,
+    s: &mut Interner<'_>,
+    object: i64,
+    at: i64,
+    state: &str,
+    writers: &str,
+    generation: i64,
+) {
+    let (st, w) = (s.id(state), s.id(writers));
+    conn.prepare_cached(
+        "INSERT INTO versions (object_id, at, state, writers, seen, generation, observed_generation) VALUES (?1, ?2, ?3, ?4, 2, ?5, ?5)",
+    )
+    .unwrap()
+    .execute(params![object, at, st, w, generation])
+    .unwrap();
+}
+
+fn relation(
+    conn: &Connection,
+    s: &mut Interner<'_>,
+    child: i64,
+    rel: &str,
+    kind: &str,
+    ns: &str,
+    name: &str,
+    uid: &str,
+    at: i64,
+) {
+    let (k, n, nm) = (s.id(kind), s.id(ns), s.id(name));
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO relations (child_id, rel, parent_kind, parent_namespace, parent_name, parent_uid, since) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )
+    .unwrap()
+    .execute(params![child, rel, k, n, nm, uid, at])
+    .unwrap();
+}
+
+fn pod_state(rs: &str, rs_uid: &str, node: &str, ready: bool, restarts: i64) -> String {
+    format!(
+        r#"{{"phase":"Running","cond":[{{"t":"Ready","s":"{}"}}],"ctr":[{{"n":"app","st":"{}","rc":{restarts}}}],"node":"{node}","own":[{{"av":"apps/v1","k":"ReplicaSet","n":"{rs}","u":"{rs_uid}","c":true}}],"img":["app:1"]}}"#,
+        if ready { "True" } else { "False" },
+        if ready { "running" } else { "waiting" },
+    )
+}
+
+fn timeline(args: &[String]) {
+    let deployments = flag(args, "--deployments", 9_800) as i64;
+    let per = flag(args, "--pods-per", 100) as i64;
+    let occ_per = flag(args, "--occurrences-per-pod", 10) as i64;
+    let queries = flag(args, "--queries", 200) as usize;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scale.db");
+    let (conn, cluster) = fresh(&path);
+    let t = Instant::now();
+    conn.execute_batch("BEGIN").unwrap();
+    let mut s = Interner {
+        conn: &conn,
+        cache: Default::default(),
+    };
+    let nodes: Vec<String> = (0..100).map(|i| format!("node-{i}")).collect();
+    for n in &nodes {
+        let id = object(
+            &conn,
+            &mut s,
+            cluster,
+            "v1",
+            "Node",
+            "",
+            n,
+            &format!("uid-{n}"),
+            T0 - 86_400_000,
+        );
+        version(
+            &conn,
+            &mut s,
+            id,
+            T0,
+            r#"{"cond":[{"t":"Ready","s":"True"}]}"#,
+            "kubelet/status",
+            0,
+        );
+    }
+    let reasons = [
+        "Scheduled",
+        "Pulling",
+        "Pulled",
+        "Created",
+        "Started",
+        "BackOff",
+        "Unhealthy",
+    ];
+    let (mut objects, mut occurrences) = (nodes.len() as i64, 0i64);
+    for d in 0..deployments {
+        let ns = format!("ns-{}", d % 200);
+        let name = format!("app-{d}");
+        let at = T0 + d * 10;
+        let did = object(
+            &conn,
+            &mut s,
+            cluster,
+            "apps/v1",
+            "Deployment",
+            &ns,
+            &name,
+            &format!("d-{d}"),
+            at,
+        );
+        version(
+            &conn,
+            &mut s,
+            did,
+            at,
+            r#"{"rep":{"spec.replicas":100},"img":["app:1"]}"#,
+            "kubectl",
+            1,
+        );
+        version(
+            &conn,
+            &mut s,
+            did,
+            at + 60_000,
+            r#"{"rep":{"spec.replicas":100,"readyReplicas":100},"img":["app:1"]}"#,
+            "kube-controller-manager/status",
+            1,
+        );
+        let rs = format!("{name}-7c9d");
+        let rs_uid = format!("r-{d}");
+        let rid = object(
+            &conn,
+            &mut s,
+            cluster,
+            "apps/v1",
+            "ReplicaSet",
+            &ns,
+            &rs,
+            &rs_uid,
+            at,
+        );
+        version(
+            &conn,
+            &mut s,
+            rid,
+            at,
+            &format!(
+                r#"{{"rep":{{"spec.replicas":100}},"own":[{{"av":"apps/v1","k":"Deployment","n":"{name}","u":"d-{d}","c":true}}]}}"#
+            ),
+            "kube-controller-manager",
+            1,
+        );
+        relation(
+            &conn,
+            &mut s,
+            rid,
+            "owner",
+            "Deployment",
+            &ns,
+            &name,
+            &format!("d-{d}"),
+            at,
+        );
+        objects += 2;
+        for p in 0..per {
+            let pod = format!("{rs}-{p:05}");
+            let node = &nodes[((d * per + p) % 100) as usize];
+            let pid = object(
+                &conn,
+                &mut s,
+                cluster,
+                "v1",
+                "Pod",
+                &ns,
+                &pod,
+                &format!("p-{d}-{p}"),
+                at,
+            );
+            version(
+                &conn,
+                &mut s,
+                pid,
+                at + 1_000,
+                &pod_state(&rs, &rs_uid, node, false, 0),
+                "kube-scheduler/binding",
+                0,
+            );
+            version(
+                &conn,
+                &mut s,
+                pid,
+                at + 5_000,
+                &pod_state(&rs, &rs_uid, node, true, 0),
+                "kubelet/status",
+                0,
+            );
+            relation(
+                &conn,
+                &mut s,
+                pid,
+                "owner",
+                "ReplicaSet",
+                &ns,
+                &rs,
+                &rs_uid,
+                at,
+            );
+            relation(&conn, &mut s, pid, "node", "Node", "", node, "", at);
+            objects += 1;
+            // One Event per Pod with `occ_per` occurrences.
+            let reason = s.id(reasons[(p % 7) as usize]);
+            let (empty, kind_w) = (
+                s.id(""),
+                s.id(if p % 7 >= 5 { "Warning" } else { "Normal" }),
+            );
+            let (kubelet, host) = (s.id("kubelet"), s.id(node));
+            conn.prepare_cached(
+                "INSERT INTO events (cluster_id, uid, namespace, name, object_id, field_path, reason, type, action, controller, instance, host, last, count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?6, ?9, ?6, ?10, ?11, ?12)",
+            )
+            .unwrap()
+            .execute(params![cluster, format!("e-{d}-{p}"), s.id(&ns), d * per + p, pid, empty, reason, kind_w, kubelet, host, at + occ_per * 30_000, occ_per])
+            .unwrap();
+            let eid = conn.last_insert_rowid();
+            let msg = s.id(&format!("{} for pod {pod}", reasons[(p % 7) as usize]));
+            for c in 1..=occ_per {
+                conn.prepare_cached("INSERT INTO occurrences (event_id, count, n, first, last, message) VALUES (?1, ?2, 1, ?3, ?3, ?4)")
+                    .unwrap()
+                    .execute(params![eid, c, at + c * 30_000, msg])
+                    .unwrap();
+                occurrences += 1;
+            }
+        }
+        if d % 1000 == 999 {
+            conn.execute_batch("COMMIT; BEGIN").unwrap();
+        }
+    }
+    conn.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE); ANALYZE")
+        .unwrap();
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "built {objects} objects and {occurrences} occurrences in {:.0}s: {:.0} MiB",
+        t.elapsed().as_secs_f64(),
+        bytes as f64 / 1_048_576.0
+    );
+    drop(s);
+    drop(conn);
+
+    let conn = kubectl_diag::store::open(&path, kubectl_diag::store::Mode::ReadOnly).unwrap();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut pick = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % deployments as u64) as i64
+    };
+    let chosen: Vec<i64> = (0..queries).map(|_| pick()).collect();
+    let run = |d: i64| -> (std::time::Duration, usize) {
+        let start = Instant::now();
+        let ns = format!("ns-{}", d % 200);
+        let target = kubectl_diag::store::history::named(
+            &conn,
+            &path,
+            cluster,
+            "Deployment",
+            &ns,
+            &format!("app-{d}"),
+        )
+        .unwrap()
+        .remove(0);
+        let walk = kubectl_diag::store::timeline::Walk {
+            depth: 2,
+            related: true,
+        };
+        let subjects =
+            kubectl_diag::store::timeline::subjects(&conn, &path, cluster, target, walk).unwrap();
+        let events =
+            kubectl_diag::store::timeline::events(&conn, &path, cluster, &subjects, 0, i64::MAX)
+                .unwrap();
+        let gaps = kubectl_diag::store::timeline::gaps(&conn, &path, cluster, 0, i64::MAX).unwrap();
+        let t =
+            kubectl_diag::timeline::assemble(&subjects, &events, &gaps, 0, T0 + 10 * 86_400_000);
+        (start.elapsed(), t.entries.len())
+    };
+    for d in &chosen {
+        run(*d); // warm the page cache
+    }
+    let mut times: Vec<f64> = Vec::new();
+    let mut entries = 0;
+    for d in &chosen {
+        let (took, n) = run(*d);
+        times.push(took.as_secs_f64() * 1000.0);
+        entries = n;
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "timeline of a Deployment (1 ReplicaSet, {per} Pods, their Nodes; {entries} entries), warm, {queries} queries: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times.last().copied().unwrap_or(0.0)
+    );
+}
+
+fn check(args: &[String]) {
+    let pods = flag(args, "--pods", 150_000) as i64;
+    let node_count = flag(args, "--nodes", 5_000) as i64;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("check.db");
+    let (conn, cluster) = fresh(&path);
+    let t = Instant::now();
+    conn.execute_batch("BEGIN").unwrap();
+    let mut s = Interner {
+        conn: &conn,
+        cache: Default::default(),
+    };
+    let now = chrono::Utc::now().timestamp_millis();
+    for n in 0..node_count {
+        let name = format!("node-{n}");
+        let id = object(
+            &conn,
+            &mut s,
+            cluster,
+            "v1",
+            "Node",
+            "",
+            &name,
+            &format!("n-{n}"),
+            now - 86_400_000,
+        );
+        let ready = if n % 1000 == 7 { "Unknown" } else { "True" };
+        // NB: the Nodes were last seen now: that makes "now" the latest recorded moment.
+        version(
+            &conn,
+            &mut s,
+            id,
+            now - 1_000,
+            &format!(r#"{{"cond":[{{"t":"Ready","s":"{ready}"}}]}}"#),
+            "kubelet/status",
+            0,
+        );
+    }
+    for p in 0..pods {
+        let ns = format!("ns-{}", p % 500);
+        let name = format!("pod-{p}");
+        let node = format!("node-{}", p % node_count);
+        let id = object(
+            &conn,
+            &mut s,
+            cluster,
+            "v1",
+            "Pod",
+            &ns,
+            &name,
+            &format!("p-{p}"),
+            now - 7_200_000,
+        );
+        let state = match p % 1000 {
+            1 => r#"{"phase":"Pending","cond":[{"t":"PodScheduled","s":"False","r":"Unschedulable","m":"0/5000 nodes are available: 1000 Insufficient cpu, 4000 node(s) didn't match Pod's node affinity/selector. preemption: 0/5000 nodes are available: 5000 Preemption is not helpful for scheduling."}]}"#.to_string(),
+            2 => format!(r#"{{"phase":"Running","node":"{node}","del":{},"fin":["example.com/cleanup"]}}"#, now - 3_600_000),
+            _ => format!(r#"{{"phase":"Running","node":"{node}","cond":[{{"t":"Ready","s":"True"}}],"ctr":[{{"n":"app","st":"running"}}]}}"#),
+        };
+        version(
+            &conn,
+            &mut s,
+            id,
+            now - 3_600_000,
+            &state,
+            "kubelet/status",
+            0,
+        );
+        if p % 5000 == 3 {
+            // A hot object: 300 updates a minute by two managers over the last 10 minutes.
+            for minute in 0..10 {
+                for m in ["fighter-a", "fighter-b"] {
+                    conn.prepare_cached("INSERT INTO update_counts (object_id, minute, manager, updates, versions, generation) VALUES (?1, ?2, ?3, 150, 0, 0)")
+                        .unwrap()
+                        .execute(params![id, now / 60_000 - minute, s.id(m)])
+                        .unwrap();
+                }
+            }
+        }
+    }
+    conn.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE); ANALYZE")
+        .unwrap();
+    println!(
+        "built {pods} Pods and {node_count} Nodes in {:.0}s",
+        t.elapsed().as_secs_f64()
+    );
+    drop(s);
+    drop(conn);
+
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
+    for _ in 0..2 {
+        let start = Instant::now();
+        let mut child = std::process::Command::new(&bin)
+            .args(["check", "-o", "json", "--db"])
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("target/release/kubectl-diag: run `cargo build --release` first");
+        let pid = child.id().to_string();
+        let mut peak = 0.0f64;
+        let stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap());
+        while child.try_wait().unwrap().is_none() {
+            peak = peak.max(support::memory_mib(&pid, "VmHWM:"));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let took = start.elapsed();
+        let out = reader.join().unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let mut codes: std::collections::BTreeMap<String, usize> = Default::default();
+        for f in doc["findings"].as_array().unwrap() {
+            *codes
+                .entry(f["code"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+        println!(
+            "check --db over {pods} Pods and {node_count} Nodes: {:.2}s, peak RSS {peak:.0} MiB (sampled every 5 ms), findings {codes:?}",
+            took.as_secs_f64()
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "check") {
+        check(&args);
+    } else {
+        timeline(&args);
+    }
+}
