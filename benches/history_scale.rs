@@ -96,6 +96,7 @@ fn version(
     .unwrap();
 }
 
+#[allow(clippy::too_many_arguments)]
 fn relation(
     conn: &Connection,
     s: &mut Interner<'_>,
