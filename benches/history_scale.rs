@@ -34,12 +34,25 @@ impl Interner<'_> {
         if let Some(id) = self.cache.get(s) {
             return *id;
         }
-        self.conn
-            .prepare_cached("INSERT INTO strings (h, s) VALUES (?1, ?2)")
+        // NB: like the recorder's writer, a cache miss looks the text up before adding it.
+        let h = kubectl_diag::units::fnv1a(s);
+        let found: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT id FROM strings WHERE h = ?1 AND s = ?2")
             .unwrap()
-            .execute(params![kubectl_diag::units::fnv1a(s), s])
-            .unwrap();
-        let id = self.conn.last_insert_rowid();
+            .query_row(params![h, s], |r| r.get(0))
+            .ok();
+        let id = match found {
+            Some(id) => id,
+            None => {
+                self.conn
+                    .prepare_cached("INSERT INTO strings (h, s) VALUES (?1, ?2)")
+                    .unwrap()
+                    .execute(params![h, s])
+                    .unwrap();
+                self.conn.last_insert_rowid()
+            }
+        };
         if self.cache.len() < 200_000 {
             self.cache.insert(s.to_string(), id);
         }
@@ -364,12 +377,14 @@ fn timeline(args: &[String]) {
         run(*d); // warm the page cache
     }
     let mut times: Vec<f64> = Vec::new();
-    let mut entries = 0;
+    let mut entries = Vec::new();
     for d in &chosen {
         let (took, n) = run(*d);
         times.push(took.as_secs_f64() * 1000.0);
-        entries = n;
+        entries.push(n);
     }
+    entries.sort_unstable();
+    let entries = format!("{}–{}", entries[0], entries[entries.len() - 1]);
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     println!(
         "timeline of a Deployment (1 ReplicaSet, {per} Pods, their Nodes; {entries} entries), warm, {queries} queries: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",

@@ -118,4 +118,39 @@ async fn dumps_from_kubectl_import_once_and_bad_files_store_nothing() {
         2,
         "the YAML file after the bad one still imports"
     );
+
+    // The imported recording works with timeline and check like any other.
+    let out = run_ok(diag(&db).args([
+        "timeline",
+        "pod/web-1",
+        "-n",
+        &ns.name,
+        "--cluster",
+        "from-json",
+        "-o",
+        "json",
+    ]));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let counts: Vec<i64> = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["entry"] == "event" && e["reason"] == "BackOff")
+        .map(|e| e["count"].as_i64().unwrap())
+        .collect();
+    assert_eq!(counts.iter().sum::<i64>(), 5, "{doc:#}");
+    let out = diag(&db)
+        .args(["check", "--db"])
+        .arg(&db)
+        .args(["--cluster", "from-json", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["source"], "recording");
 }

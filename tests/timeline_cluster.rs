@@ -255,4 +255,41 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
             && err.contains("web"),
         "{err}"
     );
+
+    // Not in the recording, but the apiserver still holds Events about it: say so, show them.
+    let events: Api<k8s_openapi::api::core::v1::Event> = ns.api();
+    events
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "ghost.1"},
+                "involvedObject": {"kind": "Pod", "name": "ghost", "namespace": ns.name, "apiVersion": "v1"},
+                "reason": "Evicted", "type": "Warning", "message": "The node was low on resource: memory.",
+                "count": 1, "firstTimestamp": "2026-11-29T03:00:00Z", "lastTimestamp": "2026-11-29T03:00:00Z",
+                "source": {"component": "kubelet", "host": "kwok-small"}
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let ghost = diag(&db)
+        .args(["timeline", "pod/ghost", "-n", &ns.name])
+        .output()
+        .unwrap();
+    assert_eq!(
+        ghost.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ghost.stderr)
+    );
+    let err = String::from_utf8_lossy(&ghost.stderr);
+    assert!(
+        err.contains("not in the recording; the apiserver still holds 1 Event(s)"),
+        "{err}"
+    );
+    let text = String::from_utf8_lossy(&ghost.stdout);
+    assert!(
+        text.contains("Evicted") && text.contains("The node was low on resource"),
+        "{text}"
+    );
 }

@@ -147,10 +147,19 @@ pub fn run(
         format!(" in namespace {namespace}")
     };
 
-    let incarnations: Vec<_> = history::named(&conn, &path, cluster, &t.kind, &namespace, &name)?
-        .into_iter()
+    let named = history::named(&conn, &path, cluster, &t.kind, &namespace, &name)?;
+    // Incarnations are the rows with a uid or a history; a reference without a uid (an
+    // import of Events that gave none) is the object itself only when nothing better exists.
+    let identified: Vec<_> = named
+        .iter()
         .filter(|o| !o.object.uid.is_empty() || o.first_seen.is_some())
+        .cloned()
         .collect();
+    let incarnations = if identified.is_empty() {
+        named
+    } else {
+        identified
+    };
     if incarnations.is_empty() {
         let known = load::names_of_kind(&conn, &path, cluster, &t.kind, &namespace)?;
         let hint = if known.is_empty() {
@@ -161,11 +170,39 @@ pub fn run(
         } else {
             format!("recorded {}s{where_}: {}", t.kind, known.join(", "))
         };
-        anyhow::bail!(
+        let missing = format!(
             "{type_name}/{name}: no {} named {name}{where_} in the recording {}; {hint}",
             t.kind,
             path.display()
         );
+        // The cluster may still hold something: say so plainly, and show it.
+        return match live_events(global, &t, &namespace, &name) {
+            Ok(events) if !events.is_empty() => {
+                eprintln!(
+                    "{missing}\nnote: not in the recording; the apiserver still holds {} Event(s) about it (up to an hour old), shown below",
+                    events.len()
+                );
+                let now_ms = now.timestamp_millis();
+                let begin = events.iter().map(|e| e.first).min().unwrap_or(now_ms);
+                let timeline = crate::timeline::assemble(
+                    &[],
+                    &events,
+                    &[],
+                    since.unwrap_or(begin),
+                    until.unwrap_or(now_ms),
+                );
+                render(
+                    global.output,
+                    &timeline,
+                    &serde_json::json!({"kind": t.kind, "namespace": namespace, "name": name, "source": "apiserver"}),
+                    &format!("{}/{name}{where_} (from the apiserver)", t.kind),
+                    out,
+                    paint,
+                )?;
+                Ok(crate::exit::OK)
+            }
+            _ => Err(anyhow::anyhow!(missing)),
+        };
     }
     let target = match &args.uid {
         Some(uid) => incarnations
@@ -231,20 +268,14 @@ pub fn run(
         "namespace": target.object.namespace, "name": target.object.name, "uid": target.object.uid,
         "cluster": label,
     });
-    match global.output.unwrap_or(OutputFormat::Table) {
-        OutputFormat::Table => crate::render::timeline::table(&timeline, out, false, paint)?,
-        OutputFormat::Wide => crate::render::timeline::table(&timeline, out, true, paint)?,
-        OutputFormat::Json => crate::render::timeline::json(&timeline, &target_json, out)?,
-        OutputFormat::Html => crate::render::html::page(
-            &timeline,
-            &format!("{}/{}{where_} — {label}", t.kind, name),
-            out,
-        )?,
-        other => anyhow::bail!(
-            "-o {}: timeline prints table, wide, json or html",
-            format!("{other:?}").to_lowercase()
-        ),
-    }
+    render(
+        global.output,
+        &timeline,
+        &target_json,
+        &format!("{}/{}{where_} — {label}", t.kind, name),
+        out,
+        paint,
+    )?;
     if timeline.entries.is_empty() {
         eprintln!(
             "note: nothing recorded for {}/{name} between {} and {}",
@@ -254,4 +285,49 @@ pub fn run(
         );
     }
     Ok(crate::exit::OK)
+}
+
+fn render(
+    format: Option<OutputFormat>,
+    timeline: &crate::timeline::Timeline,
+    target: &serde_json::Value,
+    title: &str,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<()> {
+    match format.unwrap_or(OutputFormat::Table) {
+        OutputFormat::Table => crate::render::timeline::table(timeline, out, false, paint)?,
+        OutputFormat::Wide => crate::render::timeline::table(timeline, out, true, paint)?,
+        OutputFormat::Json => crate::render::timeline::json(timeline, target, out)?,
+        OutputFormat::Html => crate::render::html::page(timeline, title, out)?,
+        other => anyhow::bail!(
+            "-o {}: timeline prints table, wide, json or html",
+            format!("{other:?}").to_lowercase()
+        ),
+    }
+    Ok(())
+}
+
+/// The Events the apiserver still holds about an object the recording lacks
+/// (empty when the cluster cannot be reached within a few seconds).
+fn live_events(
+    global: &GlobalArgs,
+    t: &ResourceType,
+    namespace: &str,
+    name: &str,
+) -> anyhow::Result<Vec<crate::timeline::EventLine>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let fetch = async {
+            let conn = crate::k8s::connect::connect(global).await?;
+            crate::k8s::snapshot::events_about(&conn.client, &t.kind, namespace, name)
+                .await
+                .map_err(anyhow::Error::from)
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(5), fetch)
+            .await
+            .unwrap_or_else(|_| Ok(Vec::new()))
+    })
 }

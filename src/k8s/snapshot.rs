@@ -350,3 +350,39 @@ pub async fn live(
     progress(show, format_args!(""));
     Ok(snapshot)
 }
+
+/// The Events the apiserver holds about one object (by kind and name), for a
+/// timeline of something the recording never saw.
+pub async fn events_about(
+    client: &Client,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+) -> Result<Vec<crate::timeline::EventLine>, kube::Error> {
+    let api: Api<WireEvent> = if namespace.is_empty() {
+        Api::all(client.clone())
+    } else {
+        Api::namespaced(client.clone(), namespace)
+    };
+    let fields = format!("involvedObject.kind={kind},involvedObject.name={name}");
+    let list = api.list(&ListParams::default().fields(&fields)).await?;
+    Ok(list
+        .items
+        .into_iter()
+        .filter_map(WireEvent::into_observation)
+        .map(|o| crate::timeline::EventLine {
+            object: o.involved,
+            type_: o.type_,
+            reason: o.reason,
+            message: o.message,
+            count: o.count,
+            first: o.first,
+            last: o.last,
+            source: if o.source_host.is_empty() {
+                o.reporting_controller
+            } else {
+                format!("{}, {}", o.reporting_controller, o.source_host)
+            },
+        })
+        .collect())
+}

@@ -230,3 +230,86 @@ pub fn update_counts(
     rows.collect::<Result<_, _>>()
         .map_err(q("update counters", path))
 }
+
+const SQL_VERSIONS_MANY: &str = include_str!("../../queries/store/history_versions_many.sql");
+const SQL_OBJECTS_MANY: &str = include_str!("../../queries/store/history_objects_many.sql");
+const SQL_NAMED_MANY: &str = include_str!("../../queries/store/history_named_many.sql");
+
+fn json_ids(ids: &[i64]) -> String {
+    serde_json::to_string(ids).unwrap_or_else(|_| "[]".into())
+}
+
+/// Every version of several objects, in one query: object id -> versions, oldest first.
+pub fn versions_many(
+    conn: &Connection,
+    path: &Path,
+    ids: &[i64],
+) -> Result<std::collections::HashMap<i64, Vec<Version>>, StoreError> {
+    let mut st = conn
+        .prepare_cached(SQL_VERSIONS_MANY)
+        .map_err(q("versions", path))?;
+    let rows = st
+        .query_map(named_params! {":ids": json_ids(ids)}, |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                Version {
+                    at: row.get(1)?,
+                    state: state(&row.get::<_, String>(2)?, row.get(5)?, row.get(6)?),
+                    writers: writers(&row.get::<_, String>(3)?),
+                    listed: row.get::<_, i64>(4)? == 0,
+                },
+            ))
+        })
+        .map_err(q("versions", path))?;
+    let mut out: std::collections::HashMap<i64, Vec<Version>> = std::collections::HashMap::new();
+    for row in rows {
+        let (id, v) = row.map_err(q("versions", path))?;
+        out.entry(id).or_default().push(v);
+    }
+    Ok(out)
+}
+
+/// Several objects by row id, in one query (without state).
+pub fn objects_many(
+    conn: &Connection,
+    path: &Path,
+    ids: &[i64],
+) -> Result<Vec<RecordedObject>, StoreError> {
+    let mut st = conn
+        .prepare_cached(SQL_OBJECTS_MANY)
+        .map_err(q("object lookup", path))?;
+    let rows = st
+        .query_map(named_params! {":ids": json_ids(ids)}, identity)
+        .map_err(q("object lookup", path))?;
+    rows.collect::<Result<_, _>>()
+        .map_err(q("object lookup", path))
+}
+
+/// Objects of one kind and namespace with any of `names`, in one query,
+/// newest incarnation first.
+pub fn named_many(
+    conn: &Connection,
+    path: &Path,
+    cluster: i64,
+    kind: &str,
+    namespace: &str,
+    names: &[&str],
+) -> Result<Vec<RecordedObject>, StoreError> {
+    let hashes: Vec<i64> = names.iter().map(|n| fnv1a(n)).collect();
+    let mut st = conn
+        .prepare_cached(SQL_NAMED_MANY)
+        .map_err(q("object lookup", path))?;
+    let rows = st
+        .query_map(
+            named_params! {
+                ":cluster": cluster, ":kind": kind, ":kh": fnv1a(kind),
+                ":namespace": namespace, ":nsh": fnv1a(namespace),
+                ":names": serde_json::to_string(names).unwrap_or_default(),
+                ":hashes": serde_json::to_string(&hashes).unwrap_or_default(),
+            },
+            identity,
+        )
+        .map_err(q("object lookup", path))?;
+    rows.collect::<Result<_, _>>()
+        .map_err(q("object lookup", path))
+}

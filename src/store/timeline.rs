@@ -93,6 +93,10 @@ pub struct Walk {
 }
 
 /// The target and everything related to it, with their versions.
+///
+/// NB: a level of the walk costs one query for its objects and one for all
+/// their versions, whatever the number of Pods: the budget of a timeline is
+/// for assembling it, not for hundreds of point lookups.
 pub fn subjects(
     conn: &Connection,
     path: &Path,
@@ -101,18 +105,25 @@ pub fn subjects(
     walk: Walk,
 ) -> Result<Vec<Subject>, StoreError> {
     let mut seen: HashSet<i64> = HashSet::new();
-    let mut out: Vec<Subject> = Vec::new();
-    let load = |o: RecordedObject, relation: Relation, depth: u32| -> Result<Subject, StoreError> {
-        let versions = history::versions(conn, path, o.id)?;
-        Ok(Subject {
-            object: o,
-            relation: Some(relation),
-            depth,
-            versions,
-        })
-    };
     seen.insert(target.id);
-    let target = load(target, Relation::Target, 0)?;
+    let with_versions =
+        |objects: Vec<(RecordedObject, Relation, u32)>| -> Result<Vec<Subject>, StoreError> {
+            let ids: Vec<i64> = objects.iter().map(|(o, _, _)| o.id).collect();
+            let mut versions = history::versions_many(conn, path, &ids)?;
+            Ok(objects
+                .into_iter()
+                .map(|(o, relation, depth)| {
+                    let versions = versions.remove(&o.id).unwrap_or_default();
+                    Subject {
+                        object: o,
+                        relation: Some(relation),
+                        depth,
+                        versions,
+                    }
+                })
+                .collect())
+        };
+    let target = with_versions(vec![(target, Relation::Target, 0)])?.remove(0);
 
     // Up: the owners named in any version, by uid.
     let mut owners: Vec<Subject> = Vec::new();
@@ -132,152 +143,181 @@ pub fn subjects(
                 if let Some(o) = by_uid(conn, path, cluster, &uid)?
                     && seen.insert(o.id)
                 {
-                    next.push(load(o, Relation::Owner, depth)?);
+                    next.push((o, Relation::Owner, depth));
                 }
             }
         }
+        let next = with_versions(next)?;
         owners.extend(next.iter().cloned());
         frontier = next;
     }
     owners.reverse();
-    out.extend(owners);
+    let mut out = owners;
     out.push(target.clone());
 
     // Down: what the target owns, and so on.
     let mut frontier = vec![target];
     for depth in 1..=walk.depth {
-        let mut next = Vec::new();
+        let mut ids = Vec::new();
         for s in &frontier {
             for (id, rel) in history::children(conn, path, cluster, &s.object.object)? {
-                if rel != "owner" || !seen.insert(id) {
-                    continue;
-                }
-                if let Some(o) = history::object(conn, path, id)? {
-                    next.push(load(o, Relation::Owned, depth)?);
+                if rel == "owner" && seen.insert(id) {
+                    ids.push(id);
                 }
             }
         }
-        next.sort_by(|a, b| {
-            (
-                a.object.created.or(a.object.first_seen),
-                &a.object.object.name,
-            )
-                .cmp(&(
-                    b.object.created.or(b.object.first_seen),
-                    &b.object.object.name,
-                ))
+        let mut objects = history::objects_many(conn, path, &ids)?;
+        objects.sort_by(|a, b| {
+            (a.created.or(a.first_seen), &a.object.name)
+                .cmp(&(b.created.or(b.first_seen), &b.object.name))
         });
+        let next = with_versions(
+            objects
+                .into_iter()
+                .map(|o| (o, Relation::Owned, depth))
+                .collect(),
+        )?;
         out.extend(next.iter().cloned());
         frontier = next;
     }
 
     if walk.related {
-        let mut related = Vec::new();
+        // Each Pod's Nodes and claims, looked up together.
+        let mut nodes: Vec<(String, u32)> = Vec::new();
+        let mut claims: Vec<(String, String, u32)> = Vec::new();
         for s in out.iter().filter(|s| s.object.object.kind == "Pod") {
-            let mut nodes: Vec<&str> = Vec::new();
-            let mut claims: Vec<&str> = Vec::new();
             for v in &s.versions {
-                if !v.state.node_name.is_empty() && !nodes.contains(&v.state.node_name.as_str()) {
-                    nodes.push(&v.state.node_name);
+                if !v.state.node_name.is_empty()
+                    && !nodes.iter().any(|(n, _)| *n == v.state.node_name)
+                {
+                    nodes.push((v.state.node_name.clone(), s.depth + 1));
                 }
                 for c in &v.state.claims {
-                    if !claims.contains(&c.as_str()) {
-                        claims.push(c);
+                    let ns = &s.object.object.namespace;
+                    if !claims.iter().any(|(n, cn, _)| n == ns && cn == c) {
+                        claims.push((ns.clone(), c.clone(), s.depth + 1));
                     }
                 }
             }
-            for node in nodes {
-                if let Some(o) = history::named(conn, path, cluster, "Node", "", node)?
-                    .into_iter()
-                    .next()
+        }
+        let mut related = Vec::new();
+        let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
+        if !names.is_empty() {
+            for o in history::named_many(conn, path, cluster, "Node", "", &names)? {
+                let depth = nodes
+                    .iter()
+                    .find(|(n, _)| *n == o.object.name)
+                    .map_or(1, |(_, d)| *d);
+                // Newest incarnation first: the first of each name wins.
+                if !related
+                    .iter()
+                    .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
+                        r.object.name == o.object.name && r.object.kind == "Node"
+                    })
                     && seen.insert(o.id)
                 {
-                    related.push(load(o, Relation::Node, s.depth + 1)?);
-                }
-            }
-            for claim in claims {
-                let ns = &s.object.object.namespace;
-                if let Some(o) =
-                    history::named(conn, path, cluster, "PersistentVolumeClaim", ns, claim)?
-                        .into_iter()
-                        .next()
-                    && seen.insert(o.id)
-                {
-                    related.push(load(o, Relation::Claim, s.depth + 1)?);
+                    related.push((o, Relation::Node, depth));
                 }
             }
         }
-        out.extend(related);
+        let mut by_namespace: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+        for (ns, c, _) in &claims {
+            by_namespace
+                .entry(ns.as_str())
+                .or_default()
+                .push(c.as_str());
+        }
+        for (ns, names) in by_namespace {
+            for o in history::named_many(conn, path, cluster, "PersistentVolumeClaim", ns, &names)?
+            {
+                let depth = claims
+                    .iter()
+                    .find(|(_, c, _)| *c == o.object.name)
+                    .map_or(1, |(_, _, d)| *d);
+                if !related
+                    .iter()
+                    .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
+                        r.object.name == o.object.name
+                            && r.object.namespace == o.object.namespace
+                            && r.object.kind == "PersistentVolumeClaim"
+                    })
+                    && seen.insert(o.id)
+                {
+                    related.push((o, Relation::Claim, depth));
+                }
+            }
+        }
+        out.extend(with_versions(related)?);
     }
     Ok(out)
 }
 
 /// The Events of the subjects (and of same-named references without a uid,
-/// as imports make them), collapsed per Event, inside [since, until].
+/// as imports make them), collapsed per Event, inside [since, until]: one query.
 pub fn events(
     conn: &Connection,
     path: &Path,
-    cluster: i64,
+    _cluster: i64,
     subjects: &[Subject],
     since: i64,
     until: i64,
 ) -> Result<Vec<EventLine>, StoreError> {
-    let mut ids: Vec<(i64, ObjectRef)> = Vec::new();
-    let mut names_done: HashSet<(String, String, String)> = HashSet::new();
-    for s in subjects {
-        let r = &s.object.object;
-        ids.push((s.object.id, r.clone()));
-        if names_done.insert((r.kind.clone(), r.namespace.clone(), r.name.clone())) {
-            for o in history::named(conn, path, cluster, &r.kind, &r.namespace, &r.name)? {
-                if o.object.uid.is_empty() {
-                    ids.push((o.id, r.clone()));
-                }
-            }
-        }
-    }
-    let mut lines: Vec<EventLine> = Vec::new();
+    let ids: Vec<i64> = subjects.iter().map(|s| s.object.id).collect();
+    let refs: std::collections::HashMap<i64, &ObjectRef> = subjects
+        .iter()
+        .map(|s| (s.object.id, &s.object.object))
+        .collect();
     let mut st = conn
         .prepare_cached(SQL_EVENTS)
         .map_err(q("timeline events", path))?;
-    for (id, object) in ids {
-        let rows = st
-            .query_map(
-                named_params! {":object": id, ":since": since, ":until": until},
-                |r| {
-                    let controller: String = r.get(2)?;
-                    let host: String = r.get(3)?;
-                    Ok(EventLine {
-                        object: object.clone(),
-                        type_: r.get(0)?,
-                        reason: r.get(1)?,
-                        source: match (controller.is_empty(), host.is_empty()) {
-                            (false, false) => format!("{controller}, {host}"),
-                            (false, true) => controller,
-                            (true, _) => host,
-                        },
-                        count: r.get(4)?,
-                        first: r.get(5)?,
-                        last: r.get(6)?,
-                        message: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
-                    })
-                },
-            )
-            .map_err(q("timeline events", path))?;
-        for line in rows {
-            let line = line.map_err(q("timeline events", path))?;
-            // One line per repeated Event, even across re-created Event objects.
-            match lines.iter_mut().find(|l| {
-                l.object == line.object
-                    && l.reason == line.reason
-                    && l.type_ == line.type_
-                    && l.message == line.message
-            }) {
-                Some(l) => {
-                    l.count += line.count;
-                    l.first = l.first.min(line.first);
-                    l.last = l.last.max(line.last);
-                }
-                None => lines.push(line),
+    let rows = st
+        .query_map(
+            named_params! {
+                ":ids": serde_json::to_string(&ids).unwrap_or_default(), ":since": since, ":until": until,
+            },
+            |r| {
+                let subject: i64 = r.get(0)?;
+                let controller: String = r.get(3)?;
+                let host: String = r.get(4)?;
+                Ok(EventLine {
+                    object: refs.get(&subject).map(|o| (*o).clone()).unwrap_or_default(),
+                    type_: r.get(1)?,
+                    reason: r.get(2)?,
+                    source: match (controller.is_empty(), host.is_empty()) {
+                        (false, false) => format!("{controller}, {host}"),
+                        (false, true) => controller,
+                        (true, _) => host,
+                    },
+                    count: r.get(5)?,
+                    first: r.get(6)?,
+                    last: r.get(7)?,
+                    message: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
+                })
+            },
+        )
+        .map_err(q("timeline events", path))?;
+    let mut lines: Vec<EventLine> = Vec::new();
+    let mut index: std::collections::HashMap<(ObjectRef, String, String, String), usize> =
+        Default::default();
+    for line in rows {
+        let line = line.map_err(q("timeline events", path))?;
+        // One line per repeated Event, even across re-created Event objects.
+        let key = (
+            line.object.clone(),
+            line.reason.clone(),
+            line.type_.clone(),
+            line.message.clone(),
+        );
+        match index.get(&key) {
+            Some(i) => {
+                let l = &mut lines[*i];
+                l.count += line.count;
+                l.first = l.first.min(line.first);
+                l.last = l.last.max(line.last);
+            }
+            None => {
+                index.insert(key, lines.len());
+                lines.push(line);
             }
         }
     }

@@ -1,0 +1,7 @@
+-- Every version of several objects (:ids, a JSON array), by object, oldest first.
+SELECT v.object_id, v.at, st.s, w.s, v.seen, v.generation, v.observed_generation
+FROM versions v
+JOIN strings st ON st.id = v.state
+JOIN strings w ON w.id = v.writers
+WHERE v.object_id IN (SELECT value FROM json_each(:ids))
+ORDER BY v.object_id, v.at, v.id
