@@ -22,19 +22,7 @@ use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 
 mod support;
-use support::{flag, memory_mib, percentile};
-
-fn metric(addr: &str, name: &str) -> Option<u64> {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).ok()?;
-    write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").ok()?;
-    let mut body = String::new();
-    s.read_to_string(&mut body).ok()?;
-    body.lines()
-        .find(|l| l.starts_with(name) && !l.starts_with('#'))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-}
+use support::{flag, memory_mib, metric, percentile};
 
 fn event(ns: &str, i: u64) -> Event {
     serde_json::from_value(serde_json::json!({

@@ -6,10 +6,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
-use common::{Background, TestNamespace, diag, wait_for, wait_until};
+use common::{Background, TestNamespace, wait_for, wait_until};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::Api;
@@ -22,33 +21,8 @@ fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
-/// Starts `record -n NS ARGS…` and waits until its Pod list is committed.
 async fn start_recorder(db: &Path, ns: &str, extra: &[&str]) -> Background {
-    let child = diag(db)
-        .args(["record", "--quiet", "-n", ns])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let child = Background::new(child);
-    let (db, resource) = (db.to_path_buf(), format!("pods/{ns}"));
-    wait_until(Duration::from_secs(30), "the recorder's Pod list", || {
-        let (db, resource) = (db.clone(), resource.clone());
-        async move {
-            rusqlite::Connection::open(&db)
-                .and_then(|c| {
-                    c.query_row(
-                        "SELECT count(*) FROM watch_positions WHERE resource = ?1",
-                        [&resource],
-                        |r| r.get::<_, i64>(0),
-                    )
-                })
-                .is_ok_and(|n| n > 0)
-        }
-    })
-    .await;
-    child
+    common::start_recorder(db, ns, extra, &format!("pods/{ns}")).await
 }
 
 struct Recording {

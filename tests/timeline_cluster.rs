@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::{Background, TestNamespace, diag, run_ok, wait_until};
@@ -16,35 +15,8 @@ use kube::Api;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-async fn start_recorder(db: &Path, ns: &str) -> Background {
-    let child = Background::new(
-        diag(db)
-            .args(["record", "--quiet", "-n", ns])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let (db, resource) = (db.to_path_buf(), format!("deployments.apps/{ns}"));
-    wait_until(
-        Duration::from_secs(30),
-        "the recorder's first lists",
-        || {
-            let (db, resource) = (db.clone(), resource.clone());
-            async move {
-                rusqlite::Connection::open(&db)
-                    .and_then(|c| {
-                        c.query_row(
-                            "SELECT count(*) FROM watch_positions WHERE resource = ?1",
-                            [&resource],
-                            |r| r.get::<_, i64>(0),
-                        )
-                    })
-                    .is_ok_and(|n| n > 0)
-            }
-        },
-    )
-    .await;
-    child
+async fn start_recorder(db: &Path, ns: &str, extra: &[&str]) -> Background {
+    common::start_recorder(db, ns, extra, &format!("deployments.apps/{ns}")).await
 }
 
 fn entries(doc: &Value, pred: impl Fn(&Value) -> bool) -> Vec<&Value> {
@@ -61,7 +33,7 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
     let ns = TestNamespace::new("tl-roll").await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
-    let recorder = start_recorder(&db, &ns.name).await;
+    let recorder = start_recorder(&db, &ns.name, &[]).await;
 
     // A healthy version first: the scenario's Deployment without the never-ready label.
     let mut healthy = common::scenario("never-ready.yaml").remove(0);
@@ -94,7 +66,7 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
     // The recorder restarts: a gap in the recording.
     assert!(recorder.terminate().success());
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let recorder = start_recorder(&db, &ns.name).await;
+    let recorder = start_recorder(&db, &ns.name, &[]).await;
 
     // Roll to the scenario's broken template.
     let broken = common::scenario("never-ready.yaml").remove(0);

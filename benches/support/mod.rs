@@ -29,3 +29,16 @@ pub fn percentile<T: Copy + Default>(sorted: &[T], q: f64) -> T {
         .copied()
         .unwrap_or_default()
 }
+
+/// One value of the recorder's Prometheus `/metrics` on `addr`.
+pub fn metric(addr: &str, name: &str) -> Option<u64> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").ok()?;
+    let mut body = String::new();
+    s.read_to_string(&mut body).ok()?;
+    body.lines()
+        .find(|l| l.starts_with(name) && !l.starts_with('#'))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+}

@@ -59,18 +59,23 @@ struct SlimMeta {
     creation_timestamp: Option<String>,
 }
 
+/// A wire timestamp as k8s-openapi's `Time`, for the `ObjectMeta` kube wants.
+pub(super) fn k8s_time(
+    text: &Option<String>,
+) -> Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> {
+    text.as_deref()
+        .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+        .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time)
+}
+
 fn slim_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Error> {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     let m = Option::<SlimMeta>::deserialize(d)?.unwrap_or_default();
     Ok(ObjectMeta {
         name: m.name,
         namespace: m.namespace,
         uid: m.uid,
         resource_version: m.resource_version,
-        creation_timestamp: m
-            .creation_timestamp
-            .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
-            .map(Time),
+        creation_timestamp: k8s_time(&m.creation_timestamp),
         ..ObjectMeta::default()
     })
 }

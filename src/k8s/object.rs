@@ -17,7 +17,7 @@ use kube::core::ApiResource;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::event::parse_k8s_time;
+use super::event::{k8s_time, parse_k8s_time};
 use crate::model::{
     Condition, ContainerState, ManagerEntry, ObjectObservation, ObjectRef, ObjectState, OwnerRef,
 };
@@ -82,12 +82,6 @@ fn field_count(raw: &Option<Box<RawValue>>) -> u32 {
             .map(|p| text.matches(p).count() as u32)
             .sum()
     })
-}
-
-fn k8s_time(text: &Option<String>) -> Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> {
-    text.as_deref()
-        .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
-        .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time)
 }
 
 // NB: kube's `Resource` wants an `ObjectMeta`, so the slim fields are put back

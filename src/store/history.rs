@@ -10,7 +10,6 @@ use crate::model::{ObjectRef, ObjectState, RecordedObject, UpdateCount, Version}
 
 const SQL_STATES_AT: &str = include_str!("../../queries/store/history_states_at.sql");
 const SQL_VERSIONS: &str = include_str!("../../queries/store/history_versions.sql");
-const SQL_OBJECT: &str = include_str!("../../queries/store/history_object.sql");
 const SQL_OBJECTS_NAMED: &str = include_str!("../../queries/store/history_objects_named.sql");
 const SQL_CHILDREN: &str = include_str!("../../queries/store/history_children.sql");
 const SQL_COUNTS: &str = include_str!("../../queries/store/history_counts.sql");
@@ -103,9 +102,7 @@ pub fn object(
     path: &Path,
     id: i64,
 ) -> Result<Option<RecordedObject>, StoreError> {
-    conn.prepare_cached(SQL_OBJECT)
-        .and_then(|mut st| st.query_row(named_params! {":id": id}, identity).optional())
-        .map_err(q("object lookup", path))
+    Ok(objects_many(conn, path, &[id])?.into_iter().next())
 }
 
 /// Every version of one object, oldest first.

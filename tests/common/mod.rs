@@ -281,3 +281,37 @@ pub async fn widget_crd(client: &Client) -> kube::api::ApiResource {
     )
     .await
 }
+
+/// Starts `record --quiet -n NS ARGS…` in the background and waits until the
+/// watch of `resource` (such as `pods/NS`) has committed its first position.
+pub async fn start_recorder(db: &Path, ns: &str, extra: &[&str], resource: &str) -> Background {
+    let child = Background::new(
+        diag(db)
+            .args(["record", "--quiet", "-n", ns])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let (db, resource) = (db.to_path_buf(), resource.to_string());
+    wait_until(
+        Duration::from_secs(30),
+        "the recorder's first lists",
+        || {
+            let (db, resource) = (db.clone(), resource.clone());
+            async move {
+                rusqlite::Connection::open(&db)
+                    .and_then(|c| {
+                        c.query_row(
+                            "SELECT count(*) FROM watch_positions WHERE resource = ?1",
+                            [&resource],
+                            |r| r.get::<_, i64>(0),
+                        )
+                    })
+                    .is_ok_and(|n| n > 0)
+            }
+        },
+    )
+    .await;
+    child
+}
