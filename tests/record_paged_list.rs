@@ -1,0 +1,142 @@
+//! An apiserver without streaming lists (the WatchList feature gate off, as
+//! on clusters older than 1.32 or that turned it off): the recorder notices
+//! the refusal and lists page by page (500 a page) instead, storing every
+//! Event once, and watches on from the list.
+//!
+//! NB: its own test binary, because it restarts the shared apiserver with
+//! another feature gate and restores it after; cargo runs test binaries one
+//! after another, so no other test sees it.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{Background, TestNamespace, diag, kubeconfig, run_ok, wait_until};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Event;
+use kube::Api;
+use kube::api::PostParams;
+use serde_json::json;
+
+/// Restarts the apiserver with these extra flags (`scripts/cluster restart-apiserver`).
+fn restart_apiserver(extra: &str) {
+    let state = kubeconfig().parent().unwrap().to_path_buf();
+    let out = std::process::Command::new(common::repo_root().join("scripts/cluster"))
+        .arg("restart-apiserver")
+        .env("DIAG_CLUSTER_DIR", &state)
+        .env("DIAG_APISERVER_EXTRA_ARGS", extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Puts the apiserver's flags back however the test ends.
+struct Restore(String);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        restart_apiserver(&self.0);
+    }
+}
+
+fn stored(db: &std::path::Path, ns: &str) -> usize {
+    let out = run_ok(diag(db).arg("export"));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["event"]["namespace"] == ns)
+        .count()
+}
+
+#[tokio::test]
+async fn without_streaming_lists_the_recorder_lists_page_by_page() {
+    let ns = TestNamespace::new("rec-paged").await;
+    let events: Api<Event> = ns.api();
+    let total = 1_234;
+    let created = futures::stream::iter(0..total)
+        .map(|i| {
+            let events = events.clone();
+            let name = ns.name.clone();
+            async move {
+                let e: Event = serde_json::from_value(json!({
+                    "metadata": {"name": format!("e{i}")},
+                    "involvedObject": {"kind": "Pod", "name": format!("web-{}", i % 10), "namespace": name, "apiVersion": "v1"},
+                    "reason": "Started", "type": "Normal", "message": format!("started {i}"),
+                    "count": 1, "firstTimestamp": "2026-11-29T03:00:00Z", "lastTimestamp": "2026-11-29T03:00:00Z",
+                    "source": {"component": "kubelet"}
+                }))
+                .unwrap();
+                events.create(&PostParams::default(), &e).await.is_ok()
+            }
+        })
+        .buffer_unordered(32)
+        .filter(|ok| futures::future::ready(*ok))
+        .count()
+        .await;
+    assert_eq!(created, total);
+
+    let state = kubeconfig().parent().unwrap().to_path_buf();
+    let previous = std::fs::read_to_string(state.join("apiserver-extra-args"))
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let _restore = Restore(previous.clone());
+    restart_apiserver(
+        &format!("{previous} --feature-gates=WatchList=false")
+            .trim()
+            .to_string(),
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let log = dir.path().join("recorder.log");
+    let recorder = Background::new(
+        diag(&db)
+            .args(["record", "-v", "-n", &ns.name, "--events-only"])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    wait_until(Duration::from_secs(60), "every Event stored", || {
+        let db = db.clone();
+        let ns = ns.name.clone();
+        async move { db.exists() && stored(&db, &ns) == total }
+    })
+    .await;
+    // Still watching after the list: a new Event arrives.
+    events
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "after"},
+                "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": ns.name, "apiVersion": "v1"},
+                "reason": "Killing", "type": "Normal", "message": "Stopping container",
+                "count": 1, "firstTimestamp": "2026-11-29T03:05:00Z", "lastTimestamp": "2026-11-29T03:05:00Z",
+                "source": {"component": "kubelet"}
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    wait_until(
+        Duration::from_secs(30),
+        "the watch after the paged list",
+        || {
+            let db = db.clone();
+            let ns = ns.name.clone();
+            async move { stored(&db, &ns) == total + 1 }
+        },
+    )
+    .await;
+    assert!(recorder.terminate().success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("no streaming lists here"), "{text}");
+    assert!(text.contains("listing"), "{text}");
+}
