@@ -87,11 +87,7 @@ async fn without_streaming_lists_the_recorder_lists_page_by_page() {
         .trim()
         .to_string();
     let _restore = Restore(previous.clone());
-    restart_apiserver(
-        &format!("{previous} --feature-gates=WatchList=false")
-            .trim()
-            .to_string(),
-    );
+    restart_apiserver(format!("{previous} --feature-gates=WatchList=false").trim());
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
