@@ -5,7 +5,9 @@
 //! RSS, and its RSS while watching afterwards. Not a test: it prints figures
 //! for docs/performance.md. Needs `scripts/cluster up` and `cargo build --release`.
 //!
-//!   KUBECONFIG=target/cluster/kubeconfig cargo bench --bench history_pods -- [--pods 10000] [--watch-seconds 20]
+//!   KUBECONFIG=target/cluster/kubeconfig cargo bench --bench history_pods -- [--pods 10000] [--watch-seconds 20] [--keep]
+//!
+//! `--keep` leaves the namespace and its Pods in place (to time `check` against them).
 
 use std::time::{Duration, Instant};
 
@@ -120,5 +122,9 @@ async fn main() {
         "watching {created} Pods for {watch_seconds}s: RSS max {steady:.1} MiB; peak RSS {peak:.1} MiB; DB {:.1} MiB",
         bytes as f64 / 1048576.0
     );
-    let _ = namespaces.delete(&ns, &DeleteParams::default()).await;
+    if args.iter().any(|a| a == "--keep") {
+        println!("kept namespace {ns}");
+    } else {
+        let _ = namespaces.delete(&ns, &DeleteParams::default()).await;
+    }
 }
