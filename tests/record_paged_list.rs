@@ -41,7 +41,43 @@ struct Restore(String);
 impl Drop for Restore {
     fn drop(&mut self) {
         restart_apiserver(&self.0);
+        controllers_caught_up();
     }
+}
+
+/// Waits until the controllers work again after the restarts: a new namespace
+/// gets its default ServiceAccount. NB: client-go backs off reconnecting, so
+/// the next test binary could otherwise start before they do (CI saw it).
+fn controllers_caught_up() {
+    let kubectl = |args: &[&str]| {
+        std::process::Command::new(common::repo_root().join("scripts/cluster"))
+            .arg("kubectl")
+            .args(args)
+            .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let probe = format!("probe-{}", common::uuid_suffix());
+    for _ in 0..240 {
+        if kubectl(&["create", "namespace", &probe]) || kubectl(&["get", "namespace", &probe]) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let mut ready = false;
+    for _ in 0..240 {
+        if kubectl(&["-n", &probe, "get", "serviceaccount", "default"]) {
+            ready = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    kubectl(&["delete", "namespace", &probe, "--wait=false"]);
+    assert!(
+        ready,
+        "the controllers did not come back within 2 minutes of the apiserver restart"
+    );
 }
 
 fn stored(db: &std::path::Path, ns: &str) -> usize {
