@@ -360,4 +360,17 @@ async fn unknown_context_and_unwritable_db_are_clear_errors() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/proc/diag.db"), "{err}");
+
+    // A --kinds the cluster does not serve: named, and nothing written.
+    let out = diag(&db)
+        .args(["record", "--once", "--kinds", "widgetz"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--kinds widgetz") && err.contains("api-resources"),
+        "{err}"
+    );
+    assert!(!db.exists(), "a bad --kinds creates no recording");
 }

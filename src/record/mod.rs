@@ -129,6 +129,17 @@ async fn record(
 ) -> anyhow::Result<u8> {
     let conn = connect::connect(global).await?;
     let cluster_uid = connect::cluster_uid(&conn).await?;
+    // Which types to keep history of, before anything touches the recording:
+    // a bad --kinds changes nothing on disk.
+    let (discovered, types) = if args.events_only {
+        (None, Vec::new())
+    } else {
+        let discovered = crate::k8s::discovery::discover(&conn.client)
+            .await
+            .map_err(|e| connect::explain(e, "discover", "API resources", None, &conn.server))?;
+        let types = object_types(&discovered, &args.kinds)?;
+        (Some(discovered), types)
+    };
     let path = crate::paths::db_path(global.db.as_ref());
     let db = store::open(&path, Mode::Write)?;
     let now = now_ms();
@@ -168,48 +179,45 @@ async fn record(
     }
 
     let mut object_watches: Vec<Watch<WireObject>> = Vec::new();
-    if !args.events_only {
-        let discovered = crate::k8s::discovery::discover(&conn.client)
-            .await
-            .map_err(|e| connect::explain(e, "discover", "API resources", None, &conn.server))?;
+    if let Some(discovered) = &discovered {
         session::save_resource_types(&db, &path, cluster, &discovered.types)?;
-        for t in object_types(&discovered, &args.kinds)? {
-            let ar = crate::k8s::discovery::api_resource(&t);
-            let scopes: Vec<Option<String>> = if t.namespaced {
-                namespaces.clone()
-            } else {
-                vec![None]
+    }
+    for t in types {
+        let ar = crate::k8s::discovery::api_resource(&t);
+        let scopes: Vec<Option<String>> = if t.namespaced {
+            namespaces.clone()
+        } else {
+            vec![None]
+        };
+        for ns in scopes {
+            let (api, resource) = match &ns {
+                Some(ns) => (
+                    Api::<WireObject>::namespaced_with(conn.client.clone(), ns, &ar),
+                    format!("{}/{ns}", t.full_name()),
+                ),
+                None => (
+                    Api::<WireObject>::all_with(conn.client.clone(), &ar),
+                    t.full_name(),
+                ),
             };
-            for ns in scopes {
-                let (api, resource) = match &ns {
-                    Some(ns) => (
-                        Api::<WireObject>::namespaced_with(conn.client.clone(), ns, &ar),
-                        format!("{}/{ns}", t.full_name()),
-                    ),
-                    None => (
-                        Api::<WireObject>::all_with(conn.client.clone(), &ar),
-                        t.full_name(),
-                    ),
-                };
-                let w = Watch {
-                    api,
-                    dt: ar.clone(),
-                    namespace: ns,
-                    resource: resource.into(),
-                    server: conn.server.clone(),
-                    tx: tx.clone(),
-                    stats: stats.clone(),
-                    verbose: args.verbose,
-                };
-                // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
-                match w.preflight().await {
-                    Ok(()) => object_watches.push(w),
-                    Err(e) => writeln!(
-                        err,
-                        "warning: not keeping history of {}: {e}",
-                        t.full_name()
-                    )?,
-                }
+            let w = Watch {
+                api,
+                dt: ar.clone(),
+                namespace: ns,
+                resource: resource.into(),
+                server: conn.server.clone(),
+                tx: tx.clone(),
+                stats: stats.clone(),
+                verbose: args.verbose,
+            };
+            // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
+            match w.preflight().await {
+                Ok(()) => object_watches.push(w),
+                Err(e) => writeln!(
+                    err,
+                    "warning: not keeping history of {}: {e}",
+                    t.full_name()
+                )?,
             }
         }
     }
