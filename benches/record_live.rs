@@ -138,7 +138,7 @@ async fn main() {
     }
     if preload > 0 {
         println!(
-            "caught up on {preload} Events in {:.1}s, recorder peak RSS {:.1} MiB",
+            "received {preload} Event changes in {:.1}s (not necessarily distinct: a broken initial list is sent again), recorder peak RSS {:.1} MiB",
             catch_up.elapsed().as_secs_f64(),
             memory_mib(&pid.to_string(), "VmHWM:")
         );
