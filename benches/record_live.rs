@@ -6,7 +6,12 @@
 //!   KUBECONFIG=target/cluster/kubeconfig cargo bench --bench record_live -- [--rate 1000] [--seconds 60] [--preload N]
 //!
 //! `--preload N` creates N Events before the recorder starts, to measure
-//! catching up (a paged list) rather than steady watching.
+//! catching up (the initial list) rather than steady watching; caught up
+//! means all N stored, counted by the recorder's /metrics. `--keep` leaves
+//! the namespace and prints its name; `--reuse NAMESPACE --preload N` then
+//! measures again on the N Events already there (preloading a million takes
+//! a quarter of an hour; the apiserver keeps Events for an hour).
+//! The recorder's `-v` log goes to `target/record_live.log`.
 //!
 //! Reports the rate achieved, the recorder's RSS (steady maximum and peak),
 //! the receipt-to-commit lag sampled from /metrics, and stored versus created
@@ -80,21 +85,31 @@ async fn main() {
     let rate = flag(&args, "--rate", 1000);
     let seconds = flag(&args, "--seconds", 60);
     let preload = flag(&args, "--preload", 0);
+    let keep = args.iter().any(|a| a == "--keep");
+    let reuse = args
+        .iter()
+        .position(|a| a == "--reuse")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let client = Client::try_default()
         .await
         .expect("KUBECONFIG pointing at the local cluster");
-    let ns = format!("bench-live-{}", std::process::id());
+    let ns = reuse
+        .clone()
+        .unwrap_or_else(|| format!("bench-live-{}", std::process::id()));
     let namespaces: Api<Namespace> = Api::all(client.clone());
-    namespaces
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(serde_json::json!({"metadata": {"name": ns}})).unwrap(),
-        )
-        .await
-        .unwrap();
+    if reuse.is_none() {
+        namespaces
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(serde_json::json!({"metadata": {"name": ns}})).unwrap(),
+            )
+            .await
+            .unwrap();
+    }
     let api: Api<Event> = Api::namespaced(client.clone(), &ns);
     let created = Arc::new(AtomicU64::new(0));
-    if preload > 0 {
+    if preload > 0 && reuse.is_none() {
         let t = Instant::now();
         // Pre-created Events are all creates (ids offset so they never collide with the live feed).
         futures::stream::iter(0..preload)
@@ -125,20 +140,32 @@ async fn main() {
         .port();
     let addr = format!("127.0.0.1:{port}");
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/record_live.log");
     let mut recorder = std::process::Command::new(&bin)
-        .args(["record", "--quiet", "-n", &ns, "--listen", &addr])
+        .args(["record", "--quiet", "-v", "-n", &ns, "--listen", &addr])
         .arg("--db")
         .arg(&db)
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("target/release/kubectl-diag: run `cargo build --release` first");
     let pid = recorder.id();
     let catch_up = Instant::now();
-    while metric(&addr, "kubectl_diag_changes_total").unwrap_or(0) < preload {
+    // Caught up = every preloaded occurrence stored (distinct, unlike changes received).
+    let give_up = Duration::from_secs(1800);
+    while metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) < preload
+        && catch_up.elapsed() < give_up
+    {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     if preload > 0 {
+        let stored = metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0);
         println!(
-            "received {preload} Event changes in {:.1}s (not necessarily distinct: a broken initial list is sent again), recorder peak RSS {:.1} MiB",
+            "{} {stored} of {preload} preloaded occurrences in {:.1}s, recorder peak RSS {:.1} MiB",
+            if stored >= preload {
+                "caught up: stored"
+            } else {
+                "GAVE UP: stored"
+            },
             catch_up.elapsed().as_secs_f64(),
             memory_mib(&pid.to_string(), "VmHWM:")
         );
@@ -203,5 +230,9 @@ async fn main() {
         p(0.99),
         p(1.0)
     );
-    let _ = namespaces.delete(&ns, &DeleteParams::background()).await;
+    if keep {
+        println!("kept namespace {ns} (--reuse {ns} --preload {preload})");
+    } else {
+        let _ = namespaces.delete(&ns, &DeleteParams::background()).await;
+    }
 }

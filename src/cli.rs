@@ -126,6 +126,10 @@ pub struct RecordArgs {
     /// Record Events only: no object history
     #[arg(long, conflicts_with = "kinds")]
     pub events_only: bool,
+
+    /// List in chunks of this many objects where a list is paged (as kubectl's --chunk-size); 0 lists all at once
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    pub chunk_size: u32,
 }
 
 #[derive(Debug, Args)]

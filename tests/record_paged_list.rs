@@ -1,7 +1,13 @@
 //! An apiserver without streaming lists (the WatchList feature gate off, as
 //! on clusters older than 1.32 or that turned it off): the recorder notices
-//! the refusal and lists page by page (500 a page) instead, storing every
-//! Event once, and watches on from the list.
+//! the refusal and lists page by page instead, storing every Event once, and
+//! watches on from the list.
+//!
+//! The list is made to outlive etcd compaction (compaction every second, one
+//! Event a page, writes going on): its continue token expires mid-list, and
+//! the recorder must finish the list from newer data rather than start again
+//! (which, on a list longer than the compaction interval, never completes),
+//! and record the list's interval as a gap.
 //!
 //! NB: its own test binary, because it restarts the shared apiserver with
 //! another feature gate and restores it after; cargo runs test binaries one
@@ -14,9 +20,9 @@ use std::time::Duration;
 
 use common::{Background, TestNamespace, diag, kubeconfig, run_ok, wait_until};
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Event;
+use k8s_openapi::api::core::v1::{ConfigMap, Event};
 use kube::Api;
-use kube::api::PostParams;
+use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::json;
 
 /// Restarts the apiserver with these extra flags (`scripts/cluster restart-apiserver`).
@@ -123,14 +129,36 @@ async fn without_streaming_lists_the_recorder_lists_page_by_page() {
         .trim()
         .to_string();
     let _restore = Restore(previous.clone());
-    restart_apiserver(format!("{previous} --feature-gates=WatchList=false").trim());
+    restart_apiserver(
+        format!("{previous} --feature-gates=WatchList=false --etcd-compaction-interval=1s").trim(),
+    );
+    // Writes elsewhere move etcd's revision, so that compaction expires the list's token.
+    let churn = {
+        let maps: Api<ConfigMap> = ns.api();
+        tokio::spawn(async move {
+            for i in 0.. {
+                let cm: ConfigMap = serde_json::from_value(json!({
+                    "metadata": {"name": "churn"}, "data": {"i": i.to_string()}
+                }))
+                .unwrap();
+                let _ = maps
+                    .patch(
+                        "churn",
+                        &PatchParams::apply("diag-test").force(),
+                        &Patch::Apply(&cm),
+                    )
+                    .await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    };
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
     let log = dir.path().join("recorder.log");
     let recorder = Background::new(
         diag(&db)
-            .args(["record", "-v", "-n", &ns.name, "--events-only"])
+            .args(["record", "-v", "-n", &ns.name, "--events-only", "--chunk-size", "1"])
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -167,8 +195,26 @@ async fn without_streaming_lists_the_recorder_lists_page_by_page() {
         },
     )
     .await;
+    churn.abort();
     assert!(recorder.terminate().success());
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.contains("no streaming lists here"), "{text}");
     assert!(text.contains("listing"), "{text}");
+    assert!(
+        text.contains("continue token expired"),
+        "the list must have outlived compaction: {text}"
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let gaps: Vec<(String, String)> = conn
+        .prepare("SELECT reason, detail FROM gaps")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        gaps.iter()
+            .any(|(reason, detail)| reason == "relist" && detail.contains("outlived etcd compaction")),
+        "the inconsistent list must be recorded as a gap: {gaps:?}"
+    );
 }

@@ -171,6 +171,7 @@ async fn record(
                 tx: tx.clone(),
                 stats: stats.clone(),
                 verbose: args.verbose,
+                chunk_size: args.chunk_size,
             }
         })
         .collect();
@@ -209,6 +210,7 @@ async fn record(
                 tx: tx.clone(),
                 stats: stats.clone(),
                 verbose: args.verbose,
+                chunk_size: args.chunk_size,
             };
             // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
             match w.preflight().await {

@@ -27,8 +27,6 @@ use crate::store::session::Gap;
 
 use super::sink::{Msg, Stats, now_ms};
 
-/// Objects per page of a list: bounds memory while catching up on many Events.
-pub const PAGE_SIZE: u32 = 500;
 /// Server-side watch timeout; the watch is then simply renewed.
 const WATCH_TIMEOUT_S: u32 = 290;
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
@@ -37,6 +35,8 @@ const STREAMING_LIST_TIMEOUT_S: u32 = 1800;
 /// The annotation on the bookmark that ends a streaming list's initial events.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 const RELISTED: &str = "; relisted: what was deleted or changed meanwhile may be missing";
+const INCONSISTENT: &str = "; the list outlived etcd compaction and was finished from newer data: \
+     changes made during the list to objects listed before may be missing";
 
 /// A wire type the recorder watches, and how it becomes a [`Change`].
 pub trait Watched:
@@ -113,6 +113,9 @@ where
     pub stats: Arc<Stats>,
     /// `--verbose`: log the watch's lifecycle on stderr.
     pub verbose: bool,
+    /// Objects per page of a paged list (`--chunk-size`; 0: one page). Bounds
+    /// memory while catching up on many Events.
+    pub chunk_size: u32,
 }
 
 /// Why the watch stopped.
@@ -132,6 +135,30 @@ fn is_gone(err: &kube::Error) -> bool {
 #[derive(Default)]
 struct Listing {
     uids: Vec<String>,
+    /// When the list began, if its continue token expired and it was finished
+    /// from newer data: from then until its end, the list is not one snapshot.
+    inconsistent_since: Option<i64>,
+}
+
+/// The continue token a 410 carries when a paged list's token outlived etcd
+/// compaction: it finishes the list from newer data (an "inconsistent" list).
+fn inconsistent_continue(err: &kube::Error) -> Option<String> {
+    match err {
+        kube::Error::Api(s) if s.code == 410 => s
+            .metadata
+            .as_ref()
+            .and_then(|m| m.continue_.clone())
+            .filter(|c| !c.is_empty()),
+        _ => None,
+    }
+}
+
+/// Folds an inconsistent list into the blind interval it closes.
+fn note_inconsistent(listing: &Listing, blind: &mut Option<(i64, &'static str, String)>) {
+    if let Some(since) = listing.inconsistent_since {
+        let gap = blind.get_or_insert_with(|| (since, "relist", "paged list".to_string()));
+        gap.2.push_str(INCONSISTENT);
+    }
 }
 
 impl<K: Watched> Watch<K>
@@ -216,12 +243,31 @@ where
     /// Lists every object page by page, storing each; returns the list's
     /// resourceVersion and what it held.
     async fn list(&self) -> Result<Result<(String, Listing), kube::Error>, Stop> {
-        let mut params = ListParams::default().limit(PAGE_SIZE);
+        let mut params = ListParams::default();
+        if self.chunk_size > 0 {
+            params = params.limit(self.chunk_size);
+        }
         let mut listing = Listing::default();
+        let started = now_ms();
         loop {
             let page = match self.api.list(&params).await {
                 Ok(page) => page,
-                Err(e) => return Ok(Err(e)),
+                Err(e) => match inconsistent_continue(&e) {
+                    // NB: a list of many Events (served from etcd: Events have no
+                    // watch cache) can take longer than the compaction interval.
+                    // Starting again would expire again; finishing from newer data
+                    // completes, and the interval is recorded as a gap.
+                    Some(token) => {
+                        self.log(format_args!(
+                            "the list's continue token expired (etcd compaction): finishing it from newer data"
+                        ));
+                        self.stats.gone_410.fetch_add(1, Ordering::Relaxed);
+                        listing.inconsistent_since.get_or_insert(started);
+                        params = params.continue_token(&token);
+                        continue;
+                    }
+                    None => return Ok(Err(e)),
+                },
             };
             for obj in page.items {
                 if let Some((change, _)) = self.observe(obj, Seen::Listed, Some(&mut listing), None)
@@ -292,6 +338,7 @@ where
             .map(|s| (s, "not-running", "the recorder was not running".to_string()));
         match self.list().await? {
             Ok((rv, listing)) => {
+                note_inconsistent(&listing, &mut blind);
                 let blind_since = blind.as_ref().map(|b| b.0);
                 self.listed(listing, blind_since).await?;
                 self.close_gap(&mut blind).await?;
@@ -342,6 +389,7 @@ where
                 };
                 match listed {
                     Ok((list_rv, listing)) => {
+                        note_inconsistent(&listing, &mut blind);
                         self.listed(listing, blind.as_ref().map(|b| b.0)).await?;
                         if let Some(b) = blind.as_mut() {
                             b.2.push_str(RELISTED);
@@ -568,6 +616,16 @@ where
                         break;
                     }
                 }
+            }
+            if initial {
+                // NB: a streaming list of Events is served from etcd, and it breaks
+                // when it outlives the compaction interval ("continue parameter is
+                // too old"); started again, it would break again and never finish.
+                // A paged list can be finished from newer data, so use those.
+                self.log(format_args!(
+                    "the streaming list broke before its last object: paged lists from now on"
+                ));
+                streaming_lists = false;
             }
         }
     }
