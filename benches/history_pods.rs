@@ -17,7 +17,7 @@ use kube::api::{DeleteParams, ListParams, PostParams};
 use kube::{Api, Client};
 
 mod support;
-use support::{flag, memory_mib, metric};
+use support::{create_namespace, flag, memory_mib, metric};
 
 fn pod(i: u64) -> Pod {
     let nodes = ["kwok-small", "kwok-medium", "kwok-large-tainted"];
@@ -44,13 +44,7 @@ async fn main() {
         .expect("KUBECONFIG pointing at the local cluster");
     let ns = format!("bench-pods-{}", std::process::id());
     let namespaces: Api<Namespace> = Api::all(client.clone());
-    namespaces
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(serde_json::json!({"metadata": {"name": ns}})).unwrap(),
-        )
-        .await
-        .unwrap();
+    create_namespace(&client, &ns).await;
     let api: Api<Pod> = Api::namespaced(client.clone(), &ns);
     let t = Instant::now();
     let created = futures::stream::iter(0..pods)

@@ -11,7 +11,8 @@
 //! the namespace and prints its name; `--reuse NAMESPACE --preload N` then
 //! measures again on the N Events already there (preloading a million takes
 //! a quarter of an hour; the apiserver keeps Events for an hour).
-//! The recorder's `-v` log goes to `target/record_live.log`.
+//! The recorder's `-v` log goes to `target/record_live.log`; `--chunk-size N`
+//! is passed on to it.
 //!
 //! Reports the rate achieved, the recorder's RSS (steady maximum and peak),
 //! the receipt-to-commit lag sampled from /metrics, and stored versus created
@@ -27,7 +28,7 @@ use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 
 mod support;
-use support::{flag, memory_mib, metric, percentile};
+use support::{create_namespace, flag, memory_mib, metric, percentile};
 
 fn event(ns: &str, i: u64) -> Event {
     serde_json::from_value(serde_json::json!({
@@ -99,13 +100,7 @@ async fn main() {
         .unwrap_or_else(|| format!("bench-live-{}", std::process::id()));
     let namespaces: Api<Namespace> = Api::all(client.clone());
     if reuse.is_none() {
-        namespaces
-            .create(
-                &PostParams::default(),
-                &serde_json::from_value(serde_json::json!({"metadata": {"name": ns}})).unwrap(),
-            )
-            .await
-            .unwrap();
+        create_namespace(&client, &ns).await;
     }
     let api: Api<Event> = Api::namespaced(client.clone(), &ns);
     let created = Arc::new(AtomicU64::new(0));
@@ -143,6 +138,13 @@ async fn main() {
     let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/record_live.log");
     let mut recorder = std::process::Command::new(&bin)
         .args(["record", "--quiet", "-v", "-n", &ns, "--listen", &addr])
+        .args(
+            args.iter()
+                .position(|a| a == "--chunk-size")
+                .map(|i| ["--chunk-size", &args[i + 1]])
+                .iter()
+                .flatten(),
+        )
         .arg("--db")
         .arg(&db)
         .stderr(std::fs::File::create(&log).unwrap())

@@ -201,7 +201,6 @@ fn main() {
         .unwrap_or_else(|| dir.path().join("bench.db"));
 
     let conn = store::open(&path, Mode::Write).unwrap();
-    if let Ok(p) = std::env::var("BENCH_PRAGMA") { conn.execute_batch(&p).unwrap(); }
     let cluster = session::register_cluster(&conn, &path, "bench-cluster", "bench", "", 0).unwrap();
     let mut writer = Writer::new(conn, &path, cluster);
     let mut feed = Feed {

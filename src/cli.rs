@@ -127,9 +127,10 @@ pub struct RecordArgs {
     #[arg(long, conflicts_with = "kinds")]
     pub events_only: bool,
 
-    /// List in chunks of this many objects where a list is paged (as kubectl's --chunk-size); 0 lists all at once
-    #[arg(long, default_value_t = 500, value_name = "N")]
-    pub chunk_size: u32,
+    /// List in chunks of this many objects where a list is paged (as kubectl's --chunk-size);
+    /// 0 lists all at once [default: 5000 for Events, 500 for other types]
+    #[arg(long, value_name = "N")]
+    pub chunk_size: Option<u32>,
 }
 
 #[derive(Debug, Args)]

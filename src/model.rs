@@ -42,7 +42,11 @@ pub struct EventObservation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventChange {
     Upsert(Box<EventObservation>),
-    Deleted { uid: String, at: i64 },
+    /// Deleted (its TTL ran out) at `at`, as last seen.
+    Deleted {
+        event: Box<EventObservation>,
+        at: i64,
+    },
 }
 
 /// The compact state of one API object: only the fields that explain an

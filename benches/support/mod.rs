@@ -42,3 +42,16 @@ pub fn metric(addr: &str, name: &str) -> Option<u64> {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
 }
+
+/// Creates the namespace `name` on the cluster the benchmark measures.
+pub async fn create_namespace(client: &kube::Client, name: &str) {
+    use k8s_openapi::api::core::v1::Namespace;
+    let namespaces: kube::Api<Namespace> = kube::Api::all(client.clone());
+    namespaces
+        .create(
+            &kube::api::PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap(),
+        )
+        .await
+        .unwrap();
+}

@@ -1,1 +1,3 @@
-UPDATE events SET deleted = :at WHERE uid = :uid AND cluster_id = :cluster AND deleted IS NULL
+UPDATE events SET deleted = :at
+WHERE name = :name AND namespace = :namespace AND cluster_id = :cluster AND uid = :uid
+  AND deleted IS NULL

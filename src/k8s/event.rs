@@ -140,18 +140,18 @@ fn time(field: &Option<String>) -> Option<i64> {
     field.as_deref().and_then(parse_k8s_time)
 }
 
-fn text(field: &Option<String>) -> String {
-    field.clone().unwrap_or_default()
+fn text(field: Option<String>) -> String {
+    field.unwrap_or_default()
 }
 
-fn object_ref(r: &WireRef) -> ObjectRef {
+fn object_ref(r: WireRef) -> ObjectRef {
     ObjectRef {
-        api_version: text(&r.api_version),
-        kind: text(&r.kind),
-        namespace: text(&r.namespace),
-        name: text(&r.name),
-        uid: text(&r.uid),
-        field_path: text(&r.field_path),
+        api_version: text(r.api_version),
+        kind: text(r.kind),
+        namespace: text(r.namespace),
+        name: text(r.name),
+        uid: text(r.uid),
+        field_path: text(r.field_path),
     }
 }
 
@@ -173,14 +173,10 @@ impl WireEvent {
     /// count = `series.count`, else `count`, with 0 (or absent) meaning 1.
     /// Returns `None` for an object with no uid and no name: nothing can identify it.
     pub fn into_observation(self) -> Option<EventObservation> {
-        let meta = &self.metadata;
-        let created = meta
-            .creation_timestamp
-            .as_ref()
-            .map(|t| t.0.as_millisecond());
+        let meta = self.metadata;
         let first = time(&self.first_timestamp)
             .or_else(|| time(&self.event_time))
-            .or(created)
+            .or_else(|| meta.creation_timestamp.map(|t| t.0.as_millisecond()))
             .unwrap_or(0);
         let series = self.series.as_ref();
         let last = series
@@ -192,31 +188,30 @@ impl WireEvent {
             .filter(|c| *c > 0)
             .or(self.count.filter(|c| *c > 0))
             .unwrap_or(1);
-        let uid = meta.uid.clone().unwrap_or_default();
-        let name = meta.name.clone().unwrap_or_default();
+        let uid = text(meta.uid);
+        let name = text(meta.name);
         if uid.is_empty() && name.is_empty() {
             return None;
         }
-        let source = self.source.clone().unwrap_or_default();
+        let source = self.source.unwrap_or_default();
         let reporting_controller = self
             .reporting_component
-            .clone()
             .filter(|c| !c.is_empty())
-            .or_else(|| source.component.clone())
+            .or(source.component)
             .unwrap_or_default();
         Some(EventObservation {
             uid,
-            namespace: meta.namespace.clone().unwrap_or_default(),
+            namespace: text(meta.namespace),
             name,
-            resource_version: meta.resource_version.clone().unwrap_or_default(),
-            involved: object_ref(&self.involved_object),
-            related: self.related.as_ref().map(object_ref),
-            reason: text(&self.reason),
-            type_: text(&self.type_),
-            message: truncate_utf8(text(&self.message), MAX_MESSAGE_BYTES),
-            action: text(&self.action),
+            resource_version: text(meta.resource_version),
+            involved: object_ref(self.involved_object),
+            related: self.related.map(object_ref),
+            reason: text(self.reason),
+            type_: text(self.type_),
+            message: truncate_utf8(text(self.message), MAX_MESSAGE_BYTES),
+            action: text(self.action),
             reporting_controller,
-            reporting_instance: text(&self.reporting_instance),
+            reporting_instance: text(self.reporting_instance),
             source_host: source.host.unwrap_or_default(),
             first,
             last: last.max(first),

@@ -36,6 +36,14 @@ use self::sink::{Msg, Stats, now_ms};
 use self::watch::{Stop, Watch, WatchStart};
 
 const CHANNEL_CAPACITY: usize = 20_000;
+/// Events per page of a paged list. NB: Events have no watch cache, so each
+/// page is read from etcd, which counts every remaining Event to answer it: on
+/// 1,000,000 Events a page of 500 took 0.55 s and one of 5,000 0.75 s. Events
+/// are small (a page of 5,000 is about 4.5 MB of JSON).
+const EVENT_CHUNK_SIZE: u32 = 5_000;
+/// Objects per page: kubectl's default. Objects come from the watch cache, and
+/// a Pod can be many times the size of an Event.
+const OBJECT_CHUNK_SIZE: u32 = 500;
 const HEARTBEAT: Duration = Duration::from_secs(5);
 const MAINTENANCE: Duration = Duration::from_secs(600);
 
@@ -171,7 +179,7 @@ async fn record(
                 tx: tx.clone(),
                 stats: stats.clone(),
                 verbose: args.verbose,
-                chunk_size: args.chunk_size,
+                chunk_size: args.chunk_size.unwrap_or(EVENT_CHUNK_SIZE),
             }
         })
         .collect();
@@ -210,7 +218,7 @@ async fn record(
                 tx: tx.clone(),
                 stats: stats.clone(),
                 verbose: args.verbose,
-                chunk_size: args.chunk_size,
+                chunk_size: args.chunk_size.unwrap_or(OBJECT_CHUNK_SIZE),
             };
             // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
             match w.preflight().await {

@@ -63,12 +63,12 @@ impl Watched for WireEvent {
     const RECONCILE: bool = false;
 
     fn change(self, _: &(), seen: Seen, at: i64, _: Option<i64>) -> Option<Change> {
-        if seen == Seen::Deleted {
-            let uid = self.meta().uid.clone().unwrap_or_default();
-            return Some(Change::Event(EventChange::Deleted { uid, at }));
-        }
-        self.into_observation()
-            .map(|o| Change::Event(EventChange::Upsert(Box::new(o))))
+        let event = Box::new(self.into_observation()?);
+        Some(Change::Event(if seen == Seen::Deleted {
+            EventChange::Deleted { event, at }
+        } else {
+            EventChange::Upsert(event)
+        }))
     }
 }
 

@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/001_events.sql"),
     include_str!("../../queries/migrations/002_object_history.sql"),
     include_str!("../../queries/migrations/003_version_generations.sql"),
+    include_str!("../../queries/migrations/004_event_name_index.sql"),
 ];
 
 /// The schema version this build writes.

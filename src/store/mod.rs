@@ -219,16 +219,28 @@ impl rusqlite::types::FromSql for UidKey {
 
 /// The stored form of a uid.
 pub fn uid_key(uid: &str) -> UidKey {
-    let hex: Vec<u8> = uid.bytes().filter(|b| *b != b'-').collect();
-    if uid.len() == 36 && hex.len() == 32 && hex.iter().all(u8::is_ascii_hexdigit) {
-        let mut bytes = [0u8; 16];
-        for (i, pair) in hex.chunks(2).enumerate() {
-            let text = std::str::from_utf8(pair).unwrap_or("00");
-            bytes[i] = u8::from_str_radix(text, 16).unwrap_or(0);
+    fn nibble(b: u8) -> Option<u8> {
+        match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            b'A'..=b'F' => Some(b - b'A' + 10),
+            _ => None,
         }
-        UidKey::Uuid(bytes)
-    } else {
-        UidKey::Text(uid.to_string())
+    }
+    let uuid = || -> Option<[u8; 16]> {
+        if uid.len() != 36 {
+            return None;
+        }
+        let mut hex = uid.bytes().filter(|b| *b != b'-');
+        let mut bytes = [0u8; 16];
+        for byte in &mut bytes {
+            *byte = nibble(hex.next()?)? << 4 | nibble(hex.next()?)?;
+        }
+        hex.next().is_none().then_some(bytes)
+    };
+    match uuid() {
+        Some(bytes) => UidKey::Uuid(bytes),
+        None => UidKey::Text(uid.to_string()),
     }
 }
 

@@ -7,6 +7,7 @@
 mod history;
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, named_params};
@@ -19,7 +20,6 @@ const SQL_STRING_INSERT: &str = include_str!("../../queries/store/string_insert.
 const SQL_OBJECT_FIND: &str = include_str!("../../queries/store/object_find.sql");
 const SQL_OBJECT_INSERT: &str = include_str!("../../queries/store/object_insert.sql");
 const SQL_EVENT_FIND: &str = include_str!("../../queries/store/event_find.sql");
-const SQL_EVENT_PREDECESSOR: &str = include_str!("../../queries/store/event_predecessor.sql");
 const SQL_EVENT_INSERT: &str = include_str!("../../queries/store/event_insert.sql");
 const SQL_EVENT_ADVANCE: &str = include_str!("../../queries/store/event_advance.sql");
 const SQL_EVENT_DELETED: &str = include_str!("../../queries/store/event_deleted.sql");
@@ -32,11 +32,21 @@ const MAX_CACHED_STRINGS: usize = 50_000;
 const MAX_CACHED_OBJECTS: usize = 20_000;
 const MAX_CACHED_EVENTS: usize = 50_000;
 
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 #[derive(Debug, Clone, Copy)]
 struct EventState {
     id: i64,
     count: i64,
     last: i64,
+}
+
+/// A stored Event found by its name.
+struct StoredEvent {
+    uid: UidKey,
+    state: EventState,
+    object: i64,
+    reason: i64,
 }
 
 /// What one [`Writer::apply`] stored.
@@ -55,13 +65,25 @@ pub struct Writer {
     conn: Connection,
     path: PathBuf,
     cluster: i64,
-    strings: HashMap<String, i64>,
-    objects: HashMap<ObjectRef, i64>,
-    events: HashMap<UidKey, EventState>,
+    strings: FastMap<String, i64>,
+    /// Object references by a hash of everything but the field path; the
+    /// reference is kept to tell a collision from a hit.
+    objects: FastMap<u64, (ObjectRef, i64)>,
+    events: FastMap<UidKey, EventState>,
     /// Live watched objects by uid: what their last version was (see `history`).
     tracked: HashMap<String, history::Tracked>,
     counters: history::Counters,
     in_tx: bool,
+}
+
+/// How an Event is keyed: its uid; imports may lack one, and then the
+/// namespace/name/first time identifies the object well enough.
+fn event_key(o: &EventObservation) -> UidKey {
+    if o.uid.is_empty() {
+        uid_key(&format!("{}/{}/{}", o.namespace, o.name, o.first))
+    } else {
+        uid_key(&o.uid)
+    }
 }
 
 impl Writer {
@@ -70,9 +92,9 @@ impl Writer {
             conn,
             path: path.to_path_buf(),
             cluster,
-            strings: HashMap::new(),
-            objects: HashMap::new(),
-            events: HashMap::new(),
+            strings: FastMap::default(),
+            objects: FastMap::default(),
+            events: FastMap::default(),
             tracked: HashMap::new(),
             counters: history::Counters::new(),
             in_tx: false,
@@ -181,11 +203,20 @@ impl Writer {
     /// The id of an object reference, adding it when new.
     pub fn object(&mut self, r: &ObjectRef) -> Result<i64, StoreError> {
         // The field path belongs to the Event, not the object.
-        let key = ObjectRef {
-            field_path: String::new(),
-            ..r.clone()
+        let same = |a: &ObjectRef| {
+            a.uid == r.uid
+                && a.name == r.name
+                && a.namespace == r.namespace
+                && a.kind == r.kind
+                && a.api_version == r.api_version
         };
-        if let Some(id) = self.objects.get(&key) {
+        let hash = self
+            .objects
+            .hasher()
+            .hash_one((&r.api_version, &r.kind, &r.namespace, &r.name, &r.uid));
+        if let Some((cached, id)) = self.objects.get(&hash)
+            && same(cached)
+        {
             return Ok(*id);
         }
         let kind = self.intern(&r.kind)?;
@@ -223,29 +254,42 @@ impl Writer {
         if self.objects.len() >= MAX_CACHED_OBJECTS {
             self.objects.clear();
         }
-        self.objects.insert(key, id);
+        let key = ObjectRef {
+            field_path: String::new(),
+            ..r.clone()
+        };
+        self.objects.insert(hash, (key, id));
         Ok(id)
     }
 
-    fn event_state(&mut self, uid: &UidKey) -> Result<Option<EventState>, StoreError> {
-        if let Some(state) = self.events.get(uid) {
-            return Ok(Some(*state));
-        }
-        self.conn
+    /// The stored Events of this (compacted) name in this namespace.
+    fn events_named(
+        &self,
+        name: &rusqlite::types::Value,
+        namespace: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut find = self
+            .conn
             .prepare_cached(SQL_EVENT_FIND)
-            .and_then(|mut st| {
-                st.query_row(
-                    named_params! {":uid": uid, ":cluster": self.cluster},
-                    |row| {
-                        Ok(EventState {
+            .map_err(self.err("event lookup"))?;
+        let rows = find
+            .query_map(
+                named_params! {":name": name, ":namespace": namespace, ":cluster": self.cluster},
+                |row| {
+                    Ok(StoredEvent {
+                        uid: row.get(1)?,
+                        state: EventState {
                             id: row.get(0)?,
-                            count: row.get(1)?,
-                            last: row.get(2)?,
-                        })
-                    },
-                )
-                .optional()
-            })
+                            count: row.get(2)?,
+                            last: row.get(3)?,
+                        },
+                        object: row.get(4)?,
+                        reason: row.get(5)?,
+                    })
+                },
+            )
+            .map_err(self.err("event lookup"))?;
+        rows.collect::<Result<_, _>>()
             .map_err(self.err("event lookup"))
     }
 
@@ -293,13 +337,18 @@ impl Writer {
     pub fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
         match change {
             EventChange::Upsert(obs) => self.apply_observation(obs),
-            EventChange::Deleted { uid, at } => {
-                let key = uid_key(uid);
+            EventChange::Deleted { event, at } => {
+                let key = event_key(event);
                 self.events.remove(&key);
+                let namespace = self.intern(&event.namespace)?;
+                let name = compact_event_name(&event.name, &event.involved.name);
                 self.conn
                     .prepare_cached(SQL_EVENT_DELETED)
                     .and_then(|mut st| {
-                        st.execute(named_params! {":at": at, ":uid": key, ":cluster": self.cluster})
+                        st.execute(named_params! {
+                            ":at": at, ":name": name, ":namespace": namespace,
+                            ":uid": key, ":cluster": self.cluster,
+                        })
                     })
                     .map_err(self.err("event deletion"))?;
                 Ok(Applied::default())
@@ -308,74 +357,70 @@ impl Writer {
     }
 
     fn apply_observation(&mut self, o: &EventObservation) -> Result<Applied, StoreError> {
-        let key = if o.uid.is_empty() {
-            // Imports may lack uids: the namespace/name/first time identifies the object well enough.
-            uid_key(&format!("{}/{}/{}", o.namespace, o.name, o.first))
-        } else {
-            uid_key(&o.uid)
-        };
-        // NB: a cache miss first tries to insert the Event as new: a uid seen for
-        // the first time (the common case) then costs one index descent, not two.
-        // Only when the uid is already stored does it read the stored state.
+        let key = event_key(o);
+        // NB: a cache miss looks the Event up by name (an index ordered by time,
+        // see migration 4) and, when its uid is not among those stored, inserts it.
         let state = match self.events.get(&key).copied() {
-            Some(state) => Some(state),
-            None => match self.insert_new(o, key.clone())? {
-                Some(applied) => return Ok(applied),
-                None => self.event_state(&key)?,
-            },
-        };
-        if let Some(state) = state {
-            if o.count <= state.count {
-                // Seen already (relist, replay, restart) or a heartbeat that changed no count.
-                self.remember(key, state);
-                return Ok(Applied::default());
+            Some(state) => state,
+            None => {
+                let namespace = self.intern(&o.namespace)?;
+                let name = compact_event_name(&o.name, &o.involved.name);
+                let stored = self.events_named(&name, namespace)?;
+                match stored.iter().find(|e| e.uid == key) {
+                    Some(e) => e.state,
+                    None => return self.insert_new(o, key, namespace, name, &stored),
+                }
             }
-            let n = o.count - state.count;
-            // One more: it happened at `last`. A jump: somewhere after the previous observation.
-            let first = if n == 1 {
-                o.last
-            } else {
-                state.last.min(o.last)
-            };
-            let rows = self.insert_occurrence(state.id, o.count, n, first, o.last, &o.message)?;
-            self.conn
-                .prepare_cached(SQL_EVENT_ADVANCE)
-                .and_then(|mut st| {
-                    st.execute(named_params! {":count": o.count, ":last": o.last, ":id": state.id})
-                })
-                .map_err(self.err("event update"))?;
-            self.remember(
-                key,
-                EventState {
-                    id: state.id,
-                    count: o.count,
-                    last: o.last,
-                },
-            );
-            return Ok(Applied {
-                rows,
-                occurrences: if rows > 0 { n as u64 } else { 0 },
-                versions: 0,
-            });
+        };
+        if o.count <= state.count {
+            // Seen already (relist, replay, restart) or a heartbeat that changed no count.
+            self.remember(key, state);
+            return Ok(Applied::default());
         }
-
-        Ok(Applied::default())
+        let n = o.count - state.count;
+        // One more: it happened at `last`. A jump: somewhere after the previous observation.
+        let first = if n == 1 {
+            o.last
+        } else {
+            state.last.min(o.last)
+        };
+        let rows = self.insert_occurrence(state.id, o.count, n, first, o.last, &o.message)?;
+        self.conn
+            .prepare_cached(SQL_EVENT_ADVANCE)
+            .and_then(|mut st| {
+                st.execute(named_params! {":count": o.count, ":last": o.last, ":id": state.id})
+            })
+            .map_err(self.err("event update"))?;
+        self.remember(
+            key,
+            EventState {
+                id: state.id,
+                count: o.count,
+                last: o.last,
+            },
+        );
+        Ok(Applied {
+            rows,
+            occurrences: if rows > 0 { n as u64 } else { 0 },
+            versions: 0,
+        })
     }
 
     /// Inserts an Event seen for the first time, with its first occurrence row.
-    /// Returns None, storing nothing, when the uid is already stored.
+    /// `same_name`: the Events already stored under its name.
     fn insert_new(
         &mut self,
         o: &EventObservation,
         key: UidKey,
-    ) -> Result<Option<Applied>, StoreError> {
+        namespace: i64,
+        name: rusqlite::types::Value,
+        same_name: &[StoredEvent],
+    ) -> Result<Applied, StoreError> {
         let object = self.object(&o.involved)?;
         let related = match &o.related {
             Some(r) => Some(self.object(r)?),
             None => None,
         };
-        let namespace = self.intern(&o.namespace)?;
-        let name = compact_event_name(&o.name, &o.involved.name);
         let reason = self.intern(&o.reason)?;
         let field_path = self.intern(&o.involved.field_path)?;
         let type_ = self.intern(&o.type_)?;
@@ -387,23 +432,12 @@ impl Writer {
         // NB: client-go re-creates an Event whose update got 404 (its TTL ran out)
         // under the same name with the next count and a new uid. The occurrences
         // its predecessor already stored must not be counted again.
-        let predecessor: Option<(i64, i64)> = if o.count > 1 {
-            self.conn
-                .prepare_cached(SQL_EVENT_PREDECESSOR)
-                .and_then(|mut st| {
-                    st.query_row(
-                        named_params! {
-                            ":object": object, ":namespace": namespace, ":name": name,
-                            ":reason": reason, ":cluster": self.cluster, ":uid": key,
-                        },
-                        |row| Ok((row.get(0)?, row.get(1)?)),
-                    )
-                    .optional()
-                })
-                .map_err(self.err("event predecessor lookup"))?
-        } else {
-            None
-        };
+        let predecessor = same_name
+            .iter()
+            .filter(|e| e.object == object && e.reason == reason)
+            .max_by_key(|e| e.state.last)
+            .filter(|_| o.count > 1)
+            .map(|e| (e.state.count, e.state.last));
         let (n, first) = match predecessor {
             Some((count, last)) if count < o.count => {
                 let n = o.count - count;
@@ -412,8 +446,7 @@ impl Writer {
             _ => (o.count, o.first),
         };
 
-        let inserted = self
-            .conn
+        self.conn
             .prepare_cached(SQL_EVENT_INSERT)
             .and_then(|mut st| {
                 st.execute(named_params! {
@@ -424,9 +457,6 @@ impl Writer {
                 })
             })
             .map_err(self.err("event insert"))?;
-        if inserted == 0 {
-            return Ok(None);
-        }
         let id = self.conn.last_insert_rowid();
         let rows = self.insert_occurrence(id, o.count, n, first, o.last, &o.message)?;
         self.remember(
@@ -437,11 +467,11 @@ impl Writer {
                 last: o.last,
             },
         );
-        Ok(Some(Applied {
+        Ok(Applied {
             rows,
             occurrences: n as u64,
             versions: 0,
-        }))
+        })
     }
 
     /// Records where the watch of `resource` stands, in the current batch.
@@ -553,11 +583,19 @@ mod tests {
     fn recreated_after_404_counts_only_the_new_occurrences() {
         let (_d, mut w) = writer();
         w.apply(&event("u1", 5, 5_000)).unwrap();
+        let EventChange::Upsert(gone) = event("u1", 5, 5_000) else {
+            unreachable!()
+        };
         w.apply(&EventChange::Deleted {
-            uid: "u1".into(),
+            event: gone,
             at: 6_000,
         })
         .unwrap();
+        let deleted: Option<i64> = w
+            .connection()
+            .query_row("SELECT deleted FROM events WHERE count = 5", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(deleted, Some(6_000));
         let applied = w.apply(&event("u2", 6, 7_000)).unwrap();
         assert_eq!(
             applied,
@@ -567,6 +605,29 @@ mod tests {
                 versions: 0,
             }
         );
+    }
+
+    #[test]
+    fn events_sharing_a_name_are_kept_apart_by_uid() {
+        let (_d, mut w) = writer();
+        // The same name about another object (the hex part of two names can
+        // match), and a second uid of the same name: each counts on its own.
+        let mut other = event("u2", 1, 2_000);
+        if let EventChange::Upsert(o) = &mut other {
+            o.involved.name = "db".into();
+            o.name = "db.123".into();
+        }
+        w.apply(&event("u1", 1, 1_000)).unwrap();
+        assert_eq!(w.apply(&other).unwrap().occurrences, 1);
+        w.forget();
+        assert_eq!(w.apply(&event("u1", 1, 1_000)).unwrap(), Applied::default());
+        assert_eq!(w.apply(&other).unwrap(), Applied::default());
+        assert_eq!(w.apply(&event("u1", 2, 3_000)).unwrap().occurrences, 1);
+        let events: i64 = w
+            .connection()
+            .query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(events, 2);
     }
 
     #[test]
