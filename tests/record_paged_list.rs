@@ -158,7 +158,15 @@ async fn without_streaming_lists_the_recorder_lists_page_by_page() {
     let log = dir.path().join("recorder.log");
     let recorder = Background::new(
         diag(&db)
-            .args(["record", "-v", "-n", &ns.name, "--events-only", "--chunk-size", "1"])
+            .args([
+                "record",
+                "-v",
+                "-n",
+                &ns.name,
+                "--events-only",
+                "--chunk-size",
+                "1",
+            ])
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -214,7 +222,8 @@ async fn without_streaming_lists_the_recorder_lists_page_by_page() {
         .collect();
     assert!(
         gaps.iter()
-            .any(|(reason, detail)| reason == "relist" && detail.contains("outlived etcd compaction")),
+            .any(|(reason, detail)| reason == "relist"
+                && detail.contains("outlived etcd compaction")),
         "the inconsistent list must be recorded as a gap: {gaps:?}"
     );
 }

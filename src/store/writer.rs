@@ -210,10 +210,13 @@ impl Writer {
                 && a.kind == r.kind
                 && a.api_version == r.api_version
         };
-        let hash = self
-            .objects
-            .hasher()
-            .hash_one((&r.api_version, &r.kind, &r.namespace, &r.name, &r.uid));
+        let hash = self.objects.hasher().hash_one((
+            &r.api_version,
+            &r.kind,
+            &r.namespace,
+            &r.name,
+            &r.uid,
+        ));
         if let Some((cached, id)) = self.objects.get(&hash)
             && same(cached)
         {
@@ -593,7 +596,9 @@ mod tests {
         .unwrap();
         let deleted: Option<i64> = w
             .connection()
-            .query_row("SELECT deleted FROM events WHERE count = 5", [], |r| r.get(0))
+            .query_row("SELECT deleted FROM events WHERE count = 5", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert_eq!(deleted, Some(6_000));
         let applied = w.apply(&event("u2", 6, 7_000)).unwrap();
