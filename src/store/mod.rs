@@ -147,11 +147,11 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
     if mode == Mode::Write {
         // auto_vacuum and page_size must be chosen before the first table exists
         // (an existing file keeps its own).
-        // NB: 16 KiB pages: the writer commits batches of thousands of rows; with
-        // 4 KiB pages it split and wrote more pages and stored about a sixth fewer
-        // occurrences a second (docs/performance.md), for the same file size.
+        // NB: 8 KiB pages: the writer commits batches of thousands of rows and
+        // stored more a second than with 4 KiB pages; 16 KiB stored more still but
+        // made timelines (random reads) slower (docs/performance.md).
         conn.execute_batch(
-            "PRAGMA page_size = 16384;
+            "PRAGMA page_size = 8192;
              PRAGMA auto_vacuum = INCREMENTAL;
              PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
