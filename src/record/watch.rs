@@ -591,9 +591,12 @@ where
                     Some(Ok(WatchEvent::Error(status))) if status.code == 410 => {
                         self.stats.gone_410.fetch_add(1, Ordering::Relaxed);
                         self.stats.watch_restarts.fetch_add(1, Ordering::Relaxed);
-                        blind.get_or_insert_with(|| {
-                            (now_ms(), "relist", "410 Gone: the watch expired".into())
-                        });
+                        let what = if initial {
+                            "410 Gone: the streaming list expired before its end"
+                        } else {
+                            "410 Gone: the watch expired"
+                        };
+                        blind.get_or_insert_with(|| (now_ms(), "relist", what.into()));
                         rv = None;
                         break;
                     }

@@ -635,6 +635,66 @@ mod tests {
         assert_eq!(events, 2);
     }
 
+    /// Regression: migration 4 changed how a stored Event is found (by name,
+    /// no longer by a uid index). An Event stored by schema 3 must still be
+    /// found after the upgrade, not stored a second time.
+    #[test]
+    fn an_event_stored_before_migration_4_is_found_after_it() {
+        use rusqlite::params;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v3.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for sql in [
+                include_str!("../../queries/migrations/001_events.sql"),
+                include_str!("../../queries/migrations/002_object_history.sql"),
+                include_str!("../../queries/migrations/003_version_generations.sql"),
+            ] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.execute_batch("PRAGMA user_version = 3").unwrap();
+            conn.execute(
+                "INSERT INTO clusters (id, uid, label, added) VALUES (1, 'cluster-uid', 'ctx', 0)",
+                [],
+            )
+            .unwrap();
+            let texts = [
+                "ns",
+                "Pod",
+                "web",
+                "v1",
+                "BackOff",
+                "",
+                "Warning",
+                "Back-off restarting failed container",
+            ];
+            for (i, text) in texts.iter().enumerate() {
+                conn.execute(
+                    "INSERT INTO strings (id, h, s) VALUES (?1, ?2, ?3)",
+                    params![i as i64 + 1, crate::store::fnv1a(text), text],
+                )
+                .unwrap();
+            }
+            conn.execute_batch(
+                "INSERT INTO objects (id, cluster_id, kind, namespace, name, uid, api_version)
+                 VALUES (1, 1, 2, 1, 3, 'pod-uid', 4);
+                 INSERT INTO events (id, cluster_id, uid, namespace, name, object_id, field_path, reason,
+                                     type, action, controller, instance, host, last, count)
+                 VALUES (1, 1, 'u1', 1, 291, 1, 6, 5, 7, 6, 6, 6, 6, 2000, 2);
+                 INSERT INTO occurrences (event_id, count, n, first, last, message)
+                 VALUES (1, 2, 2, 1000, 2000, 8);",
+            )
+            .unwrap();
+        }
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster =
+            session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
+        let mut w = Writer::new(conn, &path, cluster);
+        assert_eq!(w.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
+        assert_eq!(w.apply(&event("u1", 3, 3_000)).unwrap().occurrences, 1);
+        assert_eq!(rows(&w), vec![(2, 2, 1_000, 2_000), (3, 1, 3_000, 3_000)]);
+    }
+
     #[test]
     fn a_new_event_seen_late_stands_for_all_its_count() {
         let (_d, mut w) = writer();
