@@ -224,14 +224,7 @@ impl rusqlite::types::FromSql for UidKey {
 
 /// The stored form of a uid.
 pub fn uid_key(uid: &str) -> UidKey {
-    fn nibble(b: u8) -> Option<u8> {
-        match b {
-            b'0'..=b'9' => Some(b - b'0'),
-            b'a'..=b'f' => Some(b - b'a' + 10),
-            b'A'..=b'F' => Some(b - b'A' + 10),
-            _ => None,
-        }
-    }
+    let nibble = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
     let uuid = || -> Option<[u8; 16]> {
         if uid.len() != 36 {
             return None;

@@ -86,6 +86,14 @@ fn event_key(o: &EventObservation) -> UidKey {
     }
 }
 
+/// The occurrences an observation adds to a stored (count, last), and when the
+/// first of them happened: one more happened at the new `last`; a jump,
+/// somewhere after the previous observation.
+fn since(count: i64, last: i64, o: &EventObservation) -> (i64, i64) {
+    let n = o.count - count;
+    (n, if n == 1 { o.last } else { last.min(o.last) })
+}
+
 impl Writer {
     pub fn new(conn: Connection, path: &Path, cluster: i64) -> Writer {
         Writer {
@@ -380,13 +388,7 @@ impl Writer {
             self.remember(key, state);
             return Ok(Applied::default());
         }
-        let n = o.count - state.count;
-        // One more: it happened at `last`. A jump: somewhere after the previous observation.
-        let first = if n == 1 {
-            o.last
-        } else {
-            state.last.min(o.last)
-        };
+        let (n, first) = since(state.count, state.last, o);
         let rows = self.insert_occurrence(state.id, o.count, n, first, o.last, &o.message)?;
         self.conn
             .prepare_cached(SQL_EVENT_ADVANCE)
@@ -442,10 +444,7 @@ impl Writer {
             .filter(|_| o.count > 1)
             .map(|e| (e.state.count, e.state.last));
         let (n, first) = match predecessor {
-            Some((count, last)) if count < o.count => {
-                let n = o.count - count;
-                (n, if n == 1 { o.last } else { last.min(o.last) })
-            }
+            Some((count, last)) if count < o.count => since(count, last, o),
             _ => (o.count, o.first),
         };
 
