@@ -1,4 +1,4 @@
-//! Benchmark of the recorder's hot path: decode Event JSON -> normalise ->
+//! Benchmark of the recorder's hot path: decode watch lines -> normalise ->
 //! batch -> commit, on a synthetic feed with a realistic mix of reasons and
 //! messages. Not a test: it prints figures for docs/performance.md.
 //!
@@ -10,6 +10,7 @@
 
 use std::time::Instant;
 
+use kube::api::WatchEvent;
 use kubectl_diag::k8s::event::WireEvent;
 use kubectl_diag::model::EventChange;
 use kubectl_diag::store::writer::Writer;
@@ -93,7 +94,8 @@ fn uuid(n: u64, salt: u64) -> String {
 }
 
 impl Feed {
-    /// The next Event as the apiserver would send it (JSON bytes).
+    /// The next Event as the apiserver's watch sends it: one line of JSON,
+    /// `{"type":"ADDED","object":{...}}`, as bytes off the wire.
     fn next(&mut self) -> Vec<u8> {
         self.i += 1;
         // One in four changes is a repeat of a live event (count + 1).
@@ -134,7 +136,7 @@ impl Feed {
         let last = chrono::DateTime::from_timestamp((t0 + u64::from(count)) as i64, 0)
             .unwrap()
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        serde_json::to_vec(&serde_json::json!({
+        let object = serde_json::json!({
             "kind": "Event", "apiVersion": "v1",
             "metadata": {
                 "name": format!("{pod}.{:x}", 0x187c_0000_0000_0000_u64 + n * 1_000_003), "namespace": ns, "uid": uuid(n, 1),
@@ -147,8 +149,9 @@ impl Feed {
             "source": {"component": component, "host": format!("node-{}", n % 120)},
             "firstTimestamp": first, "lastTimestamp": last, "count": count, "type": type_,
             "eventTime": null, "reportingComponent": component, "reportingInstance": format!("node-{}", n % 120)
-        }))
-        .unwrap()
+        });
+        let kind = if count == 1 { "ADDED" } else { "MODIFIED" };
+        serde_json::to_vec(&serde_json::json!({"type": kind, "object": object})).unwrap()
     }
 }
 
@@ -166,8 +169,13 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
         writer.begin().unwrap();
         for json in &batch {
             let t = Instant::now();
-            let wire: WireEvent = serde_json::from_slice(json).unwrap();
-            let obs = wire.into_observation().unwrap();
+            // NB: what kube's watch stream does with each line: check it is
+            // UTF-8 into an owned String, then decode the WatchEvent from it.
+            let line = String::from_utf8(json.clone()).unwrap();
+            let obs = match serde_json::from_str::<WatchEvent<WireEvent>>(&line).unwrap() {
+                WatchEvent::Added(e) | WatchEvent::Modified(e) => e.into_observation().unwrap(),
+                other => panic!("the feed sends no {other:?}"),
+            };
             let t2 = Instant::now();
             decode += (t2 - t).as_secs_f64();
             occurrences += writer

@@ -67,12 +67,12 @@ async fn main() {
     let conn = store::open(&path, Mode::Write).unwrap();
     let cluster = session::register_cluster(&conn, &path, "bench", "bench", "", 0).unwrap();
     let start = session::start_session(&conn, &path, cluster, "bench", "watch", 0).unwrap();
-    let writer = Writer::new(conn, &path, cluster);
     let stats = Arc::new(Stats::default());
     let (tx, rx) = tokio::sync::mpsc::channel::<Msg>(20_000);
     let thread = {
         let (path, stats) = (path.clone(), stats.clone());
         std::thread::spawn(move || {
+            let writer = Writer::new(conn, &path, cluster);
             sink::run(writer, path, start.id, rx, stats, Retention::default())
         })
     };

@@ -248,12 +248,16 @@ async fn record(
     for w in &object_watches {
         object_starts.push(start_of(&w.resource)?);
     }
-    let writer = Writer::new(db, &path, cluster);
     let writer_thread = {
         let (path, stats) = (path.clone(), stats.clone());
+        // NB: the writer keeps statements that borrow its connection, so it
+        // is made on the thread that uses it (it is not Send; the connection is).
         std::thread::Builder::new()
             .name("diag-writer".into())
-            .spawn(move || sink::run(writer, path, start.id, rx, stats, retention))
+            .spawn(move || {
+                let writer = Writer::new(db, &path, cluster);
+                sink::run(writer, path, start.id, rx, stats, retention)
+            })
             .context("starting the writer thread")?
     };
 

@@ -5,12 +5,15 @@
 //! nothing. Small caches (bounded) spare most lookups; a miss asks SQLite.
 
 mod history;
+mod prepared;
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, named_params};
+use rusqlite::{Connection, named_params};
+
+use prepared::Lazy;
 
 use super::{StoreError, UidKey, compact_event_name, fnv1a, uid_key};
 use crate::model::{Change, EventChange, EventObservation, ObjectRef};
@@ -33,6 +36,42 @@ const MAX_CACHED_OBJECTS: usize = 20_000;
 const MAX_CACHED_EVENTS: usize = 50_000;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// The statements every stored Event runs, kept prepared (see `prepared`).
+struct Hot<'c> {
+    string_find: Lazy<'c>,
+    string_insert: Lazy<'c>,
+    object_find: Lazy<'c>,
+    object_insert: Lazy<'c>,
+    event_find: Lazy<'c>,
+    event_insert: Lazy<'c>,
+    event_advance: Lazy<'c>,
+    occurrence_insert: Lazy<'c>,
+}
+
+impl Hot<'_> {
+    fn new() -> Self {
+        Hot {
+            string_find: Lazy::new(SQL_STRING_FIND),
+            string_insert: Lazy::new(SQL_STRING_INSERT),
+            object_find: Lazy::new(SQL_OBJECT_FIND),
+            object_insert: Lazy::new(SQL_OBJECT_INSERT),
+            event_find: Lazy::new(SQL_EVENT_FIND),
+            event_insert: Lazy::new(SQL_EVENT_INSERT),
+            event_advance: Lazy::new(SQL_EVENT_ADVANCE),
+            occurrence_insert: Lazy::new(SQL_OCCURRENCE_INSERT),
+        }
+    }
+}
+
+self_cell::self_cell!(
+    /// The recording's connection, and the hot statements prepared on it.
+    struct Db {
+        owner: Connection,
+        #[covariant]
+        dependent: Hot,
+    }
+);
 
 #[derive(Debug, Clone, Copy)]
 struct EventState {
@@ -62,7 +101,7 @@ pub struct Applied {
 
 /// The single writer of one cluster's data into one recording.
 pub struct Writer {
-    conn: Connection,
+    db: Db,
     path: PathBuf,
     cluster: i64,
     strings: FastMap<String, i64>,
@@ -97,7 +136,7 @@ fn since(count: i64, last: i64, o: &EventObservation) -> (i64, i64) {
 impl Writer {
     pub fn new(conn: Connection, path: &Path, cluster: i64) -> Writer {
         Writer {
-            conn,
+            db: Db::new(conn, |_| Hot::new()),
             path: path.to_path_buf(),
             cluster,
             strings: FastMap::default(),
@@ -110,7 +149,7 @@ impl Writer {
     }
 
     pub fn connection(&self) -> &Connection {
-        &self.conn
+        self.db.borrow_owner()
     }
 
     pub fn cluster(&self) -> i64 {
@@ -121,10 +160,20 @@ impl Writer {
         move |e| StoreError::query(what, &self.path, e)
     }
 
+    /// Runs `f` with the hot statements and the connection they were prepared on.
+    fn hot<T>(
+        &mut self,
+        what: &'static str,
+        f: impl for<'c> FnOnce(&'c Connection, &mut Hot<'c>) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        let done = self.db.with_dependent_mut(|conn, hot| f(conn, hot));
+        done.map_err(self.err(what))
+    }
+
     /// Starts a batch; everything until [`Writer::commit`] lands together or not at all.
     pub fn begin(&mut self) -> Result<(), StoreError> {
         if !self.in_tx {
-            self.conn
+            self.connection()
                 .execute_batch("BEGIN IMMEDIATE")
                 .map_err(self.err("begin"))?;
             self.in_tx = true;
@@ -138,7 +187,7 @@ impl Writer {
                 self.rollback();
                 return Err(e);
             }
-            let done = self.conn.execute_batch("COMMIT");
+            let done = self.connection().execute_batch("COMMIT");
             if let Err(e) = done {
                 self.rollback();
                 return Err(StoreError::query("commit", &self.path, e));
@@ -152,7 +201,7 @@ impl Writer {
     /// committed, so they are dropped too.
     pub fn rollback(&mut self) {
         if self.in_tx {
-            let _ = self.conn.execute_batch("ROLLBACK");
+            let _ = self.connection().execute_batch("ROLLBACK");
             self.in_tx = false;
         }
         self.forget();
@@ -173,33 +222,24 @@ impl Writer {
             return Ok(*id);
         }
         let h = fnv1a(s);
-        let found = {
-            let mut find = self
-                .conn
-                .prepare_cached(SQL_STRING_FIND)
-                .map_err(self.err("string lookup"))?;
-            let mut rows = find
-                .query(named_params! {":h": h})
-                .map_err(self.err("string lookup"))?;
-            let mut found = None;
-            while let Some(row) = rows.next().map_err(self.err("string lookup"))? {
-                let text: String = row.get(1).map_err(self.err("string lookup"))?;
-                if text == s {
-                    found = Some(row.get(0).map_err(self.err("string lookup"))?);
-                    break;
+        let found = self.hot("string lookup", |conn, hot| {
+            let mut rows = hot.string_find.on(conn)?.query(named_params! {":h": h})?;
+            while let Some(row) = rows.next()? {
+                // Hashes of two texts may collide: the text decides.
+                if row.get_ref(1)?.as_str().is_ok_and(|text| text == s) {
+                    return row.get(0).map(Some);
                 }
             }
-            found
-        };
+            Ok(None)
+        })?;
         let id = match found {
             Some(id) => id,
-            None => {
-                self.conn
-                    .prepare_cached(SQL_STRING_INSERT)
-                    .and_then(|mut st| st.execute(named_params! {":h": h, ":s": s}))
-                    .map_err(self.err("string insert"))?;
-                self.conn.last_insert_rowid()
-            }
+            None => self.hot("string insert", |conn, hot| {
+                hot.string_insert
+                    .on(conn)?
+                    .execute(named_params! {":h": h, ":s": s})?;
+                Ok(conn.last_insert_rowid())
+            })?,
         };
         if self.strings.len() >= MAX_CACHED_STRINGS {
             self.strings.clear();
@@ -234,33 +274,23 @@ impl Writer {
         let namespace = self.intern(&r.namespace)?;
         let name = self.intern(&r.name)?;
         let api_version = self.intern(&r.api_version)?;
-        let params = named_params! {
-            ":cluster": self.cluster, ":kind": kind, ":namespace": namespace,
-            ":name": name, ":uid": r.uid, ":api_version": api_version,
-        };
-        let found: Option<i64> = self
-            .conn
-            .prepare_cached(SQL_OBJECT_FIND)
-            .and_then(|mut st| {
-                st.query_row(
-                    named_params! {
-                        ":cluster": self.cluster, ":kind": kind, ":namespace": namespace,
-                        ":name": name, ":uid": r.uid,
-                    },
-                    |row| row.get(0),
-                )
-                .optional()
-            })
-            .map_err(self.err("object lookup"))?;
+        let cluster = self.cluster;
+        let found = self.hot("object lookup", |conn, hot| {
+            let mut rows = hot.object_find.on(conn)?.query(named_params! {
+                ":cluster": cluster, ":kind": kind, ":namespace": namespace,
+                ":name": name, ":uid": r.uid,
+            })?;
+            rows.next()?.map(|row| row.get(0)).transpose()
+        })?;
         let id = match found {
             Some(id) => id,
-            None => {
-                self.conn
-                    .prepare_cached(SQL_OBJECT_INSERT)
-                    .and_then(|mut st| st.execute(params))
-                    .map_err(self.err("object insert"))?;
-                self.conn.last_insert_rowid()
-            }
+            None => self.hot("object insert", |conn, hot| {
+                hot.object_insert.on(conn)?.execute(named_params! {
+                    ":cluster": cluster, ":kind": kind, ":namespace": namespace,
+                    ":name": name, ":uid": r.uid, ":api_version": api_version,
+                })?;
+                Ok(conn.last_insert_rowid())
+            })?,
         };
         if self.objects.len() >= MAX_CACHED_OBJECTS {
             self.objects.clear();
@@ -275,33 +305,30 @@ impl Writer {
 
     /// The stored Events of this (compacted) name in this namespace.
     fn events_named(
-        &self,
+        &mut self,
         name: &rusqlite::types::Value,
         namespace: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        let mut find = self
-            .conn
-            .prepare_cached(SQL_EVENT_FIND)
-            .map_err(self.err("event lookup"))?;
-        let rows = find
-            .query_map(
-                named_params! {":name": name, ":namespace": namespace, ":cluster": self.cluster},
-                |row| {
-                    Ok(StoredEvent {
-                        uid: row.get(1)?,
-                        state: EventState {
-                            id: row.get(0)?,
-                            count: row.get(2)?,
-                            last: row.get(3)?,
-                        },
-                        object: row.get(4)?,
-                        reason: row.get(5)?,
-                    })
-                },
-            )
-            .map_err(self.err("event lookup"))?;
-        rows.collect::<Result<_, _>>()
-            .map_err(self.err("event lookup"))
+        let cluster = self.cluster;
+        self.hot("event lookup", |conn, hot| {
+            let mut rows = hot.event_find.on(conn)?.query(
+                named_params! {":name": name, ":namespace": namespace, ":cluster": cluster},
+            )?;
+            let mut stored = Vec::new();
+            while let Some(row) = rows.next()? {
+                stored.push(StoredEvent {
+                    uid: row.get(1)?,
+                    state: EventState {
+                        id: row.get(0)?,
+                        count: row.get(2)?,
+                        last: row.get(3)?,
+                    },
+                    object: row.get(4)?,
+                    reason: row.get(5)?,
+                });
+            }
+            Ok(stored)
+        })
     }
 
     fn remember(&mut self, uid: UidKey, state: EventState) {
@@ -321,16 +348,12 @@ impl Writer {
         message: &str,
     ) -> Result<u64, StoreError> {
         let message = self.intern(message)?;
-        let inserted = self
-            .conn
-            .prepare_cached(SQL_OCCURRENCE_INSERT)
-            .and_then(|mut st| {
-                st.execute(named_params! {
-                    ":event": event, ":count": count, ":n": n,
-                    ":first": first, ":last": last, ":message": message,
-                })
+        let inserted = self.hot("occurrence insert", |conn, hot| {
+            hot.occurrence_insert.on(conn)?.execute(named_params! {
+                ":event": event, ":count": count, ":n": n,
+                ":first": first, ":last": last, ":message": message,
             })
-            .map_err(self.err("occurrence insert"))?;
+        })?;
         Ok(inserted as u64)
     }
 
@@ -353,7 +376,7 @@ impl Writer {
                 self.events.remove(&key);
                 let namespace = self.intern(&event.namespace)?;
                 let name = compact_event_name(&event.name, &event.involved.name);
-                self.conn
+                self.connection()
                     .prepare_cached(SQL_EVENT_DELETED)
                     .and_then(|mut st| {
                         st.execute(named_params! {
@@ -390,12 +413,11 @@ impl Writer {
         }
         let (n, first) = since(state.count, state.last, o);
         let rows = self.insert_occurrence(state.id, o.count, n, first, o.last, &o.message)?;
-        self.conn
-            .prepare_cached(SQL_EVENT_ADVANCE)
-            .and_then(|mut st| {
-                st.execute(named_params! {":count": o.count, ":last": o.last, ":id": state.id})
-            })
-            .map_err(self.err("event update"))?;
+        self.hot("event update", |conn, hot| {
+            hot.event_advance
+                .on(conn)?
+                .execute(named_params! {":count": o.count, ":last": o.last, ":id": state.id})
+        })?;
         self.remember(
             key,
             EventState {
@@ -448,18 +470,16 @@ impl Writer {
             _ => (o.count, o.first),
         };
 
-        self.conn
-            .prepare_cached(SQL_EVENT_INSERT)
-            .and_then(|mut st| {
-                st.execute(named_params! {
-                    ":cluster": self.cluster, ":uid": key, ":namespace": namespace, ":name": name,
-                    ":object": object, ":field_path": field_path, ":reason": reason, ":type": type_,
-                    ":action": action, ":controller": controller, ":instance": instance,
-                    ":host": host, ":related": related, ":last": o.last, ":count": o.count,
-                })
-            })
-            .map_err(self.err("event insert"))?;
-        let id = self.conn.last_insert_rowid();
+        let cluster = self.cluster;
+        let id = self.hot("event insert", |conn, hot| {
+            hot.event_insert.on(conn)?.execute(named_params! {
+                ":cluster": cluster, ":uid": key, ":namespace": namespace, ":name": name,
+                ":object": object, ":field_path": field_path, ":reason": reason, ":type": type_,
+                ":action": action, ":controller": controller, ":instance": instance,
+                ":host": host, ":related": related, ":last": o.last, ":count": o.count,
+            })?;
+            Ok(conn.last_insert_rowid())
+        })?;
         let rows = self.insert_occurrence(id, o.count, n, first, o.last, &o.message)?;
         self.remember(
             key,
@@ -478,7 +498,7 @@ impl Writer {
 
     /// Records where the watch of `resource` stands, in the current batch.
     pub fn save_position(&mut self, resource: &str, rv: &str, now: i64) -> Result<(), StoreError> {
-        self.conn
+        self.connection()
             .prepare_cached(SQL_POSITION_SAVE)
             .and_then(|mut st| {
                 st.execute(named_params! {

@@ -59,7 +59,7 @@ impl Writer {
             return Ok(Some(t.clone()));
         }
         let last: Option<(i64, i64, Option<i64>, String)> = self
-            .conn
+            .connection()
             .prepare_cached(SQL_VERSION_LAST)
             .and_then(|mut st| {
                 st.query_row(named_params! {":object": id}, |row| {
@@ -97,7 +97,7 @@ impl Writer {
         };
         let previous = self.tracked(o, id)?;
         if previous.is_none() || !self.tracked.contains_key(&o.object.uid) {
-            self.conn
+            self.connection()
                 .prepare_cached(SQL_OBJECT_SEEN)
                 .and_then(|mut st| {
                     st.execute(named_params! {":at": change.at, ":created": o.created, ":id": id})
@@ -133,7 +133,7 @@ impl Writer {
         if new_version {
             let state = self.intern(&text)?;
             let writers = self.intern(&who.join(","))?;
-            self.conn
+            self.connection()
                 .prepare_cached(SQL_VERSION_INSERT)
                 .and_then(|mut st| {
                     st.execute(named_params! {
@@ -211,7 +211,7 @@ impl Writer {
                 self.intern(namespace)?,
                 self.intern(name)?,
             );
-            self.conn
+            self.connection()
                 .prepare_cached(SQL_RELATION_INSERT)
                 .and_then(|mut st| {
                     st.execute(named_params! {
@@ -225,7 +225,7 @@ impl Writer {
     }
 
     fn mark_deleted(&mut self, id: i64, at: i64, after: Option<i64>) -> Result<(), StoreError> {
-        self.conn
+        self.connection()
             .prepare_cached(SQL_OBJECT_DELETED)
             .and_then(|mut st| st.execute(named_params! {":at": at, ":after": after, ":id": id}))
             .map_err(self.err("object deletion"))?;
@@ -244,7 +244,7 @@ impl Writer {
             Some(self.intern(&listed.namespace)?)
         };
         let live: Vec<(i64, String)> = self
-            .conn
+            .connection()
             .prepare_cached(SQL_OBJECTS_LIVE)
             .and_then(|mut st| {
                 st.query_map(
@@ -274,7 +274,7 @@ impl Writer {
     pub(super) fn flush_counters(&mut self) -> Result<(), StoreError> {
         let counters = std::mem::take(&mut self.counters);
         for ((object, minute, manager), (updates, versions, generation)) in counters {
-            self.conn
+            self.connection()
                 .prepare_cached(SQL_COUNTS_ADD)
                 .and_then(|mut st| {
                     st.execute(named_params! {
