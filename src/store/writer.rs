@@ -23,6 +23,7 @@ const SQL_STRING_INSERT: &str = include_str!("../../queries/store/string_insert.
 const SQL_OBJECT_FIND: &str = include_str!("../../queries/store/object_find.sql");
 const SQL_OBJECT_INSERT: &str = include_str!("../../queries/store/object_insert.sql");
 const SQL_EVENT_FIND: &str = include_str!("../../queries/store/event_find.sql");
+const SQL_EVENT_NEWEST_NAME: &str = include_str!("../../queries/store/event_newest_name.sql");
 const SQL_EVENT_INSERT: &str = include_str!("../../queries/store/event_insert.sql");
 const SQL_EVENT_ADVANCE: &str = include_str!("../../queries/store/event_advance.sql");
 const SQL_EVENT_DELETED: &str = include_str!("../../queries/store/event_deleted.sql");
@@ -44,6 +45,7 @@ struct Hot<'c> {
     object_find: Lazy<'c>,
     object_insert: Lazy<'c>,
     event_find: Lazy<'c>,
+    event_newest_name: Lazy<'c>,
     event_insert: Lazy<'c>,
     event_advance: Lazy<'c>,
     occurrence_insert: Lazy<'c>,
@@ -57,6 +59,7 @@ impl Hot<'_> {
             object_find: Lazy::new(SQL_OBJECT_FIND),
             object_insert: Lazy::new(SQL_OBJECT_INSERT),
             event_find: Lazy::new(SQL_EVENT_FIND),
+            event_newest_name: Lazy::new(SQL_EVENT_NEWEST_NAME),
             event_insert: Lazy::new(SQL_EVENT_INSERT),
             event_advance: Lazy::new(SQL_EVENT_ADVANCE),
             occurrence_insert: Lazy::new(SQL_OCCURRENCE_INSERT),
@@ -113,6 +116,9 @@ pub struct Writer {
     tracked: HashMap<String, history::Tracked>,
     counters: history::Counters,
     in_tx: bool,
+    /// The greatest integer Event name stored, read once per batch (`None`:
+    /// not yet; `i64::MIN`: there is none). See [`Writer::surely_new`].
+    newest_name: Option<i64>,
 }
 
 /// How an Event is keyed: its uid; imports may lack one, and then the
@@ -145,6 +151,7 @@ impl Writer {
             tracked: HashMap::new(),
             counters: history::Counters::new(),
             in_tx: false,
+            newest_name: None,
         }
     }
 
@@ -193,6 +200,8 @@ impl Writer {
                 return Err(StoreError::query("commit", &self.path, e));
             }
             self.in_tx = false;
+            // Once the write lock is let go, another writer (an import) may store Events.
+            self.newest_name = None;
         }
         Ok(())
     }
@@ -214,6 +223,28 @@ impl Writer {
         self.events.clear();
         self.tracked.clear();
         self.counters.clear();
+        self.newest_name = None;
+    }
+
+    /// Whether no Event can be stored under `name` yet, so that looking it up
+    /// can be skipped: its integer is greater than every integer name stored.
+    /// client-go names rise with time, so most new Events are. Only known
+    /// inside a batch, which holds the recording's write lock.
+    fn surely_new(&mut self, name: &rusqlite::types::Value) -> Result<bool, StoreError> {
+        let (true, rusqlite::types::Value::Integer(name)) = (self.in_tx, name) else {
+            return Ok(false);
+        };
+        let newest = match self.newest_name {
+            Some(newest) => newest,
+            None => {
+                let stored = self.hot("newest event name", |conn, hot| {
+                    let mut rows = hot.event_newest_name.on(conn)?.query(&[])?;
+                    rows.next()?.map(|row| row.get(0)).transpose()
+                })?;
+                *self.newest_name.insert(stored.unwrap_or(i64::MIN))
+            }
+        };
+        Ok(*name > newest)
     }
 
     /// The id of an interned string, adding it when new.
@@ -399,7 +430,11 @@ impl Writer {
             None => {
                 let namespace = self.intern(&o.namespace)?;
                 let name = compact_event_name(&o.name, &o.involved.name);
-                let stored = self.events_named(&name, namespace)?;
+                let stored = if self.surely_new(&name)? {
+                    Vec::new()
+                } else {
+                    self.events_named(&name, namespace)?
+                };
                 match stored.iter().find(|e| e.uid == key) {
                     Some(e) => e.state,
                     None => return self.insert_new(o, key, namespace, name, &stored),
@@ -480,6 +515,11 @@ impl Writer {
             })?;
             Ok(conn.last_insert_rowid())
         })?;
+        if let (Some(newest), rusqlite::types::Value::Integer(name)) =
+            (&mut self.newest_name, &name)
+        {
+            *newest = (*newest).max(*name);
+        }
         let rows = self.insert_occurrence(id, o.count, n, first, o.last, &o.message)?;
         self.remember(
             key,
@@ -599,6 +639,50 @@ mod tests {
         w.rollback(); // drops the caches (nothing uncommitted: autocommit)
         assert_eq!(w.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
         assert_eq!(rows(&w).len(), 1);
+    }
+
+    fn named(uid: &str, name: &str, count: i64) -> EventChange {
+        let EventChange::Upsert(mut o) = event(uid, count, count * 1_000) else {
+            unreachable!()
+        };
+        o.name = name.into();
+        EventChange::Upsert(o)
+    }
+
+    #[test]
+    fn skipping_the_lookup_of_names_newer_than_any_stored_stores_nothing_twice() {
+        let (_d, mut w) = writer();
+        w.begin().unwrap();
+        w.apply(&named("u1", "web.300", 1)).unwrap();
+        w.commit().unwrap();
+        w.begin().unwrap();
+        // Newer than web.300: stored without a lookup.
+        assert_eq!(w.apply(&named("u2", "web.400", 1)).unwrap().rows, 1);
+        // Older names, and the newest itself, are looked up: a relist after the
+        // caches went (as when they fill up) stores nothing again.
+        w.events.clear();
+        for (uid, name) in [("u1", "web.300"), ("u2", "web.400")] {
+            assert_eq!(w.apply(&named(uid, name, 1)).unwrap(), Applied::default());
+        }
+        // Text names are always looked up.
+        assert_eq!(w.apply(&named("u3", "custom-name", 1)).unwrap().rows, 1);
+        w.events.clear();
+        assert_eq!(
+            w.apply(&named("u3", "custom-name", 1)).unwrap(),
+            Applied::default()
+        );
+        w.commit().unwrap();
+        // A second writer (another process) reads the newest name afresh.
+        let (conn, path) = (open(&w.path, Mode::Write).unwrap(), w.path.clone());
+        let mut other = Writer::new(conn, &path, w.cluster);
+        other.begin().unwrap();
+        assert_eq!(other.apply(&named("u2", "web.400", 2)).unwrap().rows, 1);
+        assert_eq!(
+            other.apply(&named("u1", "web.300", 1)).unwrap(),
+            Applied::default()
+        );
+        other.commit().unwrap();
+        assert_eq!(rows(&w).len(), 4);
     }
 
     #[test]
