@@ -159,12 +159,14 @@ impl Feed {
 /// The synthetic feed is generated a batch ahead and its cost is not counted.
 fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -> (u64, f64) {
     let mut elapsed = 0.0;
-    let (mut decode, mut apply, mut commit) = (0.0, 0.0, 0.0);
+    let (mut decode, mut apply, mut commit, mut feed_secs) = (0.0, 0.0, 0.0, 0.0);
     let mut occurrences = 0;
     let mut done = 0;
     while done < n {
         let size = BATCH.min((n - done) as usize);
+        let t = Instant::now();
         let batch: Vec<Vec<u8>> = (0..size).map(|_| feed.next()).collect();
+        feed_secs += t.elapsed().as_secs_f64();
         let batch_start = Instant::now();
         writer.begin().unwrap();
         for json in &batch {
@@ -193,6 +195,9 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
         done += size as u64;
     }
     println!("phases: decode+normalise {decode:.2}s, store {apply:.2}s, commit {commit:.2}s");
+    // NB: this VM's speed drifts by a third from minute to minute; the feed is
+    // the same work every run, so its time tells a slow minute from a slow change.
+    println!("feed generation (not counted, a yardstick of the machine's speed): {feed_secs:.2}s");
     (occurrences, elapsed)
 }
 
