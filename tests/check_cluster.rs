@@ -7,7 +7,10 @@ mod common;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use common::{Background, TestNamespace, apply_scenario, diag, wait_for, wait_until, widget_crd};
+use common::{
+    Background, TestNamespace, apply_scenario, diag, wait_available, wait_for, wait_until,
+    widget_crd,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::Api;
@@ -322,21 +325,7 @@ async fn a_healthy_namespace_gets_no_finding_and_exit_zero() {
         )
         .await
         .unwrap();
-    wait_until(
-        Duration::from_secs(60),
-        "the Deployment to be available",
-        || async {
-            deployments
-                .get("fine")
-                .await
-                .unwrap()
-                .status
-                .unwrap_or_default()
-                .available_replicas
-                == Some(2)
-        },
-    )
-    .await;
+    wait_available(&deployments, "fine", 2).await;
     let (out, doc) = check(
         &db,
         &[

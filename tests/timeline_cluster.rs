@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Background, TestNamespace, diag, run_ok, wait_until};
+use common::{Background, TestNamespace, diag, run_ok, wait_available};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
@@ -47,21 +47,7 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
         )
         .await
         .unwrap();
-    wait_until(
-        Duration::from_secs(60),
-        "the Deployment to be available",
-        || async {
-            deployments
-                .get("web")
-                .await
-                .unwrap()
-                .status
-                .unwrap_or_default()
-                .available_replicas
-                == Some(2)
-        },
-    )
-    .await;
+    wait_available(&deployments, "web", 2).await;
 
     // The recorder restarts: a gap in the recording.
     assert!(recorder.terminate().success());

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{DeleteParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -154,6 +155,16 @@ where
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+}
+
+/// Waits until the Deployment `name` has `replicas` available replicas.
+pub async fn wait_available(api: &Api<Deployment>, name: &str, replicas: i32) {
+    let what = format!("Deployment {name} to have {replicas} available replicas");
+    wait_until(Duration::from_secs(60), &what, || async {
+        let status = api.get(name).await.unwrap().status.unwrap_or_default();
+        status.available_replicas == Some(replicas)
+    })
+    .await
 }
 
 /// The built `kubectl-diag` binary, pointed at the test cluster and at `db`.
