@@ -76,12 +76,7 @@ async fn main() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("pods.db");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = support::free_local_addr();
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
     let mut recorder = std::process::Command::new(&bin)
         .args(["record", "--quiet", "--listen", &addr])

@@ -128,12 +128,7 @@ async fn main() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("live.db");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = support::free_local_addr();
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
     let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/record_live.log");
     let mut recorder = std::process::Command::new(&bin)

@@ -54,12 +54,7 @@ async fn the_recorders_cluster_role_is_enough_and_metrics_answer() {
         .unwrap();
     assert_eq!(nodes, 3, "the KWOK nodes' history is kept");
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = common::free_local_addr();
     let child = Background::new(
         diag(&db)
             .env("KUBECONFIG", &sa_config)

@@ -55,3 +55,9 @@ pub async fn create_namespace(client: &kube::Client, name: &str) {
         .await
         .unwrap();
 }
+
+/// An address on localhost that nothing listens on, for the recorder's `--listen`.
+pub fn free_local_addr() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}

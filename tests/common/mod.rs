@@ -157,6 +157,12 @@ where
     }
 }
 
+/// An address on localhost that nothing listens on, for the recorder's `--listen`.
+pub fn free_local_addr() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
 /// Waits until the Deployment `name` has `replicas` available replicas.
 pub async fn wait_available(api: &Api<Deployment>, name: &str, replicas: i32) {
     let what = format!("Deployment {name} to have {replicas} available replicas");
