@@ -2,11 +2,12 @@
 //! batch -> commit, on a synthetic feed with a realistic mix of reasons and
 //! messages. Not a test: it prints figures for docs/performance.md.
 //!
-//!   cargo bench --bench record_pipeline -- [--events N] [--prefill N] [--db PATH]
+//!   cargo bench --bench record_pipeline -- [--events N] [--prefill N] [--db PATH] [--runs N]
 //!
 //! Reports occurrences/s (decode included), bytes per stored occurrence
 //! (file size after a checkpoint, indexes included), peak RSS, and the
-//! per-batch commit latency (p50/p99).
+//! per-batch commit latency (p50/p99). `--runs N` repeats the whole run on a
+//! fresh DB each time and ends with the median: this VM is too noisy for one.
 
 use std::time::Instant;
 
@@ -157,7 +158,8 @@ impl Feed {
 
 /// Streams `n` changes through decode -> normalise -> apply -> commit.
 /// The synthetic feed is generated a batch ahead and its cost is not counted.
-fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -> (u64, f64) {
+/// Returns (occurrences, seconds measured, seconds spent generating the feed).
+fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -> (u64, f64, f64) {
     let mut elapsed = 0.0;
     let (mut decode, mut apply, mut commit, mut feed_secs) = (0.0, 0.0, 0.0, 0.0);
     let mut occurrences = 0;
@@ -198,13 +200,39 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
     // NB: this VM's speed drifts by a third from minute to minute; the feed is
     // the same work every run, so its time tells a slow minute from a slow change.
     println!("feed generation (not counted, a yardstick of the machine's speed): {feed_secs:.2}s");
-    (occurrences, elapsed)
+    (occurrences, elapsed, feed_secs)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let events = flag(&args, "--events", 1_000_000);
-    let prefill = flag(&args, "--prefill", 0);
+    let runs = flag(&args, "--runs", 1).max(1);
+    assert!(
+        runs == 1 || !args.iter().any(|a| a == "--db"),
+        "--db keeps one file: use it with one run"
+    );
+    let mut results: Vec<(f64, f64)> = (0..runs)
+        .map(|i| {
+            if runs > 1 {
+                println!("--- run {} of {runs}", i + 1);
+            }
+            once(&args)
+        })
+        .collect();
+    if runs > 1 {
+        results.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let all: Vec<String> = results
+            .iter()
+            .map(|(rate, feed)| format!("{rate:.0} (yardstick {feed:.2}s)"))
+            .collect();
+        println!("--- {runs} runs, occurrences/s: {}", all.join(", "));
+        println!("median: {:.0} occurrences/s", percentile(&results, 0.5).0);
+    }
+}
+
+/// One whole run on its own DB; returns (occurrences/s, feed seconds).
+fn once(args: &[String]) -> (f64, f64) {
+    let events = flag(args, "--events", 1_000_000);
+    let prefill = flag(args, "--prefill", 0);
     let dir = tempfile::tempdir().unwrap();
     let path = args
         .iter()
@@ -223,14 +251,14 @@ fn main() {
     let mut latencies = Vec::new();
 
     if prefill > 0 {
-        let (occ, secs) = run(&mut writer, &mut feed, prefill, &mut latencies);
+        let (occ, secs, _) = run(&mut writer, &mut feed, prefill, &mut latencies);
         println!(
             "prefill: {prefill} changes, {occ} occurrences in {secs:.1}s ({:.0}/s)",
             prefill as f64 / secs
         );
         latencies.clear();
     }
-    let (occ, secs) = run(&mut writer, &mut feed, events, &mut latencies);
+    let (occ, secs, feed_secs) = run(&mut writer, &mut feed, events, &mut latencies);
     writer
         .connection()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -260,4 +288,5 @@ fn main() {
         percentile(&latencies, 0.99)
     );
     println!("peak RSS: {:.1} MiB", memory_mib("self", "VmHWM:"));
+    (occ as f64 / secs, feed_secs)
 }
