@@ -102,7 +102,8 @@ pub struct Applied {
     pub versions: u64,
 }
 
-/// The single writer of one cluster's data into one recording.
+/// The single writer of one cluster's data into one recording. Not `Send`:
+/// its statements borrow its connection, so it is made on the thread that writes.
 pub struct Writer {
     db: Db,
     path: PathBuf,
