@@ -1,4 +1,5 @@
-//! The command line itself: completions, and what happens when the reader of stdout goes away.
+//! The command line itself: completions, what happens when the reader of stdout
+//! goes away, and errors that need no cluster.
 
 use std::process::Command;
 
@@ -29,5 +30,62 @@ fn completion_scripts_name_the_subcommands_and_survive_a_closed_pipe() {
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A recording with the given clusters (uid, context label) and nothing else.
+fn recording_of(path: &std::path::Path, clusters: &[(&str, &str)]) {
+    use kubectl_diag::store::{self, Mode, session};
+    let conn = store::open(path, Mode::Write).unwrap();
+    for (uid, label) in clusters {
+        session::register_cluster(&conn, path, uid, label, "", 0).unwrap();
+    }
+}
+
+/// `check` against `db`: (exit code, stderr).
+fn check(db: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .arg("check")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn check_over_a_recording_names_the_cluster_to_choose_and_takes_one_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.db");
+    recording_of(&empty, &[]);
+    let (code, err) = check(&empty, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("holds no cluster yet"), "{err}");
+
+    let two = dir.path().join("two.db");
+    recording_of(&two, &[("uid-a", "prod"), ("uid-b", "staging")]);
+    let (code, err) = check(&two, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("several clusters; choose one with --cluster")
+            && err.contains("prod (uid-a)")
+            && err.contains("staging (uid-b)"),
+        "{err}"
+    );
+    let (code, err) = check(&two, &["--cluster", "dev"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--cluster dev: not in the recording; it holds: prod (uid-a)"),
+        "{err}"
+    );
+    let (code, err) = check(&two, &["-n", "a,b"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("-n a,b: check takes one namespace (or -A for all)"),
+        "{err}"
     );
 }

@@ -52,8 +52,11 @@ pub fn choose_cluster(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match (matching.len(), wanted) {
-        (1, _) => Ok(matching.into_iter().next().unwrap()),
+    let found = matching.len();
+    if let Ok([one]) = <[_; 1]>::try_from(matching) {
+        return Ok(one);
+    }
+    match (found, wanted) {
         (0, None) => anyhow::bail!(
             "the recording {} holds no cluster yet: record one with `kubectl diag record`",
             path.display()
@@ -77,11 +80,8 @@ pub fn run(
     let sample_ms = parse_duration_ms(&args.sample).context("invalid --sample")?;
     let selected: Vec<String> = args.checks.iter().map(|c| c.as_str().to_string()).collect();
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
-    if namespace.as_deref().is_some_and(|n| n.contains(',')) {
-        anyhow::bail!(
-            "-n {}: check takes one namespace (or -A for all)",
-            namespace.unwrap()
-        );
+    if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
+        anyhow::bail!("-n {several}: check takes one namespace (or -A for all)");
     }
     let recorded = global.db.is_some() || args.at.is_some();
 
