@@ -38,7 +38,8 @@ const MAX_CACHED_EVENTS: usize = 50_000;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// The statements every stored Event runs, kept prepared (see `prepared`).
+/// The statements every stored Event runs (and its deletion at the TTL), kept
+/// prepared (see `prepared`).
 struct Hot<'c> {
     string_find: Lazy<'c>,
     string_insert: Lazy<'c>,
@@ -48,6 +49,7 @@ struct Hot<'c> {
     event_newest_name: Lazy<'c>,
     event_insert: Lazy<'c>,
     event_advance: Lazy<'c>,
+    event_deleted: Lazy<'c>,
     occurrence_insert: Lazy<'c>,
 }
 
@@ -62,6 +64,7 @@ impl Hot<'_> {
             event_newest_name: Lazy::new(SQL_EVENT_NEWEST_NAME),
             event_insert: Lazy::new(SQL_EVENT_INSERT),
             event_advance: Lazy::new(SQL_EVENT_ADVANCE),
+            event_deleted: Lazy::new(SQL_EVENT_DELETED),
             occurrence_insert: Lazy::new(SQL_OCCURRENCE_INSERT),
         }
     }
@@ -408,15 +411,13 @@ impl Writer {
                 self.events.remove(&key);
                 let namespace = self.intern(&event.namespace)?;
                 let name = compact_event_name(&event.name, &event.involved.name);
-                self.connection()
-                    .prepare_cached(SQL_EVENT_DELETED)
-                    .and_then(|mut st| {
-                        st.execute(named_params! {
-                            ":at": at, ":name": name, ":namespace": namespace,
-                            ":uid": key, ":cluster": self.cluster,
-                        })
+                let cluster = self.cluster;
+                self.hot("event deletion", |conn, hot| {
+                    hot.event_deleted.on(conn)?.execute(named_params! {
+                        ":at": at, ":name": name, ":namespace": namespace,
+                        ":uid": key, ":cluster": cluster,
                     })
-                    .map_err(self.err("event deletion"))?;
+                })?;
                 Ok(Applied::default())
             }
         }
@@ -588,6 +589,11 @@ mod tests {
         }))
     }
 
+    /// The one value `sql` selects.
+    fn one<T: rusqlite::types::FromSql>(w: &Writer, sql: &str) -> T {
+        w.connection().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
     fn rows(w: &Writer) -> Vec<(i64, i64, i64, i64)> {
         let mut st = w
             .connection()
@@ -698,12 +704,7 @@ mod tests {
             at: 6_000,
         })
         .unwrap();
-        let deleted: Option<i64> = w
-            .connection()
-            .query_row("SELECT deleted FROM events WHERE count = 5", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
+        let deleted: Option<i64> = one(&w, "SELECT deleted FROM events WHERE count = 5");
         assert_eq!(deleted, Some(6_000));
         let applied = w.apply(&event("u2", 6, 7_000)).unwrap();
         assert_eq!(
@@ -732,10 +733,7 @@ mod tests {
         assert_eq!(w.apply(&event("u1", 1, 1_000)).unwrap(), Applied::default());
         assert_eq!(w.apply(&other).unwrap(), Applied::default());
         assert_eq!(w.apply(&event("u1", 2, 3_000)).unwrap().occurrences, 1);
-        let events: i64 = w
-            .connection()
-            .query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0))
-            .unwrap();
+        let events: i64 = one(&w, "SELECT COUNT(*) FROM events");
         assert_eq!(events, 2);
     }
 
@@ -821,10 +819,7 @@ mod tests {
         w.apply(&event("kept", 1, 1_000)).unwrap();
         w.commit().unwrap();
         // SQLITE_FULL is what a full disk gives; a page cap provokes the same code.
-        let pages: i64 = w
-            .connection()
-            .query_row("PRAGMA page_count", [], |r| r.get(0))
-            .unwrap();
+        let pages: i64 = one(&w, "PRAGMA page_count");
         w.connection()
             .pragma_update(None, "max_page_count", pages)
             .unwrap();
@@ -841,10 +836,7 @@ mod tests {
         assert!(matches!(err, StoreError::DiskFull { .. }), "{err:?}");
         assert!(err.to_string().contains("disk holding"), "{err}");
         w.rollback();
-        let kept: i64 = w
-            .connection()
-            .query_row("SELECT COUNT(*) FROM occurrences", [], |r| r.get(0))
-            .unwrap();
+        let kept: i64 = one(&w, "SELECT COUNT(*) FROM occurrences");
         assert_eq!(kept, 1);
     }
 
@@ -854,14 +846,10 @@ mod tests {
         for i in 0..10 {
             w.apply(&event(&format!("u{i}"), 1, 1_000)).unwrap();
         }
-        let n: i64 = w
-            .connection()
-            .query_row(
-                "SELECT COUNT(*) FROM strings WHERE s = 'Back-off restarting failed container'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let n: i64 = one(
+            &w,
+            "SELECT COUNT(*) FROM strings WHERE s = 'Back-off restarting failed container'",
+        );
         assert_eq!(n, 1);
     }
 }
