@@ -224,17 +224,25 @@ impl rusqlite::types::FromSql for UidKey {
 
 /// The stored form of a uid.
 pub fn uid_key(uid: &str) -> UidKey {
-    let nibble = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
+    // NB: once per stored Event, so by hand: 36 bytes, 32 of them hex digits.
+    let nibble = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    };
     let uuid = || -> Option<[u8; 16]> {
         if uid.len() != 36 {
             return None;
         }
-        let mut hex = uid.bytes().filter(|b| *b != b'-');
         let mut bytes = [0u8; 16];
-        for byte in &mut bytes {
-            *byte = nibble(hex.next()?)? << 4 | nibble(hex.next()?)?;
+        let mut digits = 0;
+        for b in uid.bytes().filter(|b| *b != b'-') {
+            let byte = bytes.get_mut(digits / 2)?;
+            *byte = *byte << 4 | nibble(b)?;
+            digits += 1;
         }
-        hex.next().is_none().then_some(bytes)
+        (digits == 32).then_some(bytes)
     };
     match uuid() {
         Some(bytes) => UidKey::Uuid(bytes),
@@ -323,6 +331,15 @@ mod tests {
         // 16 bytes of text: must not be taken for a UUID.
         assert_eq!(uid_text(&uid_key("imported/ns/name")), "imported/ns/name");
         assert!(matches!(uid_key("imported/ns/name"), UidKey::Text(_)));
+        // 36 bytes, but not 32 hex digits and dashes.
+        for uid in [
+            "0f8e2a5c01b2d04e3f08a9b00c1d2e3f4a5b",
+            "0f8e2a5c-1b2d-4e3f-8a9b-0c1d2e3f4a-b",
+            "0f8e2a5c-1b2d-4e3f-8a9b-0c1d2e3f4a5g",
+        ] {
+            assert!(matches!(uid_key(uid), UidKey::Text(_)), "{uid}");
+            assert_eq!(uid_text(&uid_key(uid)), uid);
+        }
     }
 
     #[test]

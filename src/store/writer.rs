@@ -4,6 +4,7 @@
 //! watch or a restarted recorder presents counts already stored, and they add
 //! nothing. Small caches (bounded) spare most lookups; a miss asks SQLite.
 
+mod held;
 mod history;
 mod prepared;
 
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, named_params};
 
+use held::{Held, NewEvent};
 use prepared::Lazy;
 
 use super::{StoreError, UidKey, compact_event_name, fnv1a, uid_key};
@@ -27,7 +29,11 @@ const SQL_EVENT_NEWEST_NAME: &str = include_str!("../../queries/store/event_newe
 const SQL_EVENT_INSERT: &str = include_str!("../../queries/store/event_insert.sql");
 const SQL_EVENT_ADVANCE: &str = include_str!("../../queries/store/event_advance.sql");
 const SQL_EVENT_DELETED: &str = include_str!("../../queries/store/event_deleted.sql");
+const SQL_EVENT_INSERT_32: &str = include_str!("../../queries/store/event_insert_32.sql");
+const SQL_EVENT_NEXT_ID: &str = include_str!("../../queries/store/event_next_id.sql");
 const SQL_OCCURRENCE_INSERT: &str = include_str!("../../queries/store/occurrence_insert.sql");
+const SQL_OCCURRENCE_INSERT_32: &str = include_str!("../../queries/store/occurrence_insert_32.sql");
+const SQL_DATA_VERSION: &str = include_str!("../../queries/store/data_version.sql");
 const SQL_POSITION_SAVE: &str = include_str!("../../queries/store/position_save.sql");
 
 // Cache bounds: enough for the hot set of a busy cluster, small enough that
@@ -48,9 +54,12 @@ struct Hot<'c> {
     event_find: Lazy<'c>,
     event_newest_name: Lazy<'c>,
     event_insert: Lazy<'c>,
+    event_insert_32: Lazy<'c>,
+    event_next_id: Lazy<'c>,
     event_advance: Lazy<'c>,
     event_deleted: Lazy<'c>,
     occurrence_insert: Lazy<'c>,
+    occurrence_insert_32: Lazy<'c>,
 }
 
 impl Hot<'_> {
@@ -63,9 +72,12 @@ impl Hot<'_> {
             event_find: Lazy::new(SQL_EVENT_FIND),
             event_newest_name: Lazy::new(SQL_EVENT_NEWEST_NAME),
             event_insert: Lazy::new(SQL_EVENT_INSERT),
+            event_insert_32: Lazy::new(SQL_EVENT_INSERT_32),
+            event_next_id: Lazy::new(SQL_EVENT_NEXT_ID),
             event_advance: Lazy::new(SQL_EVENT_ADVANCE),
             event_deleted: Lazy::new(SQL_EVENT_DELETED),
             occurrence_insert: Lazy::new(SQL_OCCURRENCE_INSERT),
+            occurrence_insert_32: Lazy::new(SQL_OCCURRENCE_INSERT_32),
         }
     }
 }
@@ -123,6 +135,11 @@ pub struct Writer {
     /// The greatest integer Event name stored, read once per batch (`None`:
     /// not yet; `i64::MIN`: there is none). See [`Writer::surely_new`].
     newest_name: Option<i64>,
+    /// New Events and occurrences of this batch not inserted yet (see `held`).
+    held: Held,
+    /// `PRAGMA data_version` when this writer last held the write lock: another
+    /// value means another connection wrote since, and the caches may be stale.
+    data_version: Option<i64>,
 }
 
 /// How an Event is keyed: its uid; imports may lack one, and then the
@@ -156,6 +173,8 @@ impl Writer {
             counters: history::Counters::new(),
             in_tx: false,
             newest_name: None,
+            held: Held::default(),
+            data_version: None,
         }
     }
 
@@ -188,13 +207,25 @@ impl Writer {
                 .execute_batch("BEGIN IMMEDIATE")
                 .map_err(self.err("begin"))?;
             self.in_tx = true;
+            // NB: an import may have stored Events of this cluster since this
+            // writer's last batch; caches that predate it could store a repeat
+            // as new, or move an Event's count back.
+            let version = self
+                .connection()
+                .query_row(SQL_DATA_VERSION, [], |row| row.get(0))
+                .map_err(self.err("data version"));
+            let version = version.inspect_err(|_| self.rollback())?;
+            if self.data_version.is_some_and(|seen| seen != version) {
+                self.forget();
+            }
+            self.data_version = Some(version);
         }
         Ok(())
     }
 
     pub fn commit(&mut self) -> Result<(), StoreError> {
         if self.in_tx {
-            if let Err(e) = self.flush_counters() {
+            if let Err(e) = self.flush_held().and_then(|()| self.flush_counters()) {
                 self.rollback();
                 return Err(e);
             }
@@ -206,6 +237,7 @@ impl Writer {
             self.in_tx = false;
             // Once the write lock is let go, another writer (an import) may store Events.
             self.newest_name = None;
+            self.held.clear();
         }
         Ok(())
     }
@@ -228,6 +260,7 @@ impl Writer {
         self.tracked.clear();
         self.counters.clear();
         self.newest_name = None;
+        self.held.clear();
     }
 
     /// Whether no Event can be stored under `name` yet, so that looking it up
@@ -344,6 +377,7 @@ impl Writer {
         name: &rusqlite::types::Value,
         namespace: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.flush_events()?;
         let cluster = self.cluster;
         self.hot("event lookup", |conn, hot| {
             let mut rows = hot.event_find.on(conn)?.query(
@@ -383,6 +417,12 @@ impl Writer {
         message: &str,
     ) -> Result<u64, StoreError> {
         let message = self.intern(message)?;
+        if self.in_tx {
+            // Never stored already: `count` is above the highest stored (the
+            // caches are this batch's, see `begin`), so it counts as written.
+            self.hold_occurrence([event, count, n, first, last, message])?;
+            return Ok(1);
+        }
         let inserted = self.hot("occurrence insert", |conn, hot| {
             hot.occurrence_insert.on(conn)?.execute(named_params! {
                 ":event": event, ":count": count, ":n": n,
@@ -412,6 +452,7 @@ impl Writer {
                 let namespace = self.intern(&event.namespace)?;
                 let name = compact_event_name(&event.name, &event.involved.name);
                 let cluster = self.cluster;
+                self.flush_events()?;
                 self.hot("event deletion", |conn, hot| {
                     hot.event_deleted.on(conn)?.execute(named_params! {
                         ":at": at, ":name": name, ":namespace": namespace,
@@ -450,11 +491,15 @@ impl Writer {
         }
         let (n, first) = since(state.count, state.last, o);
         let rows = self.insert_occurrence(state.id, o.count, n, first, o.last, &o.message)?;
-        self.hot("event update", |conn, hot| {
-            hot.event_advance
-                .on(conn)?
-                .execute(named_params! {":count": o.count, ":last": o.last, ":id": state.id})
-        })?;
+        if let Some(held) = self.held.event_mut(state.id) {
+            (held.count, held.last) = (o.count, o.last);
+        } else {
+            self.hot("event update", |conn, hot| {
+                hot.event_advance
+                    .on(conn)?
+                    .execute(named_params! {":count": o.count, ":last": o.last, ":id": state.id})
+            })?;
+        }
         self.remember(
             key,
             EventState {
@@ -507,21 +552,44 @@ impl Writer {
             _ => (o.count, o.first),
         };
 
-        let cluster = self.cluster;
-        let id = self.hot("event insert", |conn, hot| {
-            hot.event_insert.on(conn)?.execute(named_params! {
-                ":cluster": cluster, ":uid": key, ":namespace": namespace, ":name": name,
-                ":object": object, ":field_path": field_path, ":reason": reason, ":type": type_,
-                ":action": action, ":controller": controller, ":instance": instance,
-                ":host": host, ":related": related, ":last": o.last, ":count": o.count,
-            })?;
-            Ok(conn.last_insert_rowid())
-        })?;
         if let (Some(newest), rusqlite::types::Value::Integer(name)) =
             (&mut self.newest_name, &name)
         {
             *newest = (*newest).max(*name);
         }
+        let id = if self.in_tx {
+            let id = self.next_event_id()?;
+            self.hold_event(NewEvent {
+                id,
+                uid: key.clone(),
+                namespace,
+                name,
+                object,
+                field_path,
+                reason,
+                type_,
+                action,
+                controller,
+                instance,
+                host,
+                related,
+                last: o.last,
+                count: o.count,
+            })?;
+            id
+        } else {
+            let cluster = self.cluster;
+            self.hot("event insert", |conn, hot| {
+                hot.event_insert.on(conn)?.execute(named_params! {
+                    ":id": None::<i64>, ":cluster": cluster, ":uid": key, ":namespace": namespace,
+                    ":name": name, ":object": object, ":field_path": field_path,
+                    ":reason": reason, ":type": type_, ":action": action,
+                    ":controller": controller, ":instance": instance, ":host": host,
+                    ":related": related, ":last": o.last, ":count": o.count,
+                })?;
+                Ok(conn.last_insert_rowid())
+            })?
+        };
         let rows = self.insert_occurrence(id, o.count, n, first, o.last, &o.message)?;
         self.remember(
             key,
@@ -690,6 +758,91 @@ mod tests {
         );
         other.commit().unwrap();
         assert_eq!(rows(&w).len(), 4);
+    }
+
+    /// Many Events of one batch, each repeated; the rows are the same whether
+    /// they are held and inserted many at once or inserted one by one.
+    fn many(w: &mut Writer) -> Vec<(i64, i64, i64, i64, i64)> {
+        for round in 1..=3 {
+            for i in 0..100 {
+                let name = format!("web.{:x}", 0x1000 + i);
+                w.apply(&named(&format!("u{i}"), &name, round)).unwrap();
+                if i == 50 && round == 2 {
+                    // A lookup by name inside the batch sees the held rows.
+                    w.events.clear();
+                }
+            }
+        }
+        many_rows(w)
+    }
+
+    #[test]
+    fn rows_held_within_a_batch_land_as_rows_stored_one_by_one() {
+        let (_d, mut one_by_one) = writer();
+        let want = many(&mut one_by_one);
+        assert_eq!(want.len(), 300);
+        assert_eq!(want[299], (100, 3, 3_000, 3, 1));
+
+        let (_d, mut held) = writer();
+        held.begin().unwrap();
+        let in_batch = many(&mut held);
+        // Nothing is read back before the commit but what the writer needs.
+        assert!(in_batch.len() < 300);
+        held.commit().unwrap();
+        assert_eq!(many_rows(&held), want);
+    }
+
+    fn many_rows(w: &Writer) -> Vec<(i64, i64, i64, i64, i64)> {
+        let mut st = w
+            .connection()
+            .prepare(
+                "SELECT e.id, e.count, e.last, o.count, o.n FROM events e
+                 JOIN occurrences o ON o.event_id = e.id ORDER BY e.id, o.count",
+            )
+            .unwrap();
+        st.query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    }
+
+    #[test]
+    fn a_rolled_back_batch_leaves_no_held_row_behind() {
+        let (_d, mut w) = writer();
+        w.begin().unwrap();
+        w.apply(&named("u1", "web.300", 1)).unwrap();
+        w.rollback();
+        w.begin().unwrap();
+        w.apply(&named("u2", "web.400", 1)).unwrap();
+        w.commit().unwrap();
+        assert_eq!(one::<i64>(&w, "SELECT COUNT(*) FROM events"), 1);
+        assert_eq!(one::<i64>(&w, "SELECT COUNT(*) FROM occurrences"), 1);
+        assert_eq!(one::<i64>(&w, "SELECT MAX(id) FROM events"), 1);
+    }
+
+    #[test]
+    fn another_writer_between_batches_makes_the_caches_go() {
+        let (dir, mut w) = writer();
+        w.begin().unwrap();
+        w.apply(&named("u1", "web.300", 1)).unwrap();
+        w.commit().unwrap();
+        // An import of the same cluster stores two more occurrences.
+        let path = dir.path().join("diag.db");
+        let mut import = Writer::new(open(&path, Mode::Write).unwrap(), &path, w.cluster());
+        import.begin().unwrap();
+        import.apply(&named("u1", "web.300", 3)).unwrap();
+        import.commit().unwrap();
+        // The recorder's cache still says count 1: count 2 is stored already.
+        w.begin().unwrap();
+        assert_eq!(
+            w.apply(&named("u1", "web.300", 2)).unwrap(),
+            Applied::default()
+        );
+        w.commit().unwrap();
+        assert_eq!(one::<i64>(&w, "SELECT count FROM events"), 3);
+        assert_eq!(one::<i64>(&w, "SELECT SUM(n) FROM occurrences"), 3);
     }
 
     #[test]

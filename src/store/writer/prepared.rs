@@ -86,6 +86,21 @@ impl<'c> Prepared<'c> {
         self.statement.raw_execute()
     }
 
+    /// Runs a statement whose parameters are all positional (`?`), one value
+    /// for each, in order; the number of rows changed.
+    pub(super) fn execute_positional(&mut self, values: &[&dyn ToSql]) -> rusqlite::Result<usize> {
+        if values.len() != self.parameters {
+            return Err(rusqlite::Error::InvalidParameterCount(
+                values.len(),
+                self.parameters,
+            ));
+        }
+        for (i, value) in values.iter().enumerate() {
+            self.statement.raw_bind_parameter(i + 1, value)?;
+        }
+        self.statement.raw_execute()
+    }
+
     /// Runs a query; its rows.
     pub(super) fn query(&mut self, params: &[(&str, &dyn ToSql)]) -> rusqlite::Result<Rows<'_>> {
         self.bind(params)?;

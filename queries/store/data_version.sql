@@ -1,0 +1,2 @@
+-- Changes whenever another connection commits to the recording (not this one).
+PRAGMA data_version
