@@ -2,7 +2,11 @@
 //! batch -> commit, on a synthetic feed with a realistic mix of reasons and
 //! messages. Not a test: it prints figures for docs/performance.md.
 //!
-//!   cargo bench --bench record_pipeline -- [--events N] [--prefill N] [--db PATH] [--runs N]
+//!   cargo bench --bench record_pipeline -- [--events N] [--prefill N] [--db PATH] [--runs N] [--skip N]
+//!
+//! `--skip N` goes on with a feed whose first N changes a DB kept with `--db`
+//! already holds (from `--events N --db PATH`): a copy of a 10 M DB then
+//! serves many runs without filling one each time.
 //!
 //! Reports occurrences/s (decode included), bytes per stored occurrence
 //! (file size after a checkpoint, indexes included), peak RSS, and the
@@ -98,9 +102,15 @@ impl Feed {
     /// The next Event as the apiserver's watch sends it: one line of JSON,
     /// `{"type":"ADDED","object":{...}}`, as bytes off the wire.
     fn next(&mut self) -> Vec<u8> {
+        let (n, count) = self.advance();
+        self.render(n, count)
+    }
+
+    /// Which Event changes next: (its number, its count).
+    fn advance(&mut self) -> (u64, u32) {
         self.i += 1;
         // One in four changes is a repeat of a live event (count + 1).
-        let (n, count) = if self.i.is_multiple_of(4) && !self.live.is_empty() {
+        if self.i.is_multiple_of(4) && !self.live.is_empty() {
             let idx = (self.i as usize / 4) % self.live.len();
             self.live[idx].1 += 1;
             let (n, c) = self.live[idx];
@@ -117,7 +127,10 @@ impl Feed {
                 self.live.push((n, 1));
             }
             (n, 1)
-        };
+        }
+    }
+
+    fn render(&self, n: u64, count: u32) -> Vec<u8> {
         let (reason, type_, component, template) = REASONS[(n % REASONS.len() as u64) as usize];
         // 20,000 Pods in 40 namespaces, each the subject of many Events.
         let p = (n.wrapping_mul(2_654_435_761)) % 20_000;
@@ -248,6 +261,9 @@ fn once(args: &[String]) -> (f64, f64) {
         i: 0,
         live: Vec::new(),
     };
+    for _ in 0..flag(args, "--skip", 0) {
+        feed.advance();
+    }
     let mut latencies = Vec::new();
 
     if prefill > 0 {
