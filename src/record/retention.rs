@@ -27,6 +27,18 @@ pub struct Retention {
     pub max_bytes: u64,
 }
 
+/// Pages the WAL may grow to before a checkpoint folds it back, for a
+/// recording kept under `max_bytes` (0: no limit): a quarter of the limit, so
+/// that the WAL cannot take more room than the limit leaves, within the
+/// 1,000–40,000 pages (8–320 MiB) that keep batches fast (docs/performance.md).
+pub fn wal_pages(max_bytes: u64) -> i64 {
+    const PAGE: u64 = 8192;
+    match max_bytes {
+        0 => 40_000,
+        max => (max / 4 / PAGE).clamp(1_000, 40_000) as i64,
+    }
+}
+
 /// The recording's size on disk: the file and its WAL.
 pub fn db_bytes(path: &Path) -> u64 {
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -108,6 +120,14 @@ pub fn apply(conn: &Connection, path: &Path, r: &Retention, now: i64) -> Result<
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_wal_stays_within_a_quarter_of_a_small_size_limit() {
+        assert_eq!(wal_pages(0), 40_000);
+        assert_eq!(wal_pages(4 << 30), 40_000);
+        assert_eq!(wal_pages(400 << 20), 12_800);
+        assert_eq!(wal_pages(1 << 20), 1_000);
+    }
+
     use super::*;
     use crate::model::{EventChange, EventObservation, ObjectRef};
     use crate::store::writer::Writer;
