@@ -150,8 +150,12 @@ async fn record(
     };
     let path = crate::paths::db_path(global.db.as_ref());
     let db = store::open(&path, Mode::Write)?;
-    db.pragma_update(None, "wal_autocheckpoint", retention::wal_pages(retention.max_bytes))
-        .map_err(|e| store::StoreError::query("wal_autocheckpoint", &path, e))?;
+    db.pragma_update(
+        None,
+        "wal_autocheckpoint",
+        retention::wal_pages(retention.max_bytes),
+    )
+    .map_err(|e| store::StoreError::query("wal_autocheckpoint", &path, e))?;
     let now = now_ms();
     let cluster =
         session::register_cluster(&db, &path, &cluster_uid, &conn.context, &conn.server, now)?;
