@@ -3,9 +3,9 @@
 //! NB: a one-row INSERT spends about as much on the statement (bind, step,
 //! halt, reset) as on the B-tree; inserting 32 rows with one statement spends
 //! it once (docs/performance.md). New Events and occurrences are never read
-//! back by the writer before its commit, with two exceptions handled here: an
-//! Event is looked up by name (its held rows go in first) and a repeat of a
-//! held Event advances the held row instead of an UPDATE.
+//! back by the writer before its commit, with three exceptions: a lookup of
+//! Events by name and an Event's deletion insert the held Events first, and a
+//! repeat of a held Event advances the held row instead of an UPDATE.
 //!
 //! A held Event needs its id before its row exists (its occurrences and the
 //! cache name it), so inside a batch the writer numbers Events itself, from
