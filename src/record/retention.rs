@@ -28,14 +28,14 @@ pub struct Retention {
 }
 
 /// Pages the WAL may grow to before a checkpoint folds it back, for a
-/// recording kept under `max_bytes` (0: no limit): a quarter of the limit, so
-/// that the WAL cannot take more room than the limit leaves, within the
-/// 1,000–40,000 pages (8–320 MiB) that keep batches fast (docs/performance.md).
-pub fn wal_pages(max_bytes: u64) -> i64 {
-    const PAGE: u64 = 8192;
+/// recording of `page_size`-byte pages kept under `max_bytes` (0: no limit):
+/// a quarter of the limit, so that the WAL cannot take more room than the
+/// limit leaves, within the 1,000–40,000 pages that keep batches fast
+/// (docs/performance.md). NB: recordings made before 8 KiB pages keep 4 KiB.
+pub fn wal_pages(max_bytes: u64, page_size: u64) -> i64 {
     match max_bytes {
         0 => 40_000,
-        max => (max / 4 / PAGE).clamp(1_000, 40_000) as i64,
+        max => (max / 4 / page_size.max(512)).clamp(1_000, 40_000) as i64,
     }
 }
 
@@ -122,10 +122,11 @@ pub fn apply(conn: &Connection, path: &Path, r: &Retention, now: i64) -> Result<
 mod tests {
     #[test]
     fn the_wal_stays_within_a_quarter_of_a_small_size_limit() {
-        assert_eq!(wal_pages(0), 40_000);
-        assert_eq!(wal_pages(4 << 30), 40_000);
-        assert_eq!(wal_pages(400 << 20), 12_800);
-        assert_eq!(wal_pages(1 << 20), 1_000);
+        assert_eq!(wal_pages(0, 8192), 40_000);
+        assert_eq!(wal_pages(4 << 30, 8192), 40_000);
+        assert_eq!(wal_pages(400 << 20, 8192), 12_800);
+        assert_eq!(wal_pages(400 << 20, 4096), 25_600);
+        assert_eq!(wal_pages(1 << 20, 8192), 1_000);
     }
 
     use super::*;

@@ -662,15 +662,22 @@ mod tests {
         w.connection().query_row(sql, [], |r| r.get(0)).unwrap()
     }
 
+    /// Every row `sql` selects, mapped by `f`.
+    fn all<T>(
+        w: &Writer,
+        sql: &str,
+        f: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Vec<T> {
+        let mut st = w.connection().prepare(sql).unwrap();
+        st.query_map([], f).unwrap().map(Result::unwrap).collect()
+    }
+
     fn rows(w: &Writer) -> Vec<(i64, i64, i64, i64)> {
-        let mut st = w
-            .connection()
-            .prepare("SELECT count, n, first, last FROM occurrences ORDER BY count")
-            .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        all(
+            w,
+            "SELECT count, n, first, last FROM occurrences ORDER BY count",
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
     }
 
     #[test]
@@ -793,19 +800,12 @@ mod tests {
     }
 
     fn many_rows(w: &Writer) -> Vec<(i64, i64, i64, i64, i64)> {
-        let mut st = w
-            .connection()
-            .prepare(
-                "SELECT e.id, e.count, e.last, o.count, o.n FROM events e
-                 JOIN occurrences o ON o.event_id = e.id ORDER BY e.id, o.count",
-            )
-            .unwrap();
-        st.query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-        })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+        all(
+            w,
+            "SELECT e.id, e.count, e.last, o.count, o.n FROM events e
+             JOIN occurrences o ON o.event_id = e.id ORDER BY e.id, o.count",
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
     }
 
     #[test]
