@@ -7,6 +7,11 @@
 //! - [`commands`]: what each subcommand does, rendering into a `Write`.
 //! - [`render`]: output shared by commands.
 
+// NB: here, not in main.rs, so that the benchmarks and tests run on the
+// allocator the binary ships with.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod checks;
 pub mod cli;
 pub mod commands;

@@ -35,7 +35,8 @@ use self::retention::Retention;
 use self::sink::{Msg, Stats, now_ms};
 use self::watch::{Stop, Watch, WatchStart};
 
-const CHANNEL_CAPACITY: usize = 20_000;
+/// Changes the watches may send ahead of the writer before they wait.
+pub const CHANNEL_CAPACITY: usize = 20_000;
 /// Events per page of a paged list. NB: Events have no watch cache, so each
 /// page is read from etcd, which counts every remaining Event to answer it: on
 /// 1,000,000 Events a page of 500 took 0.55 s and one of 5,000 0.75 s. Events
