@@ -338,9 +338,7 @@ fn pipelined_once(args: &[String]) -> f64 {
     use std::sync::atomic::Ordering;
 
     use kubectl_diag::model::Change;
-    use kubectl_diag::record::CHANNEL_CAPACITY;
-    use kubectl_diag::record::retention::Retention;
-    use kubectl_diag::record::sink::{self, Msg, Stats};
+    use kubectl_diag::record::sink::Msg;
 
     let events = flag(args, "--events", 1_000_000);
     let dir = tempfile::tempdir().unwrap();
@@ -359,16 +357,8 @@ fn pipelined_once(args: &[String]) -> f64 {
         t.elapsed().as_secs_f64()
     );
 
-    let stats = Arc::new(Stats::default());
-    let (tx, rx) = tokio::sync::mpsc::channel::<Msg>(CHANNEL_CAPACITY);
     let begin = Instant::now();
-    let writer = {
-        let (path, stats) = (path.clone(), stats.clone());
-        std::thread::spawn(move || {
-            let writer = Writer::new(conn, &path, cluster);
-            sink::run(writer, path, start.id, rx, stats, Retention::default())
-        })
-    };
+    let (tx, writer, stats) = support::spawn_writer(conn, &path, cluster, start.id);
     let resource: Arc<str> = "events".into();
     for json in &lines {
         // As in `run`: an owned, checked String per line, then kube's decode.

@@ -14,9 +14,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use kubectl_diag::model::{EventChange, EventObservation, ObjectRef};
-use kubectl_diag::record::retention::Retention;
-use kubectl_diag::record::sink::{self, Msg, Stats};
-use kubectl_diag::store::writer::Writer;
+use kubectl_diag::record::sink::Msg;
 use kubectl_diag::store::{self, Mode, session};
 
 mod support;
@@ -67,15 +65,7 @@ async fn main() {
     let conn = store::open(&path, Mode::Write).unwrap();
     let cluster = session::register_cluster(&conn, &path, "bench", "bench", "", 0).unwrap();
     let start = session::start_session(&conn, &path, cluster, "bench", "watch", 0).unwrap();
-    let stats = Arc::new(Stats::default());
-    let (tx, rx) = tokio::sync::mpsc::channel::<Msg>(20_000);
-    let thread = {
-        let (path, stats) = (path.clone(), stats.clone());
-        std::thread::spawn(move || {
-            let writer = Writer::new(conn, &path, cluster);
-            sink::run(writer, path, start.id, rx, stats, Retention::default())
-        })
-    };
+    let (tx, thread, stats) = support::spawn_writer(conn, &path, cluster, start.id);
     let resource: Arc<str> = "events".into();
     let total = rate * seconds;
     let begin = Instant::now();

@@ -61,3 +61,32 @@ pub fn free_local_addr() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().to_string()
 }
+
+/// The recorder's writer thread (`record::sink`) on `conn`, fed through a
+/// channel of the recorder's own capacity: the sender, the thread, and the
+/// counters it keeps.
+pub fn spawn_writer(
+    conn: rusqlite::Connection,
+    path: &std::path::Path,
+    cluster: i64,
+    session_id: i64,
+) -> (
+    tokio::sync::mpsc::Sender<kubectl_diag::record::sink::Msg>,
+    std::thread::JoinHandle<Result<(), kubectl_diag::store::StoreError>>,
+    std::sync::Arc<kubectl_diag::record::sink::Stats>,
+) {
+    use kubectl_diag::record::retention::Retention;
+    use kubectl_diag::record::sink::{self, Stats};
+    use kubectl_diag::store::writer::Writer;
+
+    let stats = std::sync::Arc::new(Stats::default());
+    let (tx, rx) = tokio::sync::mpsc::channel(kubectl_diag::record::CHANNEL_CAPACITY);
+    let thread = {
+        let (path, stats) = (path.to_path_buf(), stats.clone());
+        std::thread::spawn(move || {
+            let writer = Writer::new(conn, &path, cluster);
+            sink::run(writer, path, session_id, rx, stats, Retention::default())
+        })
+    };
+    (tx, thread, stats)
+}
