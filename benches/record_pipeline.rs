@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use kube::api::WatchEvent;
 use kubectl_diag::k8s::event::WireEvent;
-use kubectl_diag::model::EventChange;
+use kubectl_diag::model::{EventChange, EventObservation};
 use kubectl_diag::store::writer::Writer;
 use kubectl_diag::store::{self, Mode, session};
 
@@ -32,6 +32,7 @@ use support::{flag, memory_mib, percentile};
 
 const BATCH: usize = 10_000;
 
+#[derive(Default)]
 struct Feed {
     i: u64,
     live: Vec<(u64, u32)>, // (event number, count) of events that repeat
@@ -175,6 +176,23 @@ impl Feed {
     }
 }
 
+/// One watch line decoded as kube's watch stream decodes it: checked as UTF-8
+/// into an owned String, then the WatchEvent decoded from that; normalised.
+fn decode_line(json: &[u8]) -> EventObservation {
+    let line = String::from_utf8(json.to_vec()).unwrap();
+    match serde_json::from_str::<WatchEvent<WireEvent>>(&line).unwrap() {
+        WatchEvent::Added(e) | WatchEvent::Modified(e) => e.into_observation().unwrap(),
+        other => panic!("the feed sends no {other:?}"),
+    }
+}
+
+/// A recording at `path` with the benchmark's cluster: its connection and cluster id.
+fn recording(path: &std::path::Path) -> (rusqlite::Connection, i64) {
+    let conn = store::open(path, Mode::Write).unwrap();
+    let cluster = session::register_cluster(&conn, path, "bench-cluster", "bench", "", 0).unwrap();
+    (conn, cluster)
+}
+
 /// Streams `n` changes through decode -> normalise -> apply -> commit.
 /// The synthetic feed is generated a batch ahead and its cost is not counted.
 /// Returns (occurrences, seconds measured, seconds spent generating the feed).
@@ -198,13 +216,7 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
             // in 8 with no period of their own.
             let timed = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61 == 0;
             let t = timed.then(Instant::now);
-            // NB: what kube's watch stream does with each line: check it is
-            // UTF-8 into an owned String, then decode the WatchEvent from it.
-            let line = String::from_utf8(json.clone()).unwrap();
-            let obs = match serde_json::from_str::<WatchEvent<WireEvent>>(&line).unwrap() {
-                WatchEvent::Added(e) | WatchEvent::Modified(e) => e.into_observation().unwrap(),
-                other => panic!("the feed sends no {other:?}"),
-            };
+            let obs = decode_line(json);
             let t2 = timed.then(Instant::now);
             occurrences += writer
                 .apply(&EventChange::Upsert(Box::new(obs)))
@@ -279,13 +291,9 @@ fn once(args: &[String]) -> (f64, f64) {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| dir.path().join("bench.db"));
 
-    let conn = store::open(&path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(&conn, &path, "bench-cluster", "bench", "", 0).unwrap();
+    let (conn, cluster) = recording(&path);
     let mut writer = Writer::new(conn, &path, cluster);
-    let mut feed = Feed {
-        i: 0,
-        live: Vec::new(),
-    };
+    let mut feed = Feed::default();
     for _ in 0..flag(args, "--skip", 0) {
         feed.advance();
     }
@@ -343,13 +351,9 @@ fn pipelined_once(args: &[String]) -> f64 {
     let events = flag(args, "--events", 1_000_000);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.db");
-    let conn = store::open(&path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(&conn, &path, "bench-cluster", "bench", "", 0).unwrap();
+    let (conn, cluster) = recording(&path);
     let start = session::start_session(&conn, &path, cluster, "bench", "watch", 0).unwrap();
-    let mut feed = Feed {
-        i: 0,
-        live: Vec::new(),
-    };
+    let mut feed = Feed::default();
     let t = Instant::now();
     let lines: Vec<Vec<u8>> = (0..events).map(|_| feed.next()).collect();
     println!(
@@ -361,12 +365,7 @@ fn pipelined_once(args: &[String]) -> f64 {
     let (tx, writer, stats) = support::spawn_writer(conn, &path, cluster, start.id);
     let resource: Arc<str> = "events".into();
     for json in &lines {
-        // As in `run`: an owned, checked String per line, then kube's decode.
-        let line = String::from_utf8(json.clone()).unwrap();
-        let obs = match serde_json::from_str::<WatchEvent<WireEvent>>(&line).unwrap() {
-            WatchEvent::Added(e) | WatchEvent::Modified(e) => e.into_observation().unwrap(),
-            other => panic!("the feed sends no {other:?}"),
-        };
+        let obs = decode_line(json);
         let rv = Some(obs.resource_version.clone());
         tx.blocking_send(Msg::Change {
             change: Change::Event(EventChange::Upsert(Box::new(obs))),

@@ -120,6 +120,11 @@ pub fn apply(conn: &Connection, path: &Path, r: &Retention, now: i64) -> Result<
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::model::{EventChange, EventObservation, ObjectRef};
+    use crate::store::writer::Writer;
+    use crate::store::{Mode, open, session};
+
     #[test]
     fn the_wal_stays_within_a_quarter_of_a_small_size_limit() {
         assert_eq!(wal_pages(0, 8192), 40_000);
@@ -128,11 +133,6 @@ mod tests {
         assert_eq!(wal_pages(400 << 20, 4096), 25_600);
         assert_eq!(wal_pages(1 << 20, 8192), 1_000);
     }
-
-    use super::*;
-    use crate::model::{EventChange, EventObservation, ObjectRef};
-    use crate::store::writer::Writer;
-    use crate::store::{Mode, open, session};
 
     fn filled(n: i64) -> (tempfile::TempDir, std::path::PathBuf, Writer) {
         let dir = tempfile::tempdir().unwrap();

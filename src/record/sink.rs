@@ -3,7 +3,7 @@
 //! applies retention. It is the only thread that writes to the recording.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -59,6 +59,63 @@ pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
+/// What one transaction gathered besides its rows.
+#[derive(Default)]
+struct Batch {
+    /// Messages taken.
+    taken: usize,
+    /// When its oldest change was received.
+    oldest: Option<Instant>,
+    /// Where each watch stands once this batch is stored.
+    positions: HashMap<Arc<str>, String>,
+    /// What its changes stored, counted into [`Stats`] once committed.
+    applied: Applied,
+    /// Retention was asked for.
+    maintain: bool,
+}
+
+impl Batch {
+    /// Stores one message in the open transaction.
+    fn take(
+        &mut self,
+        msg: Msg,
+        writer: &mut Writer,
+        path: &Path,
+        session_id: i64,
+        stats: &Stats,
+    ) -> Result<(), StoreError> {
+        self.taken += 1;
+        match msg {
+            Msg::Change {
+                change,
+                resource,
+                rv,
+                received,
+            } => {
+                let applied = writer.apply_change(&change)?;
+                self.applied.rows += applied.rows;
+                self.applied.occurrences += applied.occurrences;
+                self.applied.versions += applied.versions;
+                stats.changes.fetch_add(1, Ordering::Relaxed);
+                self.oldest.get_or_insert(received);
+                if let Some(rv) = rv {
+                    self.positions.insert(resource, rv);
+                }
+            }
+            Msg::Position { resource, rv } => {
+                self.positions.insert(resource, rv);
+            }
+            Msg::Gap(gap) => {
+                session::record_gap(writer.connection(), path, writer.cluster(), &gap)?;
+                stats.gaps.fetch_add(1, Ordering::Relaxed);
+            }
+            Msg::Tick => session::heartbeat(writer.connection(), path, session_id, now_ms())?,
+            Msg::Maintain => self.maintain = true,
+        }
+        Ok(())
+    }
+}
+
 /// Runs until every sender is dropped; then commits what is left and stops the session.
 pub fn run(
     mut writer: Writer,
@@ -68,7 +125,6 @@ pub fn run(
     stats: Arc<Stats>,
     retention: Retention,
 ) -> Result<(), StoreError> {
-    let mut positions: HashMap<Arc<str>, String> = HashMap::new();
     // NB: messages are taken many at a time. Taken one by one from a full
     // channel (catching up), each gave a permit back and woke the waiting
     // watch task: a futex call per change. perf put the writer thread in
@@ -77,74 +133,42 @@ pub fn run(
     let mut msgs = Vec::with_capacity(MAX_BATCH);
     while rx.blocking_recv_many(&mut msgs, MAX_BATCH) > 0 {
         writer.begin()?;
-        let mut oldest = None;
-        let mut handled = 0usize;
-        let mut maintain = false;
-        let mut tally = Applied::default();
+        let mut batch = Batch::default();
         loop {
             for msg in msgs.drain(..) {
-                match msg {
-                    Msg::Change {
-                        change,
-                        resource,
-                        rv,
-                        received,
-                    } => {
-                        let applied = writer
-                            .apply_change(&change)
-                            .inspect_err(|_| writer.rollback())?;
-                        tally.rows += applied.rows;
-                        tally.occurrences += applied.occurrences;
-                        tally.versions += applied.versions;
-                        stats.changes.fetch_add(1, Ordering::Relaxed);
-                        oldest.get_or_insert(received);
-                        if let Some(rv) = rv {
-                            positions.insert(resource, rv);
-                        }
-                    }
-                    Msg::Position { resource, rv } => {
-                        positions.insert(resource, rv);
-                    }
-                    Msg::Gap(gap) => {
-                        session::record_gap(writer.connection(), &path, writer.cluster(), &gap)
-                            .inspect_err(|_| writer.rollback())?;
-                        stats.gaps.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Msg::Tick => {
-                        session::heartbeat(writer.connection(), &path, session_id, now_ms())
-                            .inspect_err(|_| writer.rollback())?;
-                    }
-                    Msg::Maintain => maintain = true,
-                }
-                handled += 1;
+                batch
+                    .take(msg, &mut writer, &path, session_id, &stats)
+                    .inspect_err(|_| writer.rollback())?;
             }
             // What arrived meanwhile joins this batch, up to its size.
-            if handled >= MAX_BATCH || rx.is_empty() {
+            if batch.taken >= MAX_BATCH || rx.is_empty() {
                 break;
             }
-            rx.blocking_recv_many(&mut msgs, MAX_BATCH - handled);
+            rx.blocking_recv_many(&mut msgs, MAX_BATCH - batch.taken);
         }
         let now = now_ms();
         // The position lands in the same transaction as the data it covers:
         // after a crash, a resumed watch never skips what was not committed.
-        for (resource, rv) in positions.drain() {
+        for (resource, rv) in batch.positions {
             writer
                 .save_position(&resource, &rv, now)
                 .inspect_err(|_| writer.rollback())?;
         }
         writer.commit()?;
-        stats.rows.fetch_add(tally.rows, Ordering::Relaxed);
+        stats.rows.fetch_add(batch.applied.rows, Ordering::Relaxed);
         stats
             .occurrences
-            .fetch_add(tally.occurrences, Ordering::Relaxed);
-        stats.versions.fetch_add(tally.versions, Ordering::Relaxed);
+            .fetch_add(batch.applied.occurrences, Ordering::Relaxed);
+        stats
+            .versions
+            .fetch_add(batch.applied.versions, Ordering::Relaxed);
         stats.commits.fetch_add(1, Ordering::Relaxed);
-        if let Some(received) = oldest {
+        if let Some(received) = batch.oldest {
             stats
                 .lag_ms
                 .store(received.elapsed().as_millis() as u64, Ordering::Relaxed);
         }
-        if maintain {
+        if batch.maintain {
             retention::apply(writer.connection(), &path, &retention, now)?;
             writer.forget();
         }
