@@ -15,8 +15,12 @@
 //! is passed on to it.
 //!
 //! Reports the rate achieved, the recorder's RSS (steady maximum and peak),
-//! the receipt-to-commit lag sampled from /metrics, and stored versus created
-//! occurrences (nothing may be dropped).
+//! the receipt-to-commit lag sampled from /metrics, stored versus created
+//! occurrences (nothing may be dropped, nothing stored twice), the bytes the
+//! recorder wrote to storage per stored occurrence (`/proc/PID/io` over the
+//! fed phase) and the peak size of the recording on disk (file + WAL, sampled
+//! every 250 ms) against its size after a clean stop. The recording goes to a
+//! folder under `target/` (tmpfs would count no bytes).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,7 +32,7 @@ use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 
 mod support;
-use support::{create_namespace, flag, memory_mib, metric, percentile};
+use support::{bytes_written, create_namespace, disk_bytes, flag, memory_mib, metric, percentile};
 
 fn event(ns: &str, i: u64) -> Event {
     serde_json::from_value(serde_json::json!({
@@ -126,7 +130,7 @@ async fn main() {
         );
     }
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let db = dir.path().join("live.db");
     let addr = support::free_local_addr();
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
@@ -169,11 +173,14 @@ async fn main() {
     }
 
     let total = rate * seconds;
+    let stored_before = metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0);
+    let written_before = bytes_written(&pid.to_string());
     let feeder = tokio::spawn(feed(api, ns.clone(), rate, total, created.clone()));
     let start = Instant::now();
-    let (mut steady_rss, mut lags) = (0.0f64, Vec::new());
+    let (mut steady_rss, mut lags, mut peak_disk) = (0.0f64, Vec::new(), 0u64);
     while !feeder.is_finished() {
         tokio::time::sleep(Duration::from_millis(250)).await;
+        peak_disk = peak_disk.max(disk_bytes(&db));
         if start.elapsed() > Duration::from_secs(5) {
             steady_rss = steady_rss.max(memory_mib(&pid.to_string(), "VmRSS:"));
         }
@@ -192,6 +199,10 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let peak = memory_mib(&pid.to_string(), "VmHWM:");
+    peak_disk = peak_disk.max(disk_bytes(&db));
+    let written = bytes_written(&pid.to_string()) - written_before;
+    let fed_stored =
+        metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) - stored_before;
     std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
@@ -203,8 +214,17 @@ async fn main() {
             r.get(0)
         })
         .unwrap();
+    let duplicates: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM (SELECT uid FROM events GROUP BY uid, cluster_id HAVING COUNT(*) > 1)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let after = disk_bytes(&db);
     lags.sort_unstable();
     let p = |q: f64| percentile(&lags, q);
+    let mib = |b: u64| b as f64 / (1 << 20) as f64;
     println!(
         "fed {sent} changes in {elapsed:.1}s = {:.0}/s (asked {rate}/s)",
         sent as f64 / elapsed
@@ -216,6 +236,17 @@ async fn main() {
         } else {
             "MISMATCH"
         }
+    );
+    println!("Events stored twice: {duplicates}");
+    println!(
+        "written while fed: {:.1} MiB for {fed_stored} occurrences = {:.0} bytes per occurrence",
+        mib(written),
+        written as f64 / fed_stored.max(1) as f64
+    );
+    println!(
+        "disk: peak {:.1} MiB (file + WAL), {:.1} MiB after a clean stop",
+        mib(peak_disk),
+        mib(after)
     );
     println!(
         "recorder RSS: steady max {:.1} MiB, peak {:.1} MiB",

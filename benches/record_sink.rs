@@ -7,7 +7,10 @@
 //!
 //! For every committed batch the writer reports the lag of its oldest change;
 //! the percentiles below are over batches, so they bound the per-change lag
-//! from above.
+//! from above. Also reports the bytes this process wrote to storage per
+//! stored occurrence (`/proc/self/io`), the commits made, and the peak size of
+//! the recording on disk (file + WAL) against its size after a clean stop.
+//! The recording goes to a folder under `target/` (tmpfs would count no bytes).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -18,7 +21,7 @@ use kubectl_diag::record::sink::Msg;
 use kubectl_diag::store::{self, Mode, session};
 
 mod support;
-use support::{flag, memory_mib, percentile};
+use support::{bytes_written, disk_bytes, flag, memory_mib, percentile};
 
 fn change(i: u64) -> EventChange {
     let pod = i % 5_000;
@@ -60,12 +63,14 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rate = flag(&args, "--rate", 5_000);
     let seconds = flag(&args, "--seconds", 30);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let path = dir.path().join("sink.db");
     let conn = store::open(&path, Mode::Write).unwrap();
     let cluster = session::register_cluster(&conn, &path, "bench", "bench", "", 0).unwrap();
     let start = session::start_session(&conn, &path, cluster, "bench", "watch", 0).unwrap();
     let (tx, thread, stats) = support::spawn_writer(conn, &path, cluster, start.id);
+    let written_before = bytes_written("self");
+    let mut peak_disk = 0u64;
     let resource: Arc<str> = "events".into();
     let total = rate * seconds;
     let begin = Instant::now();
@@ -89,11 +94,15 @@ async fn main() {
         if commits != seen_commits {
             seen_commits = commits;
             lags.push(stats.lag_ms.load(Ordering::Relaxed));
+            peak_disk = peak_disk.max(disk_bytes(&path));
         }
     }
     let elapsed = begin.elapsed().as_secs_f64();
     drop(tx);
     thread.join().unwrap().unwrap();
+    let written = bytes_written("self") - written_before;
+    let occurrences = stats.occurrences.load(Ordering::Relaxed).max(1);
+    let after = disk_bytes(&path);
     lags.sort_unstable();
     let p = |q: f64| percentile(&lags, q);
     println!(
@@ -112,6 +121,15 @@ async fn main() {
         p(0.5),
         p(0.99),
         p(1.0)
+    );
+    let mib = |b: u64| b as f64 / (1 << 20) as f64;
+    println!(
+        "written {:.1} MiB in {} commits = {:.0} bytes per occurrence; disk peak {:.1} MiB (file + WAL), {:.1} MiB after a clean stop",
+        mib(written),
+        stats.commits.load(Ordering::Relaxed),
+        written as f64 / occurrences as f64,
+        mib(peak_disk),
+        mib(after)
     );
     println!(
         "process RSS: {:.1} MiB now, {:.1} MiB peak",

@@ -22,6 +22,24 @@ pub fn memory_mib(pid: &str, field: &str) -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// Bytes process `pid` ("self" for this one) wrote to storage so far:
+/// `write_bytes` less `cancelled_write_bytes` of `/proc/<pid>/io`.
+pub fn bytes_written(pid: &str) -> u64 {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        io.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    field("write_bytes:").saturating_sub(field("cancelled_write_bytes:"))
+}
+
+/// The recording's size on disk: the file and its WAL.
+pub fn disk_bytes(db: &std::path::Path) -> u64 {
+    kubectl_diag::record::retention::db_bytes(db)
+}
+
 /// The `q` quantile (0.0–1.0) of already sorted values.
 pub fn percentile<T: Copy + Default>(sorted: &[T], q: f64) -> T {
     sorted

@@ -7,6 +7,7 @@
 //! ([`sink`]), which commits them in batches. Signals stop the watches; the
 //! writer then drains, commits and closes the session, and the process exits 0.
 
+pub mod flush;
 pub mod retention;
 pub mod serve;
 pub mod sink;
@@ -151,12 +152,6 @@ async fn record(
     };
     let path = crate::paths::db_path(global.db.as_ref());
     let db = store::open(&path, Mode::Write)?;
-    let page_size: i64 = db
-        .pragma_query_value(None, "page_size", |r| r.get(0))
-        .map_err(|e| store::StoreError::query("page_size", &path, e))?;
-    let wal_pages = retention::wal_pages(retention.max_bytes, page_size.unsigned_abs());
-    db.pragma_update(None, "wal_autocheckpoint", wal_pages)
-        .map_err(|e| store::StoreError::query("wal_autocheckpoint", &path, e))?;
     let now = now_ms();
     let cluster =
         session::register_cluster(&db, &path, &cluster_uid, &conn.context, &conn.server, now)?;

@@ -39,12 +39,20 @@ pub fn wal_pages(max_bytes: u64, page_size: u64) -> i64 {
     }
 }
 
-/// The recording's size on disk: the file and its WAL.
-pub fn db_bytes(path: &Path) -> u64 {
-    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+fn size(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+/// The size of the recording's WAL (0 when there is none).
+pub fn wal_bytes(path: &Path) -> u64 {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
-    size(path) + size(Path::new(&wal))
+    size(Path::new(&wal))
+}
+
+/// The recording's size on disk: the file and its WAL.
+pub fn db_bytes(path: &Path) -> u64 {
+    size(path) + wal_bytes(path)
 }
 
 fn delete_before(conn: &Connection, path: &Path, cutoff: i64) -> Result<(), StoreError> {

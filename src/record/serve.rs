@@ -10,11 +10,37 @@ use std::sync::atomic::Ordering;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::retention::db_bytes;
+use super::flush::process_bytes_written;
+use super::retention::{db_bytes, wal_bytes};
 use super::sink::Stats;
 
+/// What the recording takes on disk, read when /metrics is asked.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Disk {
+    /// The file and its WAL.
+    pub db_bytes: u64,
+    /// The WAL alone.
+    pub wal_bytes: u64,
+    /// This process's writes to storage, where the kernel tells them.
+    pub written: Option<u64>,
+}
+
+impl Disk {
+    pub fn read(path: &std::path::Path) -> Disk {
+        Disk {
+            db_bytes: db_bytes(path),
+            wal_bytes: wal_bytes(path),
+            written: process_bytes_written(),
+        }
+    }
+}
+
 /// The Prometheus text exposition of the recorder's counters.
-pub fn metrics_text(stats: &Stats, db_bytes: u64) -> String {
+///
+/// NB: `*_total` counters count what this process did and start at 0 with
+/// it, as Prometheus counters do; `kubectl_diag_recording_*` gauges describe
+/// the whole recording, earlier sessions included.
+pub fn metrics_text(stats: &Stats, disk: Disk) -> String {
     let mut out = String::new();
     let mut metric = |name: &str, kind: &str, help: &str, value: u64| {
         out.push_str(&format!(
@@ -24,19 +50,25 @@ pub fn metrics_text(stats: &Stats, db_bytes: u64) -> String {
     metric(
         "kubectl_diag_occurrences_stored_total",
         "counter",
-        "Event occurrences stored.",
+        "Event occurrences stored by this process (0 at its start).",
         stats.occurrences.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_recording_occurrences",
+        "gauge",
+        "Event occurrences of this cluster in the recording, every session's, as of the last commit.",
+        stats.recording_occurrences.load(Ordering::Relaxed),
     );
     metric(
         "kubectl_diag_object_versions_stored_total",
         "counter",
-        "Object versions stored (meaningful changes of watched objects).",
+        "Object versions stored by this process (meaningful changes of watched objects).",
         stats.versions.load(Ordering::Relaxed),
     );
     metric(
         "kubectl_diag_changes_total",
         "counter",
-        "Event and object changes received from the apiserver.",
+        "Event and object changes received from the apiserver by this process.",
         stats.changes.load(Ordering::Relaxed),
     );
     metric(
@@ -64,11 +96,31 @@ pub fn metrics_text(stats: &Stats, db_bytes: u64) -> String {
         stats.lag_ms.load(Ordering::Relaxed),
     );
     metric(
+        "kubectl_diag_commits_total",
+        "counter",
+        "Transactions committed by this process.",
+        stats.commits.load(Ordering::Relaxed),
+    );
+    metric(
         "kubectl_diag_db_bytes",
         "gauge",
         "Size of the recording (file and WAL).",
-        db_bytes,
+        disk.db_bytes,
     );
+    metric(
+        "kubectl_diag_wal_bytes",
+        "gauge",
+        "Size of the recording's WAL alone.",
+        disk.wal_bytes,
+    );
+    if let Some(written) = disk.written {
+        metric(
+            "kubectl_diag_bytes_written_total",
+            "counter",
+            "Bytes this process wrote to storage (write_bytes less cancelled_write_bytes of /proc/self/io).",
+            written,
+        );
+    }
     out
 }
 
@@ -88,7 +140,7 @@ pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
                 "/metrics" => (
                     "200 OK",
                     "text/plain; version=0.0.4",
-                    metrics_text(&stats, db_bytes(&path)),
+                    metrics_text(&stats, Disk::read(&path)),
                 ),
                 _ => ("404 Not Found", "text/plain", "not found\n".to_string()),
             };
@@ -110,8 +162,23 @@ mod tests {
     fn metrics_are_prometheus_text() {
         let stats = Stats::default();
         stats.occurrences.store(42, Ordering::Relaxed);
-        let text = metrics_text(&stats, 4096);
+        stats.recording_occurrences.store(142, Ordering::Relaxed);
+        let disk = Disk {
+            db_bytes: 4096,
+            wal_bytes: 1024,
+            written: Some(8192),
+        };
+        let text = metrics_text(&stats, disk);
         assert!(text.contains("# TYPE kubectl_diag_occurrences_stored_total counter\nkubectl_diag_occurrences_stored_total 42\n"));
+        assert!(text.contains("# TYPE kubectl_diag_recording_occurrences gauge\nkubectl_diag_recording_occurrences 142\n"));
         assert!(text.contains("kubectl_diag_db_bytes 4096\n"));
+        assert!(text.contains("kubectl_diag_wal_bytes 1024\n"));
+        assert!(text.contains("# TYPE kubectl_diag_bytes_written_total counter\nkubectl_diag_bytes_written_total 8192\n"));
+    }
+
+    #[test]
+    fn bytes_written_are_left_out_where_the_kernel_does_not_tell_them() {
+        let text = metrics_text(&Stats::default(), Disk::default());
+        assert!(!text.contains("bytes_written"));
     }
 }

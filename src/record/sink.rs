@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use rusqlite::Connection;
 use tokio::sync::mpsc;
 
 use crate::model::Change;
@@ -15,10 +16,8 @@ use crate::store::StoreError;
 use crate::store::session::{self, Gap};
 use crate::store::writer::{Applied, Writer};
 
+use super::flush::{self, MAX_BATCH, Next, WalBudget};
 use super::retention::{self, Retention};
-
-/// Most messages one transaction takes; more wait for the next.
-pub const MAX_BATCH: usize = 10_000;
 
 /// What the watches tell the writer.
 #[derive(Debug)]
@@ -52,7 +51,12 @@ pub struct Stats {
     pub gone_410: AtomicU64,
     pub lag_ms: AtomicU64,
     pub db_bytes: AtomicU64,
+    /// The WAL beside the recording, in bytes.
+    pub wal_bytes: AtomicU64,
     pub commits: AtomicU64,
+    /// Occurrences of this cluster in the recording, every session's: set when
+    /// the writer starts and after retention, moved by each commit.
+    pub recording_occurrences: AtomicU64,
 }
 
 pub fn now_ms() -> i64 {
@@ -125,13 +129,20 @@ pub fn run(
     stats: Arc<Stats>,
     retention: Retention,
 ) -> Result<(), StoreError> {
+    let budget = wal_budget(writer.connection(), &path, &retention)?;
+    let mut checkpoint_pages = budget.steady_pages;
+    set_checkpoint_pages(writer.connection(), &path, checkpoint_pages)?;
+    count_recording(&writer, &path, &stats)?;
     // NB: messages are taken many at a time. Taken one by one from a full
     // channel (catching up), each gave a permit back and woke the waiting
     // watch task: a futex call per change. perf put the writer thread in
     // futex 20 % of its time before, 14 % after; the rest is glibc's free,
     // which mimalloc removed (docs/performance.md, session 6).
     let mut msgs = Vec::with_capacity(MAX_BATCH);
+    // Whether the WAL holds more than heartbeats since it was last emptied.
+    let mut wal_dirty = false;
     while rx.blocking_recv_many(&mut msgs, MAX_BATCH) > 0 {
+        let opened = Instant::now();
         writer.begin()?;
         let mut batch = Batch::default();
         loop {
@@ -140,9 +151,18 @@ pub fn run(
                     .take(msg, &mut writer, &path, session_id, &stats)
                     .inspect_err(|_| writer.rollback())?;
             }
-            // What arrived meanwhile joins this batch, up to its size.
-            if batch.taken >= MAX_BATCH || rx.is_empty() {
-                break;
+            let age = batch.oldest.unwrap_or(opened).elapsed();
+            match flush::next(batch.taken, age, rx.is_empty(), rx.is_closed()) {
+                Next::Commit => break,
+                Next::Take => {}
+                Next::Wait(pause) => {
+                    // NB: one sleep, not a wait woken by each arrival: at
+                    // thousands a second that would be a wake-up per change.
+                    std::thread::sleep(pause);
+                    if rx.is_empty() {
+                        break;
+                    }
+                }
             }
             rx.blocking_recv_many(&mut msgs, MAX_BATCH - batch.taken);
         }
@@ -154,27 +174,48 @@ pub fn run(
                 .save_position(&resource, &rv, now)
                 .inspect_err(|_| writer.rollback())?;
         }
+        // The budget applies to the checkpoint that follows this commit.
+        let pages = budget.pages(batch.taken);
+        if pages != checkpoint_pages {
+            set_checkpoint_pages(writer.connection(), &path, pages)?;
+            checkpoint_pages = pages;
+        }
         writer.commit()?;
         stats.rows.fetch_add(batch.applied.rows, Ordering::Relaxed);
         stats
             .occurrences
             .fetch_add(batch.applied.occurrences, Ordering::Relaxed);
         stats
+            .recording_occurrences
+            .fetch_add(batch.applied.occurrences, Ordering::Relaxed);
+        stats
             .versions
             .fetch_add(batch.applied.versions, Ordering::Relaxed);
-        stats.commits.fetch_add(1, Ordering::Relaxed);
         if let Some(received) = batch.oldest {
             stats
                 .lag_ms
                 .store(received.elapsed().as_millis() as u64, Ordering::Relaxed);
+            wal_dirty = true;
+        } else if wal_dirty {
+            // Only heartbeats or bookmarks: nothing changed since the last
+            // batch, so the WAL can go while nobody writes.
+            // NB: once, not at every idle heartbeat: each truncation costs a
+            // checkpoint and two fsyncs, more than the heartbeat's one page.
+            wal_dirty = !truncate_wal_if_idle(writer.connection());
         }
         if batch.maintain {
             retention::apply(writer.connection(), &path, &retention, now)?;
             writer.forget();
+            count_recording(&writer, &path, &stats)?;
         }
         stats
             .db_bytes
             .store(retention::db_bytes(&path), Ordering::Relaxed);
+        stats
+            .wal_bytes
+            .store(retention::wal_bytes(&path), Ordering::Relaxed);
+        // Last: whoever waits for a commit sees what followed it too.
+        stats.commits.fetch_add(1, Ordering::Relaxed);
     }
     session::stop_session(writer.connection(), &path, session_id, now_ms())?;
     // A clean stop leaves a single file: fold the WAL back in.
@@ -182,4 +223,178 @@ pub fn run(
         .connection()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
     Ok(())
+}
+
+/// The WAL budget for this recording: its page size, and `--max-db-size`.
+fn wal_budget(
+    conn: &Connection,
+    path: &Path,
+    retention: &Retention,
+) -> Result<WalBudget, StoreError> {
+    let page_size: i64 = conn
+        .pragma_query_value(None, "page_size", |r| r.get(0))
+        .map_err(|e| StoreError::query("page_size", path, e))?;
+    let page_size = page_size.unsigned_abs();
+    let catch_up = retention::wal_pages(retention.max_bytes, page_size);
+    let budget = WalBudget::new(page_size, catch_up);
+    // A WAL that grew while catching up is cut back to the steady budget the
+    // next time it starts over.
+    conn.pragma_update(
+        None,
+        "journal_size_limit",
+        budget.steady_pages * page_size as i64,
+    )
+    .map_err(|e| StoreError::query("journal_size_limit", path, e))?;
+    Ok(budget)
+}
+
+fn set_checkpoint_pages(conn: &Connection, path: &Path, pages: i64) -> Result<(), StoreError> {
+    conn.pragma_update(None, "wal_autocheckpoint", pages)
+        .map_err(|e| StoreError::query("wal_autocheckpoint", path, e))
+}
+
+/// Folds the WAL into the recording and empties it, unless a reader is using
+/// it: then it is left for the next idle heartbeat, and the writer does not
+/// wait. Whether it was emptied.
+fn truncate_wal_if_idle(conn: &Connection) -> bool {
+    let _ = conn.busy_timeout(std::time::Duration::ZERO);
+    // (busy, WAL frames, frames checkpointed): busy is 1 when a reader kept it.
+    let busy = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .unwrap_or(1);
+    let _ = conn.busy_timeout(crate::store::BUSY_TIMEOUT);
+    busy == 0
+}
+
+/// Sets [`Stats::recording_occurrences`] from what the recording holds.
+fn count_recording(writer: &Writer, path: &Path, stats: &Stats) -> Result<(), StoreError> {
+    let stored = session::occurrences_stored(writer.connection(), path, writer.cluster())?;
+    stats.recording_occurrences.store(stored, Ordering::Relaxed);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Change, EventChange, EventObservation, ObjectRef};
+    use crate::store::{self, Mode};
+
+    fn change(i: u64) -> Msg {
+        Msg::Change {
+            change: Change::Event(EventChange::Upsert(Box::new(EventObservation {
+                uid: format!("00000000-0000-4000-8000-{i:012x}"),
+                namespace: "ns".into(),
+                name: format!("web.{i:x}"),
+                involved: ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "Pod".into(),
+                    namespace: "ns".into(),
+                    name: "web".into(),
+                    ..Default::default()
+                },
+                reason: "BackOff".into(),
+                message: "Back-off restarting failed container".into(),
+                first: 1_795_000_000_000,
+                last: 1_795_000_000_000,
+                count: 1,
+                ..Default::default()
+            }))),
+            resource: "events".into(),
+            rv: Some(i.to_string()),
+            received: Instant::now(),
+        }
+    }
+
+    /// The writer thread on a fresh recording: its sender, thread, counters and path.
+    fn spawn() -> (
+        tempfile::TempDir,
+        PathBuf,
+        mpsc::Sender<Msg>,
+        std::thread::JoinHandle<Result<(), StoreError>>,
+        Arc<Stats>,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sink.db");
+        let conn = store::open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "uid", "test", "", 0).unwrap();
+        let start = session::start_session(&conn, &path, cluster, "uid", "watch", 0).unwrap();
+        let stats = Arc::new(Stats::default());
+        let (tx, rx) = mpsc::channel(1_000);
+        let thread = {
+            let (path, stats) = (path.clone(), stats.clone());
+            std::thread::spawn(move || {
+                let writer = Writer::new(conn, &path, cluster);
+                run(writer, path, start.id, rx, stats, Retention::default())
+            })
+        };
+        (dir, path, tx, thread, stats)
+    }
+
+    fn wait_for_commits(stats: &Stats, n: u64) {
+        while stats.commits.load(Ordering::Relaxed) < n {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn changes_arriving_within_the_commit_window_share_one_transaction() {
+        let (_dir, _path, tx, thread, stats) = spawn();
+        for i in 0..50 {
+            tx.blocking_send(change(i)).unwrap();
+        }
+        wait_for_commits(&stats, 1);
+        drop(tx);
+        thread.join().unwrap().unwrap();
+        assert_eq!(stats.commits.load(Ordering::Relaxed), 1);
+        assert_eq!(stats.occurrences.load(Ordering::Relaxed), 50);
+        assert_eq!(stats.recording_occurrences.load(Ordering::Relaxed), 50);
+    }
+
+    #[test]
+    fn an_idle_heartbeat_empties_the_wal() {
+        let (_dir, path, tx, thread, stats) = spawn();
+        tx.blocking_send(change(1)).unwrap();
+        wait_for_commits(&stats, 1);
+        assert!(
+            retention::wal_bytes(&path) > 0,
+            "the change went to the WAL"
+        );
+        tx.blocking_send(Msg::Tick).unwrap();
+        wait_for_commits(&stats, 2);
+        assert_eq!(retention::wal_bytes(&path), 0);
+        drop(tx);
+        thread.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn the_recording_count_includes_earlier_sessions() {
+        let (dir, path, tx, thread, _) = spawn();
+        for i in 0..3 {
+            tx.blocking_send(change(i)).unwrap();
+        }
+        drop(tx);
+        thread.join().unwrap().unwrap();
+        let conn = store::open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "uid", "test", "", 1).unwrap();
+        let start = session::start_session(&conn, &path, cluster, "uid", "watch", 1).unwrap();
+        let stats = Arc::new(Stats::default());
+        let (tx, rx) = mpsc::channel(10);
+        tx.blocking_send(change(3)).unwrap();
+        drop(tx);
+        let writer = Writer::new(conn, &path, cluster);
+        run(
+            writer,
+            path,
+            start.id,
+            rx,
+            stats.clone(),
+            Retention::default(),
+        )
+        .unwrap();
+        assert_eq!(stats.occurrences.load(Ordering::Relaxed), 1);
+        assert_eq!(stats.recording_occurrences.load(Ordering::Relaxed), 4);
+        drop(dir);
+    }
 }

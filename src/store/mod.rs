@@ -103,6 +103,9 @@ pub enum Mode {
     ReadOnly,
 }
 
+/// How long a statement waits for another connection's lock before it fails.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Opens (and for writers, creates and migrates) the recording.
 pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
     let sqlite = |source| StoreError::Sqlite {
@@ -142,8 +145,7 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
             .map_err(sqlite)?
         }
     };
-    conn.busy_timeout(std::time::Duration::from_secs(10))
-        .map_err(sqlite)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
     if mode == Mode::Write {
         // auto_vacuum and page_size must be chosen before the first table exists
         // (an existing file keeps its own).

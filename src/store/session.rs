@@ -16,6 +16,8 @@ const SQL_SESSION_CLOSE_DEAD: &str = include_str!("../../queries/store/session_c
 const SQL_SESSION_PREVIOUS_END: &str = include_str!("../../queries/store/session_previous_end.sql");
 const SQL_GAP_INSERT: &str = include_str!("../../queries/store/gap_insert.sql");
 const SQL_POSITION_LOAD: &str = include_str!("../../queries/store/position_load.sql");
+const SQL_OCCURRENCES_OF_CLUSTER: &str =
+    include_str!("../../queries/store/occurrences_of_cluster.sql");
 
 /// A session on another host counts as alive while its heartbeat is younger than this.
 pub const REMOTE_SESSION_TIMEOUT_MS: i64 = 30_000;
@@ -212,6 +214,16 @@ pub fn record_gap(
         })
         .map_err(q("gap", path))?;
     Ok(())
+}
+
+/// How many Event occurrences of `cluster` the recording holds, every session's.
+pub fn occurrences_stored(conn: &Connection, path: &Path, cluster: i64) -> Result<u64, StoreError> {
+    conn.prepare_cached(SQL_OCCURRENCES_OF_CLUSTER)
+        .and_then(|mut st| {
+            st.query_row(named_params! {":cluster": cluster}, |r| r.get::<_, i64>(0))
+        })
+        .map(i64::unsigned_abs)
+        .map_err(q("occurrence count", path))
 }
 
 /// The resourceVersion the watch of `resource` last committed, if any.
