@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     name = "kubectl-diag",
     bin_name = "kubectl diag",
-    version,
+    version = crate::build_info::VERSION,
     about = "Keep what Kubernetes forgets: record Events and object transitions, rebuild timelines, diagnose stuck controllers",
     long_about = "kubectl-diag records every Event occurrence and every meaningful object transition into one \
 portable SQLite file, so that what happened at 03:00 can still be read at 09:00 - after the apiserver's \

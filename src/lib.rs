@@ -12,6 +12,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod build_info;
 pub mod checks;
 pub mod cli;
 pub mod commands;

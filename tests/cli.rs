@@ -89,3 +89,32 @@ fn check_over_a_recording_names_the_cluster_to_choose_and_takes_one_namespace() 
         "{err}"
     );
 }
+
+#[test]
+fn version_names_the_package_version_the_commit_and_the_build_date() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    let want = format!("kubectl-diag {}\n", kubectl_diag::build_info::VERSION);
+    assert_eq!(line, want);
+    // "kubectl-diag 0.1.0 (commit 0123456789ab, built 2026-11-30T12:00:00Z)"
+    let rest = line
+        .strip_prefix(&format!(
+            "kubectl-diag {} (commit ",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .unwrap_or_else(|| panic!("{line}"));
+    let (commit, date) = rest
+        .split_once(", built ")
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{line}"
+    );
+    let date = date.strip_suffix(")\n").unwrap_or_else(|| panic!("{line}"));
+    assert!(chrono::DateTime::parse_from_rfc3339(date).is_ok(), "{line}");
+}

@@ -158,7 +158,7 @@ pub fn start_session(
             .and_then(|mut st| {
                 st.execute(named_params! {
                     ":cluster": cluster, ":host": host, ":pid": pid,
-                    ":version": env!("CARGO_PKG_VERSION"), ":now": now, ":mode": mode,
+                    ":version": crate::build_info::VERSION, ":now": now, ":mode": mode,
                 })
             })
             .map_err(q("session start", path))?;
@@ -274,5 +274,26 @@ mod tests {
         let err = start_session(&conn, &path, cluster, "uid", "watch", 10_000).unwrap_err();
         assert!(matches!(err, StoreError::Busy { .. }), "{err}");
         assert!(err.to_string().contains("elsewhere"));
+    }
+
+    #[test]
+    fn a_session_records_the_full_build_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        let start = start_session(&conn, &path, cluster, "uid", "once", 1_000).unwrap();
+        let version: String = conn
+            .query_row(
+                "SELECT version FROM recorder_sessions WHERE id = ?1",
+                [start.id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(version, crate::build_info::VERSION);
+        assert!(
+            version.contains(&format!("(commit {}, built ", crate::build_info::COMMIT)),
+            "{version}"
+        );
     }
 }
