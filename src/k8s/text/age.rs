@@ -9,22 +9,25 @@
 //! enough for either, never narrower than the truth.
 
 /// When something happened, as a line of kubectl text says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum When {
     /// This long before the moment of capture, in milliseconds, within [min, max].
     Ago { min: i64, max: i64 },
     /// At this instant (epoch ms): an absolute timestamp was printed.
     At(i64),
+    #[default]
     /// `<unknown>` (a zero timestamp), `<invalid>` (in the future by the
     /// capturing clock), `<nil>`, or nothing printed.
     Unknown,
 }
 
 impl When {
-    /// The interval [earliest, latest] in epoch ms, counting ages back from `taken_at`.
-    pub fn span(self, taken_at: i64) -> Option<(i64, i64)> {
+    /// The interval [earliest, latest] in epoch ms, counting ages back from the
+    /// moment of capture, itself known to lie in [`taken.0`, `taken.1`] (a time
+    /// given to the second stands for any instant of that second).
+    pub fn span(self, taken: (i64, i64)) -> Option<(i64, i64)> {
         match self {
-            When::Ago { min, max } => Some((taken_at - max, taken_at - min)),
+            When::Ago { min, max } => Some((taken.0 - max, taken.1 - min)),
             When::At(t) => Some((t, t)),
             When::Unknown => None,
         }
@@ -161,10 +164,15 @@ mod tests {
     fn spans_count_back_from_the_capture() {
         let t = 1_000_000_000;
         assert_eq!(
-            parse_age("5m").unwrap().span(t),
+            parse_age("5m").unwrap().span((t, t)),
             Some((t - 360_000 + 1, t - 300_000))
         );
-        assert_eq!(When::At(5).span(t), Some((5, 5)));
-        assert_eq!(When::Unknown.span(t), None);
+        // Taken at some instant of a second: the span widens by that second.
+        assert_eq!(
+            parse_age("5m").unwrap().span((t, t + 999)),
+            Some((t - 360_000 + 1, t + 999 - 300_000))
+        );
+        assert_eq!(When::At(5).span((t, t)), Some((5, 5)));
+        assert_eq!(When::Unknown.span((t, t)), None);
     }
 }

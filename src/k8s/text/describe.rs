@@ -59,16 +59,11 @@ pub(super) fn infer_kind(fields: &[(&str, &str)], sources: &[String]) -> Option<
         }
     }
     if has("Replicas") && has("Pods Status") {
-        // A ReplicaSet a Deployment owns says so; a bare one reads the same as
-        // a ReplicationController, which is rare today.
-        let kind = if value("Controlled By").is_some_and(|c| c.starts_with("ReplicationController")) {
-            "Pod"
-        } else {
-            "ReplicaSet"
-        };
-        if kind == "ReplicaSet" {
-            return Some((kind.into(), "its `Replicas:` and `Pods Status:` lines".into()));
-        }
+        // NB: a ReplicationController prints the same two lines; they are rare today.
+        return Some((
+            "ReplicaSet".into(),
+            "its `Replicas:` and `Pods Status:` lines".into(),
+        ));
     }
     // Who reported its Events.
     const BY_SOURCE: &[(&str, &str)] = &[
@@ -132,6 +127,11 @@ pub(super) fn parse_object(lines: &[&str], offset: usize, out: &mut Parsed) {
         e.kind = kind.clone();
         e.name = name.clone();
         e.namespace = namespace.clone();
+        e.event_namespace = if namespace.is_empty() {
+            "default".into()
+        } else {
+            namespace.clone()
+        };
         out.events.push(e);
     }
 }
@@ -183,15 +183,20 @@ fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out:
                 )
             };
             let (source, host) = split_source(&col(&cells, "From").unwrap_or_default());
+            let message = col(&cells, "Message").unwrap_or_default();
+            let (field_path, message) = match col(&cells, "SubObjectPath")
+                .or_else(|| col(&cells, "SubobjectPath"))
+            {
+                Some(path) => (path, message),
+                None => field_path_prefix(&message),
+            };
             Some(TextEvent {
                 line: line_no,
                 layout,
-                field_path: col(&cells, "SubObjectPath")
-                    .or_else(|| col(&cells, "SubobjectPath"))
-                    .unwrap_or_default(),
+                field_path,
                 type_,
                 reason,
-                message: col(&cells, "Message").unwrap_or_default(),
+                message,
                 source: Some(source),
                 host,
                 count,
@@ -217,6 +222,20 @@ fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out:
     }
 }
 
+/// Splits off the field path describe (1.10 and later) puts before the
+/// message of an Event about part of its object:
+/// `spec.containers{app}: Readiness probe failed: …`.
+fn field_path_prefix(message: &str) -> (String, String) {
+    if let Some((path, rest)) = message.split_once("}: ")
+        && let Some((head, _)) = path.split_once('{')
+        && !head.is_empty()
+        && head.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'[' || b == b']')
+    {
+        return (format!("{path}}}"), rest.to_string());
+    }
+    (String::new(), message.to_string())
+}
+
 /// `kubectl describe event NAME`: kubectl's generic describer, fields nested
 /// by two spaces, times absolute.
 fn describe_event(lines: &[&str], offset: usize, out: &mut Parsed) {
@@ -230,16 +249,17 @@ fn describe_event(lines: &[&str], offset: usize, out: &mut Parsed) {
         while parents.last().is_some_and(|(i, _)| *i >= indent) {
             parents.pop();
         }
-        let path: Vec<&str> = parents
+        let path: String = parents
             .iter()
             .map(|(_, k)| k.as_str())
             .chain([key.trim()])
-            .collect();
+            .collect::<Vec<_>>()
+            .join("/");
         let value = value.trim();
         if value.is_empty() {
             parents.push((indent, key.trim().to_string()));
         }
-        fields.entry(path.join("/")).or_insert_with(|| value.to_string());
+        fields.entry(path).or_insert_with(|| value.to_string());
     }
     let get = |k: &str| fields.get(k).map(String::as_str).unwrap_or("");
     let at = |k: &str| match crate::k8s::event::parse_k8s_time(get(k)) {
@@ -277,6 +297,9 @@ fn describe_event(lines: &[&str], offset: usize, out: &mut Parsed) {
         namespace: get("Involved Object/Namespace").to_string(),
         name: get("Involved Object/Name").to_string(),
         field_path: get("Involved Object/Field Path").to_string(),
+        object_uid: get("Involved Object/UID").to_string(),
+        api_version: get("Involved Object/API Version").to_string(),
+        event_namespace: get("Namespace").to_string(),
         event_name: get("Name").to_string(),
         uid: uid.to_string(),
         type_: get("Type").to_string(),
@@ -329,10 +352,22 @@ of a message that went on
         assert_eq!(e.first, parse_age("5m"));
         assert_eq!(e.last, parse_age("2m").unwrap());
         assert_eq!(e.source.as_deref(), Some("default-scheduler"));
-        assert_eq!(e.line, 16);
+        assert_eq!(e.line, 15);
         let e = &p.events[1];
         assert_eq!(e.message, "first line\nof a message that went on");
         assert_eq!((e.count, e.first), (Some(1), Some(e.last)));
+    }
+
+    #[test]
+    fn describe_puts_the_field_path_before_the_message() {
+        assert_eq!(
+            field_path_prefix("spec.containers{app}: Readiness probe failed: x"),
+            ("spec.containers{app}".into(), "Readiness probe failed: x".into())
+        );
+        assert_eq!(
+            field_path_prefix("0/3 nodes are available: {x}: y"),
+            (String::new(), "0/3 nodes are available: {x}: y".into())
+        );
     }
 
     #[test]

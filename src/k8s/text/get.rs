@@ -1,10 +1,11 @@
 //! `kubectl get events` tables, in every column layout since 1.4 (see the
 //! module above for which release printed which).
 
-use super::age::{When, parse_age};
+use super::age::parse_age;
 use super::grid::Grid;
 use super::{
-    Parsed, TextEvent, kind_from_lower, message_cut, object_of_event_name, split_source,
+    Parsed, TextEvent, cluster_scoped, kind_from_lower, message_cut, object_of_event_name,
+    split_source,
 };
 
 /// Which release's printer made this header, and how its NAME column reads.
@@ -125,15 +126,23 @@ fn row(
         }
         None => (None, String::new()),
     };
+    let event_namespace = cell(g, cells, &["NAMESPACE"]).unwrap_or("").to_string();
     Some(TextEvent {
         line,
         layout,
+        namespace: if cluster_scoped(&kind) {
+            String::new()
+        } else {
+            event_namespace.clone()
+        },
+        event_namespace,
         kind,
-        namespace: cell(g, cells, &["NAMESPACE"]).unwrap_or("").to_string(),
         name,
         field_path: cell(g, cells, &["SUBOBJECT"]).unwrap_or("").to_string(),
         event_name,
         uid: String::new(),
+        object_uid: String::new(),
+        api_version: String::new(),
         type_,
         reason,
         truncated: message_cut(&message),

@@ -37,11 +37,17 @@ pub struct TextEvent {
     /// Which printer's layout it was read from (for messages).
     pub layout: &'static str,
     /// The object it is about. `kind` is empty when it could not be told;
-    /// `namespace` is empty when the text did not show one.
+    /// `namespace` is empty for cluster-scoped kinds and when the text did not show one.
     pub kind: String,
     pub namespace: String,
     pub name: String,
     pub field_path: String,
+    /// The object's uid and apiVersion, when the layout shows them (describe event).
+    pub object_uid: String,
+    pub api_version: String,
+    /// The Event's own namespace (`-A`'s NAMESPACE column; for describe, the
+    /// object's, or `default` for a cluster-scoped one); empty when not shown.
+    pub event_namespace: String,
     /// The Event's own name and uid, when the layout shows them.
     pub event_name: String,
     pub uid: String,
@@ -152,6 +158,23 @@ pub fn kind_from_lower(lower: &str) -> Option<&'static str> {
         .iter()
         .find(|k| k.eq_ignore_ascii_case(lower))
         .copied()
+}
+
+/// Whether objects of this kind live outside namespaces (their Events go to `default`).
+pub fn cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Node"
+            | "Namespace"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "CertificateSigningRequest"
+            | "VolumeAttachment"
+            | "PriorityClass"
+            | "CustomResourceDefinition"
+    )
 }
 
 /// Splits a printed source into (component, host): `kubelet, node-1` (1.8 and
