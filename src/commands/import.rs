@@ -247,8 +247,7 @@ pub fn text_observations(
         let Some(last) = e.last.span(taken_at) else {
             notes.push(format!(
                 "line {}: last seen {}: the Event cannot be placed in time; skipped",
-                e.line,
-                "<unknown>"
+                e.line, "<unknown>"
             ));
             continue;
         };
@@ -331,8 +330,10 @@ pub fn text_observations(
 pub fn same_message(a: &str, b: &str) -> bool {
     let (a, b) = (a.trim(), b.trim());
     a == b
-        || a.strip_suffix("...").is_some_and(|p| b.starts_with(p.trim_end()))
-        || b.strip_suffix("...").is_some_and(|p| a.starts_with(p.trim_end()))
+        || a.strip_suffix("...")
+            .is_some_and(|p| b.starts_with(p.trim_end()))
+        || b.strip_suffix("...")
+            .is_some_and(|p| a.starts_with(p.trim_end()))
 }
 
 /// Whether a stored Event may be the Event an observation is of: the same
@@ -359,11 +360,7 @@ enum Plan {
 /// Decides, for one text row, whether it is an Event stored already. A
 /// text-only Event it outcounts is replaced by it; an Event with a uid of its
 /// own takes any occurrences the row adds.
-fn plan_text(
-    writer: &Writer,
-    path: &Path,
-    t: &TextObservation,
-) -> Result<Plan, store::StoreError> {
+fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, store::StoreError> {
     let o = &t.obs;
     let found = imported::candidates(
         writer.connection(),
@@ -410,7 +407,10 @@ fn plan_object(
         (&o.involved.kind, &o.involved.namespace, &o.involved.name),
         &o.reason,
     )?;
-    for c in found.iter().filter(|c| c.from_text() && matches(c, o, true)) {
+    for c in found
+        .iter()
+        .filter(|c| c.from_text() && matches(c, o, true))
+    {
         if o.count < c.count {
             return Ok(Plan::Known);
         }
@@ -476,7 +476,10 @@ fn taken_at(
         .map(chrono::DateTime::<chrono::Utc>::from);
     let (at, what) = match mtime {
         Some(t) => (t, "its modification time"),
-        None => (chrono::Utc::now(), "now (standard input has no modification time)"),
+        None => (
+            chrono::Utc::now(),
+            "now (standard input has no modification time)",
+        ),
     };
     writeln!(
         err,
@@ -549,7 +552,8 @@ pub fn run(
                     } else {
                         (now, now)
                     };
-                    let rows = text_observations(parsed, at, global.namespace.as_deref(), &mut notes);
+                    let rows =
+                        text_observations(parsed, at, global.namespace.as_deref(), &mut notes);
                     let mut layouts: Vec<&str> = parsed.events.iter().map(|e| e.layout).collect();
                     layouts.sort_unstable();
                     layouts.dedup();

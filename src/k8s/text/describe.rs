@@ -34,14 +34,49 @@ pub(super) fn infer_kind(fields: &[(&str, &str)], sources: &[String]) -> Option<
     }
     // (kind, header fields any one of which only that type's describer prints)
     const BY_FIELD: &[(&str, &[&str])] = &[
-        ("Node", &["Roles", "Taints", "Unschedulable", "System Info", "PodCIDR", "Lease"]),
-        ("Pod", &["QoS Class", "Start Time", "Node-Selectors", "Service Account"]),
-        ("Deployment", &["StrategyType", "NewReplicaSet", "OldReplicaSets", "MinReadySeconds"]),
+        (
+            "Node",
+            &[
+                "Roles",
+                "Taints",
+                "Unschedulable",
+                "System Info",
+                "PodCIDR",
+                "Lease",
+            ],
+        ),
+        (
+            "Pod",
+            &[
+                "QoS Class",
+                "Start Time",
+                "Node-Selectors",
+                "Service Account",
+            ],
+        ),
+        (
+            "Deployment",
+            &[
+                "StrategyType",
+                "NewReplicaSet",
+                "OldReplicaSets",
+                "MinReadySeconds",
+            ],
+        ),
         ("StatefulSet", &["Update Strategy", "Volume Claims"]),
-        ("DaemonSet", &["Desired Number of Nodes Scheduled", "Current Number of Nodes Scheduled"]),
+        (
+            "DaemonSet",
+            &[
+                "Desired Number of Nodes Scheduled",
+                "Current Number of Nodes Scheduled",
+            ],
+        ),
         ("CronJob", &["Schedule", "Concurrency Policy"]),
         ("Job", &["Completions", "Parallelism", "Completion Mode"]),
-        ("HorizontalPodAutoscaler", &["Min replicas", "Max replicas", "Reference"]),
+        (
+            "HorizontalPodAutoscaler",
+            &["Min replicas", "Max replicas", "Reference"],
+        ),
         ("PersistentVolumeClaim", &["Used By"]),
         ("PersistentVolume", &["Reclaim Policy"]),
         ("Service", &["Session Affinity", "TargetPort", "Endpoints"]),
@@ -89,12 +124,7 @@ pub(super) fn infer_kind(fields: &[(&str, &str)], sources: &[String]) -> Option<
 /// Reads one describe section; `offset` is its first line's 0-based number.
 pub(super) fn parse_object(lines: &[&str], offset: usize, out: &mut Parsed) {
     let fields = top_fields(lines);
-    let value = |k: &str| {
-        fields
-            .iter()
-            .find(|(key, _)| *key == k)
-            .map_or("", |f| f.1)
-    };
+    let value = |k: &str| fields.iter().find(|(key, _)| *key == k).map_or("", |f| f.1);
     if value("Kind") == "Event" && lines.iter().any(|l| l.starts_with("Involved Object:")) {
         describe_event(lines, offset, out);
         return;
@@ -184,12 +214,11 @@ fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out:
             };
             let (source, host) = split_source(&col(&cells, "From").unwrap_or_default());
             let message = col(&cells, "Message").unwrap_or_default();
-            let (field_path, message) = match col(&cells, "SubObjectPath")
-                .or_else(|| col(&cells, "SubobjectPath"))
-            {
-                Some(path) => (path, message),
-                None => field_path_prefix(&message),
-            };
+            let (field_path, message) =
+                match col(&cells, "SubObjectPath").or_else(|| col(&cells, "SubobjectPath")) {
+                    Some(path) => (path, message),
+                    None => field_path_prefix(&message),
+                };
             Some(TextEvent {
                 line: line_no,
                 layout,
@@ -229,7 +258,9 @@ fn field_path_prefix(message: &str) -> (String, String) {
     if let Some((path, rest)) = message.split_once("}: ")
         && let Some((head, _)) = path.split_once('{')
         && !head.is_empty()
-        && head.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'[' || b == b']')
+        && head
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'[' || b == b']')
     {
         return (format!("{path}}}"), rest.to_string());
     }
@@ -362,7 +393,10 @@ of a message that went on
     fn describe_puts_the_field_path_before_the_message() {
         assert_eq!(
             field_path_prefix("spec.containers{app}: Readiness probe failed: x"),
-            ("spec.containers{app}".into(), "Readiness probe failed: x".into())
+            (
+                "spec.containers{app}".into(),
+                "Readiness probe failed: x".into()
+            )
         );
         assert_eq!(
             field_path_prefix("0/3 nodes are available: {x}: y"),
@@ -377,20 +411,30 @@ of a message that went on
             let sources: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
             infer_kind(fields, &sources).map(|k| k.0)
         };
-        assert_eq!(kind(&f(&["Name", "Roles", "Taints"]), &[]).as_deref(), Some("Node"));
+        assert_eq!(
+            kind(&f(&["Name", "Roles", "Taints"]), &[]).as_deref(),
+            Some("Node")
+        );
         assert_eq!(
             kind(&f(&["Name", "Selector", "Replicas", "StrategyType"]), &[]).as_deref(),
             Some("Deployment")
         );
         assert_eq!(
-            kind(&f(&["Name", "Start Time", "Completions", "Parallelism"]), &[]).as_deref(),
+            kind(
+                &f(&["Name", "Start Time", "Completions", "Parallelism"]),
+                &[]
+            )
+            .as_deref(),
             Some("Job")
         );
         assert_eq!(
             kind(&f(&["Name", "Replicas", "Pods Status"]), &[]).as_deref(),
             Some("ReplicaSet")
         );
-        assert_eq!(kind(&f(&["Name"]), &["deployment-controller"]).as_deref(), Some("Deployment"));
+        assert_eq!(
+            kind(&f(&["Name"]), &["deployment-controller"]).as_deref(),
+            Some("Deployment")
+        );
         assert_eq!(kind(&f(&["Name", "Labels"]), &["kubelet"]), None);
         assert_eq!(
             kind(&[("Name", "w"), ("Kind", "Widget")], &[]).as_deref(),
@@ -405,7 +449,11 @@ of a message that went on
         );
         assert_eq!(p.events.len(), 1, "{p:?}");
         assert_eq!(p.events[0].kind, "");
-        assert!(p.notes[0].contains("could not tell the kind"), "{:?}", p.notes);
+        assert!(
+            p.notes[0].contains("could not tell the kind"),
+            "{:?}",
+            p.notes
+        );
     }
 
     #[test]
@@ -435,7 +483,10 @@ Events:
         assert_eq!(e.count, Some(4));
         assert_eq!(e.first, parse_age("10m"));
         assert_eq!(e.field_path, "spec.containers{app}");
-        assert_eq!((e.source.as_deref(), e.host.as_str()), (Some("kubelet"), "node-1"));
+        assert_eq!(
+            (e.source.as_deref(), e.host.as_str()),
+            (Some("kubelet"), "node-1")
+        );
     }
 
     #[test]

@@ -72,8 +72,7 @@ impl Grid {
     pub fn aligned(&self, line: &str) -> Option<Vec<String>> {
         let chars: Vec<char> = line.trim_end().chars().collect();
         let first = self.columns.first()?.start;
-        if chars.len() <= first || chars[..first].iter().any(|c| *c != ' ') || chars[first] == ' '
-        {
+        if chars.len() <= first || chars[..first].iter().any(|c| *c != ' ') || chars[first] == ' ' {
             return None;
         }
         let mut cells = Vec::with_capacity(self.columns.len());
@@ -86,7 +85,9 @@ impl Grid {
                 cells.push(String::new());
                 continue;
             }
-            if i > 0 && (col.start < 2 || chars[col.start - 1] != ' ' || chars[col.start - 2] != ' ') {
+            if i > 0
+                && (col.start < 2 || chars[col.start - 1] != ' ' || chars[col.start - 2] != ' ')
+            {
                 return None;
             }
             let cell: String = chars[col.start..end.max(col.start)].iter().collect();
@@ -121,12 +122,14 @@ mod tests {
     fn rows_on_the_grid_and_off_it() {
         let g = Grid::from_header("  Type     Reason  Age   From     Message");
         assert_eq!(
-            g.aligned("  Warning  Failed  5m    kubelet  it  failed").unwrap(),
+            g.aligned("  Warning  Failed  5m    kubelet  it  failed")
+                .unwrap(),
             ["Warning", "Failed", "5m", "kubelet", "it  failed"]
         );
         // An empty cell keeps its place.
         assert_eq!(
-            g.aligned("  Normal   Pulled  5m             pulled").unwrap(),
+            g.aligned("  Normal   Pulled  5m             pulled")
+                .unwrap(),
             ["Normal", "Pulled", "5m", "", "pulled"]
         );
         assert_eq!(g.aligned("continued text of a message"), None);

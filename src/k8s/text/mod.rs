@@ -232,7 +232,10 @@ mod tests {
 
     #[test]
     fn event_names_and_kinds() {
-        assert_eq!(object_of_event_name("web-1.17a8b2c3d4e5f6a7"), Some("web-1"));
+        assert_eq!(
+            object_of_event_name("web-1.17a8b2c3d4e5f6a7"),
+            Some("web-1")
+        );
         assert_eq!(object_of_event_name("web-1"), None);
         assert_eq!(kind_from_lower("replicaset"), Some("ReplicaSet"));
         assert_eq!(kind_from_lower("widget"), None);
