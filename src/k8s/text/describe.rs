@@ -293,10 +293,7 @@ fn describe_event(lines: &[&str], offset: usize, out: &mut Parsed) {
         fields.entry(path).or_insert_with(|| value.to_string());
     }
     let get = |k: &str| fields.get(k).map(String::as_str).unwrap_or("");
-    let at = |k: &str| match crate::k8s::event::parse_k8s_time(get(k)) {
-        Some(t) => Some(When::At(t)),
-        None => None,
-    };
+    let at = |k: &str| crate::k8s::event::parse_k8s_time(get(k)).map(When::At);
     let first = at("First Timestamp").or_else(|| at("Event Time"));
     let last = at("Series/Last Observed Time")
         .or_else(|| at("Last Timestamp"))
