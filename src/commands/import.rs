@@ -681,4 +681,60 @@ mod tests {
             Err(ImportError::Empty { .. })
         ));
     }
+
+    #[test]
+    fn prose_is_refused_naming_the_formats_read() {
+        let err = parse_input("ticket.txt", "Hello,\nthe pod is broken: see below.\n").unwrap_err();
+        assert!(matches!(err, ImportError::Unrecognised { .. }), "{err:?}");
+        assert!(err.to_string().contains(ACCEPTED), "{err}");
+        let err = parse_input("one-line.txt", "just words\n").unwrap_err();
+        assert!(err.to_string().contains("a line of text"), "{err}");
+    }
+
+    #[test]
+    fn messages_match_but_for_kubectls_cut() {
+        assert!(same_message(
+            "probe failed: one...",
+            "probe failed: one\ntwo"
+        ));
+        assert!(same_message(
+            "probe failed: one\ntwo",
+            "probe failed: one..."
+        ));
+        assert!(same_message(" x ", "x"));
+        assert!(!same_message("probe failed: two", "probe failed: one"));
+    }
+
+    #[test]
+    fn taken_at_to_the_second_is_that_whole_second() {
+        let t = crate::k8s::event::parse_k8s_time("2026-11-29T03:00:00Z").unwrap();
+        assert_eq!(parse_taken_at("2026-11-29T03:00:00Z"), Some((t, t + 999)));
+        assert_eq!(
+            parse_taken_at("2026-11-29T03:00:00.250Z"),
+            Some((t + 250, t + 250))
+        );
+        assert_eq!(parse_taken_at("yesterday"), None);
+    }
+
+    #[test]
+    fn a_default_table_row_is_its_last_occurrence_within_its_age() {
+        let text = "LAST SEEN   TYPE      REASON    OBJECT      MESSAGE\n5m          Warning   BackOff   pod/web-1   Back-off\n";
+        let Input::Text(parsed) = parse_input("t.txt", text).unwrap() else {
+            panic!("not read as text")
+        };
+        let t = 10_000_000;
+        let rows = text_observations(&parsed, (t, t), Some("shop"), &mut Vec::new());
+        let o = &rows[0].obs;
+        assert_eq!(
+            (o.count, o.first, o.last),
+            (1, t - 360_000 + 1, t - 300_000)
+        );
+        assert_eq!(o.last_from, Some(t - 360_000 + 1));
+        assert_eq!(
+            (o.namespace.as_str(), o.involved.namespace.as_str()),
+            ("shop", "shop")
+        );
+        assert!(o.uid.starts_with(TEXT_UID_PREFIX));
+        assert!(!rows[0].counted);
+    }
 }
