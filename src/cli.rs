@@ -88,7 +88,7 @@ pub enum Command {
     Sql(SqlArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completion(CompletionArgs),
-    /// Import `kubectl get events -o json|yaml` dumps (or JSON Lines of Events) into the recording
+    /// Import Events from `kubectl get events` (tables, -o json|yaml), JSON Lines, or `kubectl describe` text
     Import(ImportArgs),
 }
 
@@ -286,4 +286,9 @@ pub struct ImportArgs {
     /// The cluster id to store the Events under (keeps imports apart from recorded clusters)
     #[arg(long, default_value = "imported", value_name = "ID")]
     pub cluster: String,
+
+    /// When kubectl text was taken (RFC 3339): the moment its ages (`5m`, `2d`)
+    /// count back from. Default: each file's modification time
+    #[arg(long, value_name = "TIME")]
+    pub taken_at: Option<String>,
 }

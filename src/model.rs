@@ -36,6 +36,9 @@ pub struct EventObservation {
     pub last: i64,
     /// `series.count`, else `count`; 0 or absent counts as 1.
     pub count: i64,
+    /// Set when the last occurrence is known only to lie in [`last_from`, `last`]:
+    /// an age kubectl printed (`import` of its text). `None`: at `last` exactly.
+    pub last_from: Option<i64>,
 }
 
 /// What the watch saw: a live Event (added or changed) or its deletion.

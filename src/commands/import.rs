@@ -1,10 +1,22 @@
-//! `kubectl diag import FILE…`: Events from `kubectl get events -o json|yaml`
-//! dumps (a List or a single Event) or JSON Lines, core/v1 and
-//! events.k8s.io/v1 alike, stored through the recorder's own normalisation
-//! and exactly-once rules under the cluster id given by `--cluster`.
+//! `kubectl diag import FILE…`: Events from what people have at hand.
 //!
-//! Each file is parsed whole before anything is stored, and stored in one
-//! transaction: a bad file stores nothing, and the other files still import.
+//! Read by content:
+//! - `kubectl get events -o json|yaml` dumps (a List or a single Event) and
+//!   JSON Lines, core/v1 and events.k8s.io/v1 alike;
+//! - kubectl's text: `get events` tables in every layout since 1.4,
+//!   `describe` output (its Events: table) and `describe event` (see
+//!   [`crate::k8s::text`]).
+//!
+//! Everything is stored through the recorder's own normalisation and
+//! exactly-once rules under the cluster id given by `--cluster`. Each file is
+//! parsed whole before anything is stored, and stored in one transaction: a
+//! bad file stores nothing, and the other files still import.
+//!
+//! Text rows have no uid and only relative ages. An age becomes the interval
+//! it leaves open, counted back from `--taken-at` (or the file's mtime); the
+//! row gets a made-up uid, and is matched against Events already stored so
+//! that the same Event imported twice, as text or as JSON, is counted once
+//! (the rule is in docs/schema.md, "Imports of kubectl text").
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -15,9 +27,16 @@ use thiserror::Error;
 
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::k8s::event::WireEvent;
-use crate::model::{EventChange, EventObservation};
+use crate::k8s::text::{self, TextEvent, When};
+use crate::model::{EventChange, EventObservation, ObjectRef};
+use crate::store::imported::{self, Candidate, TEXT_UID_PREFIX};
 use crate::store::writer::Writer;
 use crate::store::{self, Mode, session};
+
+/// The formats `import` reads, for the error that says a file is none of them.
+pub const ACCEPTED: &str = "import reads `kubectl get events` tables (any layout since 1.4, \
+with -o wide or -A), `kubectl get events -o json|yaml`, JSON Lines of Events, `kubectl describe` \
+output with its Events: table, and `kubectl describe event`";
 
 /// Why one file could not be imported.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -31,10 +50,10 @@ pub enum ImportError {
         column: usize,
         reason: String,
     },
-    #[error("{file}: not valid YAML: {reason}")]
-    Yaml { file: String, reason: String },
+    #[error("{file}: not a format import reads ({ACCEPTED}); read as YAML it fails: {reason}")]
+    Unrecognised { file: String, reason: String },
     #[error(
-        "{file}: {place} is {what}, not an Event (import takes `kubectl get events -o json|yaml` output or JSON Lines of Events)"
+        "{file}: {place} is {what}, not an Event (import takes `kubectl get events` output or JSON Lines of Events)"
     )]
     NotAnEvent {
         file: String,
@@ -49,9 +68,36 @@ pub enum ImportError {
     },
     #[error("{file}: holds no Events")]
     Empty { file: String },
+    #[error("--taken-at {value:?} is not an RFC 3339 time (e.g. 2026-11-29T03:00:00Z)")]
+    TakenAt { value: String },
 }
 
-/// Parses one file's text into Event observations. Pure: no I/O.
+/// One file's Events, as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// JSON or YAML Events: uids and exact times.
+    Objects(Vec<EventObservation>),
+    /// kubectl text.
+    Text(text::Parsed),
+}
+
+/// Parses one file's text. Pure: no I/O.
+pub fn parse_input(file: &str, text: &str) -> Result<Input, ImportError> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return parse(file, text).map(Input::Objects);
+    }
+    let read = text::parse(text);
+    if read.recognised {
+        if read.events.is_empty() {
+            return Err(ImportError::Empty { file: file.into() });
+        }
+        return Ok(Input::Text(read));
+    }
+    parse(file, text).map(Input::Objects)
+}
+
+/// Parses JSON or YAML into Event observations. Pure: no I/O.
 pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportError> {
     let trimmed = text.trim_start();
     let docs: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
@@ -67,10 +113,24 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
         }
         docs
     } else {
-        serde_saphyr::from_str_multiple::<Value, _>(text).map_err(|e| ImportError::Yaml {
-            file: file.into(),
-            reason: e.to_string(),
-        })?
+        let docs: Vec<Value> = serde_saphyr::from_str_multiple::<Value, _>(text).map_err(|e| {
+            ImportError::Unrecognised {
+                file: file.into(),
+                reason: e.to_string(),
+            }
+        })?;
+        // NB: YAML reads any line of prose as a string: only mappings and
+        // lists can be Events.
+        if let Some(doc) = docs
+            .iter()
+            .find(|d| !matches!(d, Value::Object(_) | Value::Array(_) | Value::Null))
+        {
+            return Err(ImportError::Unrecognised {
+                file: file.into(),
+                reason: format!("it is {}, not a mapping", yaml_what(doc)),
+            });
+        }
+        docs
     };
     let mut events = Vec::new();
     for (d, doc) in docs.into_iter().enumerate() {
@@ -131,6 +191,261 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
     Ok(events)
 }
 
+fn yaml_what(doc: &Value) -> &'static str {
+    match doc {
+        Value::String(_) => "a line of text",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        _ => "something else",
+    }
+}
+
+/// A made-up uid for a text row, from what identifies it (see docs/schema.md):
+/// the same row read with the same `--taken-at` gets the same one.
+fn text_uid(e: &TextEvent, first: (i64, i64)) -> String {
+    let message = e.message.strip_suffix("...").unwrap_or(&e.message);
+    let key = [
+        e.kind.as_str(),
+        &e.namespace,
+        &e.name,
+        &e.reason,
+        e.source.as_deref().unwrap_or(""),
+        message.trim(),
+        &first.0.to_string(),
+        &first.1.to_string(),
+    ]
+    .join("\u{0}");
+    format!("{TEXT_UID_PREFIX}{:016x}", crate::units::fnv1a(&key) as u64)
+}
+
+/// A text row made storable, with what matching it needs to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextObservation {
+    pub obs: EventObservation,
+    /// The layout showed a source column.
+    pub has_source: bool,
+    /// The layout showed a count (else `obs.count` is 1: the last occurrence only).
+    pub counted: bool,
+    /// The text gave the Event's own uid and absolute times (`describe event`):
+    /// it is matched as JSON is.
+    pub identified: bool,
+    pub line: usize,
+}
+
+/// Turns the rows of kubectl text into observations, counting ages back from
+/// `taken_at` (the capture happened within that interval). Rows whose times are `<unknown>` cannot be placed and are
+/// skipped with a note; `namespace` stands in for a table without one.
+pub fn text_observations(
+    parsed: &text::Parsed,
+    taken_at: (i64, i64),
+    namespace: Option<&str>,
+    notes: &mut Vec<String>,
+) -> Vec<TextObservation> {
+    let mut out = Vec::new();
+    let mut unplaced_namespace = 0;
+    for e in &parsed.events {
+        let Some(last) = e.last.span(taken_at) else {
+            notes.push(format!(
+                "line {}: last seen {}: the Event cannot be placed in time; skipped",
+                e.line, "<unknown>"
+            ));
+            continue;
+        };
+        let first = match e.first {
+            None => last,
+            Some(when) => match when.span(taken_at) {
+                Some(first) => first,
+                None if e.count == Some(1) => last,
+                None => {
+                    notes.push(format!(
+                        "line {}: first seen <unknown>: the Event cannot be placed in time; skipped",
+                        e.line
+                    ));
+                    continue;
+                }
+            },
+        };
+        let mut e = e.clone();
+        if e.event_namespace.is_empty() {
+            match namespace {
+                Some(ns) => {
+                    e.event_namespace = ns.to_string();
+                    if !text::cluster_scoped(&e.kind) {
+                        e.namespace = ns.to_string();
+                    }
+                }
+                None => unplaced_namespace += 1,
+            }
+        }
+        let first = (first.0.min(last.0), first.1.min(last.1));
+        let uid = if e.uid.is_empty() {
+            text_uid(&e, first)
+        } else {
+            e.uid.clone()
+        };
+        let exact = matches!(e.last, When::At(_));
+        out.push(TextObservation {
+            identified: !e.uid.is_empty() && exact,
+            has_source: e.source.is_some(),
+            counted: e.count.is_some(),
+            line: e.line,
+            obs: EventObservation {
+                uid,
+                namespace: e.event_namespace.clone(),
+                name: e.event_name.clone(),
+                resource_version: String::new(),
+                involved: ObjectRef {
+                    api_version: e.api_version.clone(),
+                    kind: e.kind.clone(),
+                    namespace: e.namespace.clone(),
+                    name: e.name.clone(),
+                    uid: e.object_uid.clone(),
+                    field_path: e.field_path.clone(),
+                },
+                related: None,
+                reason: e.reason.clone(),
+                type_: e.type_.clone(),
+                message: e.message.clone(),
+                action: String::new(),
+                reporting_controller: e.source.clone().unwrap_or_default(),
+                reporting_instance: String::new(),
+                source_host: e.host.clone(),
+                first: first.0,
+                last: last.1,
+                count: e.count.unwrap_or(1).max(1),
+                last_from: (!exact && last.0 != last.1).then_some(last.0),
+            },
+        });
+    }
+    if unplaced_namespace > 0 {
+        notes.push(format!(
+            "{unplaced_namespace} row(s) of a table without a NAMESPACE column: stored with an \
+             empty namespace; pass -n NAMESPACE (the one it was taken in) to place them"
+        ));
+    }
+    out
+}
+
+/// Whether two messages are the same, allowing for one cut by kubectl (`...`).
+pub fn same_message(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    a == b
+        || a.strip_suffix("...")
+            .is_some_and(|p| b.starts_with(p.trim_end()))
+        || b.strip_suffix("...")
+            .is_some_and(|p| a.starts_with(p.trim_end()))
+}
+
+/// Whether a stored Event may be the Event an observation is of: the same
+/// reporting controller (when both name one), a message the same but for
+/// kubectl's cut, and times that overlap.
+fn matches(c: &Candidate, o: &EventObservation, check_source: bool) -> bool {
+    let source_ok = !check_source
+        || c.controller.is_empty()
+        || o.reporting_controller.is_empty()
+        || c.controller == o.reporting_controller;
+    source_ok
+        && c.messages.iter().any(|m| same_message(m, &o.message))
+        && c.first <= o.last
+        && o.first <= c.last
+}
+
+/// What to do with one observation, against what is stored.
+enum Plan {
+    Store(Box<EventObservation>),
+    /// Stored already (as text or JSON), with as high a count.
+    Known,
+}
+
+/// Decides, for one text row, whether it is an Event stored already. A
+/// text-only Event it outcounts is replaced by it; an Event with a uid of its
+/// own takes any occurrences the row adds.
+fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, store::StoreError> {
+    let o = &t.obs;
+    let found = imported::candidates(
+        writer.connection(),
+        path,
+        writer.cluster(),
+        (&o.involved.kind, &o.involved.namespace, &o.involved.name),
+        &o.reason,
+    )?;
+    let Some(c) = found
+        .iter()
+        .filter(|c| c.uid == o.uid || matches(c, o, t.has_source))
+        .max_by_key(|c| (c.uid == o.uid, c.last))
+    else {
+        return Ok(Plan::Store(Box::new(o.clone())));
+    };
+    if o.count <= c.count {
+        return Ok(Plan::Known);
+    }
+    if c.from_text() && t.counted {
+        // Both are text; this one has seen more: its row replaces the other's.
+        imported::delete_event(writer.connection(), path, c.id)?;
+        return Ok(Plan::Store(Box::new(o.clone())));
+    }
+    // The rest happened after what is stored: stored under that Event.
+    let mut under = o.clone();
+    under.uid = c.uid.clone();
+    under.name = c.name.clone();
+    under.namespace = c.namespace.clone();
+    Ok(Plan::Store(Box::new(under)))
+}
+
+/// Decides, for one Event with a uid (JSON, YAML, describe event), whether an
+/// Event imported from text is the same one: replaced when this one counts
+/// as many, else this one adds nothing.
+fn plan_object(
+    writer: &Writer,
+    path: &Path,
+    o: &EventObservation,
+) -> Result<Plan, store::StoreError> {
+    let found = imported::candidates(
+        writer.connection(),
+        path,
+        writer.cluster(),
+        (&o.involved.kind, &o.involved.namespace, &o.involved.name),
+        &o.reason,
+    )?;
+    for c in found
+        .iter()
+        .filter(|c| c.from_text() && matches(c, o, true))
+    {
+        if o.count < c.count {
+            return Ok(Plan::Known);
+        }
+        imported::delete_event(writer.connection(), path, c.id)?;
+    }
+    Ok(Plan::Store(Box::new(o.clone())))
+}
+
+/// Within one file, the same Event shown twice (a describe and a table of the
+/// same incident): the row with the higher count (else the earlier) stays.
+fn dedupe(rows: Vec<TextObservation>) -> Vec<TextObservation> {
+    let mut kept: Vec<TextObservation> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let same = kept.iter().position(|k| {
+            let (a, b) = (&k.obs, &row.obs);
+            a.involved.kind == b.involved.kind
+                && a.involved.namespace == b.involved.namespace
+                && a.involved.name == b.involved.name
+                && a.reason == b.reason
+                && same_message(&a.message, &b.message)
+                && (!k.has_source
+                    || !row.has_source
+                    || a.reporting_controller == b.reporting_controller)
+                && a.first <= b.last
+                && b.first <= a.last
+        });
+        match same {
+            Some(i) if row.obs.count > kept[i].obs.count => kept[i] = row,
+            Some(_) => {}
+            None => kept.push(row),
+        }
+    }
+    kept
+}
+
 fn read(file: &str) -> Result<String, ImportError> {
     let mut text = String::new();
     let done = if file == "-" {
@@ -145,12 +460,68 @@ fn read(file: &str) -> Result<String, ImportError> {
     Ok(text)
 }
 
+/// The moment a file's ages count back from: `--taken-at`, else its
+/// modification time (standard input: now), said on stderr.
+fn taken_at(
+    file: &str,
+    given: Option<(i64, i64)>,
+    err: &mut dyn Write,
+) -> anyhow::Result<(i64, i64)> {
+    if let Some(t) = given {
+        return Ok(t);
+    }
+    let mtime = (file != "-")
+        .then(|| std::fs::metadata(file).and_then(|m| m.modified()).ok())
+        .flatten()
+        .map(chrono::DateTime::<chrono::Utc>::from);
+    let (at, what) = match mtime {
+        Some(t) => (t, "its modification time"),
+        None => (
+            chrono::Utc::now(),
+            "now (standard input has no modification time)",
+        ),
+    };
+    writeln!(
+        err,
+        "{file}: its ages count back from {what}, {}; pass --taken-at TIME to say when it was taken",
+        at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    )?;
+    let at = at.timestamp_millis();
+    Ok((at, at))
+}
+
+/// `--taken-at` as the interval it names: to the second, any instant of that
+/// second; with a fraction, that instant (to the millisecond).
+pub fn parse_taken_at(value: &str) -> Option<(i64, i64)> {
+    let t = crate::k8s::event::parse_k8s_time(value)?;
+    let fraction = value
+        .split_once('T')
+        .is_some_and(|(_, time)| time.contains('.'));
+    Some(if fraction { (t, t) } else { (t, t + 999) })
+}
+
 pub fn run(
     global: &GlobalArgs,
     args: &ImportArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
+    let given = match &args.taken_at {
+        Some(value) => match parse_taken_at(value) {
+            Some(t) => Some(t),
+            None => {
+                writeln!(
+                    err,
+                    "error: {}",
+                    ImportError::TakenAt {
+                        value: value.clone()
+                    }
+                )?;
+                return Ok(crate::exit::ERROR);
+            }
+        },
+        None => None,
+    };
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::Write)?;
     let now = chrono::Utc::now().timestamp_millis();
@@ -158,29 +529,76 @@ pub fn run(
     let mut writer = Writer::new(conn, &path, cluster);
     let mut failed = 0;
     for file in &args.files {
-        let parsed = read(file).and_then(|text| parse(file, &text));
-        let events = match parsed {
-            Ok(events) => events,
+        let input = match read(file).and_then(|text| parse_input(file, &text)) {
+            Ok(input) => input,
             Err(e) => {
                 writeln!(err, "error: {e}; nothing of it was stored")?;
                 failed += 1;
                 continue;
             }
         };
+        let mut notes = Vec::new();
+        let (incoming, layouts): (Vec<Result<TextObservation, EventObservation>>, Vec<&str>) =
+            match &input {
+                Input::Objects(events) => (events.iter().cloned().map(Err).collect(), Vec::new()),
+                Input::Text(parsed) => {
+                    notes.extend(parsed.notes.iter().cloned());
+                    let relative = parsed.events.iter().any(|e| {
+                        matches!(e.last, When::Ago { .. })
+                            || matches!(e.first, Some(When::Ago { .. }))
+                    });
+                    let at = if relative {
+                        taken_at(file, given, err)?
+                    } else {
+                        (now, now)
+                    };
+                    let rows =
+                        text_observations(parsed, at, global.namespace.as_deref(), &mut notes);
+                    let mut layouts: Vec<&str> = parsed.events.iter().map(|e| e.layout).collect();
+                    layouts.sort_unstable();
+                    layouts.dedup();
+                    (dedupe(rows).into_iter().map(Ok).collect(), layouts)
+                }
+            };
+        for note in &notes {
+            writeln!(err, "{file}: {note}")?;
+        }
         writer.begin()?;
+        // NB: every decision is made before anything of this file is stored:
+        // replacing a text-only Event deletes rows, and the writer's caches
+        // (and rows it holds back within a batch) must not outlive that.
+        let mut plans = Vec::with_capacity(incoming.len());
+        for row in &incoming {
+            let plan = match row {
+                Ok(t) if t.identified => plan_object(&writer, &path, &t.obs),
+                Ok(t) => plan_text(&writer, &path, t),
+                Err(o) => plan_object(&writer, &path, o),
+            };
+            let plan = plan
+                .inspect_err(|_| writer.rollback())
+                .with_context(|| format!("storing {file}"))?;
+            plans.push(plan);
+        }
+        writer.forget();
         let mut occurrences = 0;
-        for o in events.iter() {
+        for plan in &plans {
+            let Plan::Store(o) = plan else { continue };
             let applied = writer
-                .apply(&EventChange::Upsert(Box::new(o.clone())))
+                .apply(&EventChange::Upsert(o.clone()))
                 .inspect_err(|_| writer.rollback())
                 .with_context(|| format!("storing {file}"))?;
             occurrences += applied.occurrences;
         }
         writer.commit().with_context(|| format!("storing {file}"))?;
+        let read_as = if layouts.is_empty() {
+            String::new()
+        } else {
+            format!(" (read as {})", layouts.join(", "))
+        };
         writeln!(
             out,
-            "{file}: {} Event(s), {occurrences} new occurrence(s) stored under cluster {:?}",
-            events.len(),
+            "{file}: {} Event(s), {occurrences} new occurrence(s) stored under cluster {:?}{read_as}",
+            incoming.len(),
             args.cluster
         )?;
     }
@@ -262,5 +680,61 @@ mod tests {
             parse("e.json", r#"{"kind":"List","items":[]}"#),
             Err(ImportError::Empty { .. })
         ));
+    }
+
+    #[test]
+    fn prose_is_refused_naming_the_formats_read() {
+        let err = parse_input("ticket.txt", "Hello,\nthe pod is broken: see below.\n").unwrap_err();
+        assert!(matches!(err, ImportError::Unrecognised { .. }), "{err:?}");
+        assert!(err.to_string().contains(ACCEPTED), "{err}");
+        let err = parse_input("one-line.txt", "just words\n").unwrap_err();
+        assert!(err.to_string().contains("a line of text"), "{err}");
+    }
+
+    #[test]
+    fn messages_match_but_for_kubectls_cut() {
+        assert!(same_message(
+            "probe failed: one...",
+            "probe failed: one\ntwo"
+        ));
+        assert!(same_message(
+            "probe failed: one\ntwo",
+            "probe failed: one..."
+        ));
+        assert!(same_message(" x ", "x"));
+        assert!(!same_message("probe failed: two", "probe failed: one"));
+    }
+
+    #[test]
+    fn taken_at_to_the_second_is_that_whole_second() {
+        let t = crate::k8s::event::parse_k8s_time("2026-11-29T03:00:00Z").unwrap();
+        assert_eq!(parse_taken_at("2026-11-29T03:00:00Z"), Some((t, t + 999)));
+        assert_eq!(
+            parse_taken_at("2026-11-29T03:00:00.250Z"),
+            Some((t + 250, t + 250))
+        );
+        assert_eq!(parse_taken_at("yesterday"), None);
+    }
+
+    #[test]
+    fn a_default_table_row_is_its_last_occurrence_within_its_age() {
+        let text = "LAST SEEN   TYPE      REASON    OBJECT      MESSAGE\n5m          Warning   BackOff   pod/web-1   Back-off\n";
+        let Input::Text(parsed) = parse_input("t.txt", text).unwrap() else {
+            panic!("not read as text")
+        };
+        let t = 10_000_000;
+        let rows = text_observations(&parsed, (t, t), Some("shop"), &mut Vec::new());
+        let o = &rows[0].obs;
+        assert_eq!(
+            (o.count, o.first, o.last),
+            (1, t - 360_000 + 1, t - 300_000)
+        );
+        assert_eq!(o.last_from, Some(t - 360_000 + 1));
+        assert_eq!(
+            (o.namespace.as_str(), o.involved.namespace.as_str()),
+            ("shop", "shop")
+        );
+        assert!(o.uid.starts_with(TEXT_UID_PREFIX));
+        assert!(!rows[0].counted);
     }
 }

@@ -251,6 +251,7 @@ impl WireEvent {
             first,
             last: last.max(first),
             count,
+            last_from: None,
         })
     }
 }

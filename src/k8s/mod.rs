@@ -7,3 +7,4 @@ pub mod discovery;
 pub mod event;
 pub mod object;
 pub mod snapshot;
+pub mod text;

@@ -5,6 +5,7 @@
 
 pub mod export;
 pub mod history;
+pub mod imported;
 pub mod migrate;
 pub mod session;
 pub mod snapshot;

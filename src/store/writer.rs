@@ -153,11 +153,13 @@ fn event_key(o: &EventObservation) -> UidKey {
 }
 
 /// The occurrences an observation adds to a stored (count, last), and when the
-/// first of them happened: one more happened at the new `last`; a jump,
-/// somewhere after the previous observation.
+/// first of them happened: one more happened at the new `last` (or within the
+/// interval an imported age leaves open); a jump, somewhere after the previous
+/// observation.
 fn since(count: i64, last: i64, o: &EventObservation) -> (i64, i64) {
     let n = o.count - count;
-    (n, if n == 1 { o.last } else { last.min(o.last) })
+    let at = o.last_from.unwrap_or(o.last);
+    (n, if n == 1 { at } else { last.min(at) })
 }
 
 impl Writer {

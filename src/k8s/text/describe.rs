@@ -1,0 +1,530 @@
+//! `kubectl describe` output: one object (the caller splits at `Name:` lines),
+//! its Events table, and the single-Event form of `kubectl describe event`.
+//!
+//! NB: describe prints no Kind line for the types it has a describer of
+//! (Pods, Deployments, Nodes, …); only its generic describer (custom
+//! resources, Events) does. The kind is told from the header fields that only
+//! one type's describer prints, then from the reporting component of its
+//! Events; see [`infer_kind`].
+
+use std::collections::HashMap;
+
+use super::age::{When, parse_age, parse_describe_age};
+use super::grid::Grid;
+use super::{Parsed, TextEvent, split_source};
+
+/// The top-level (column 0) `Key:  value` lines of a describe section, in order.
+fn top_fields<'a>(lines: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    lines
+        .iter()
+        .filter(|l| !l.starts_with([' ', '\t']))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k, v.trim()))
+        .collect()
+}
+
+/// Which kind a describe section is of, and on what grounds; `None` when
+/// nothing tells. Header fields first (only that type's describer prints
+/// them), in kubectl's spelling; then who reported its Events.
+pub(super) fn infer_kind(fields: &[(&str, &str)], sources: &[String]) -> Option<(String, String)> {
+    let has = |k: &str| fields.iter().any(|(key, _)| *key == k);
+    let value = |k: &str| fields.iter().find(|(key, _)| *key == k).map(|f| f.1);
+    if let Some(kind) = value("Kind").filter(|k| !k.is_empty()) {
+        return Some((kind.to_string(), "its Kind line".into()));
+    }
+    // (kind, header fields any one of which only that type's describer prints)
+    const BY_FIELD: &[(&str, &[&str])] = &[
+        (
+            "Node",
+            &[
+                "Roles",
+                "Taints",
+                "Unschedulable",
+                "System Info",
+                "PodCIDR",
+                "Lease",
+            ],
+        ),
+        (
+            "Pod",
+            &[
+                "QoS Class",
+                "Start Time",
+                "Node-Selectors",
+                "Service Account",
+            ],
+        ),
+        (
+            "Deployment",
+            &[
+                "StrategyType",
+                "NewReplicaSet",
+                "OldReplicaSets",
+                "MinReadySeconds",
+            ],
+        ),
+        ("StatefulSet", &["Update Strategy", "Volume Claims"]),
+        (
+            "DaemonSet",
+            &[
+                "Desired Number of Nodes Scheduled",
+                "Current Number of Nodes Scheduled",
+            ],
+        ),
+        ("CronJob", &["Schedule", "Concurrency Policy"]),
+        ("Job", &["Completions", "Parallelism", "Completion Mode"]),
+        (
+            "HorizontalPodAutoscaler",
+            &["Min replicas", "Max replicas", "Reference"],
+        ),
+        ("PersistentVolumeClaim", &["Used By"]),
+        ("PersistentVolume", &["Reclaim Policy"]),
+        ("Service", &["Session Affinity", "TargetPort", "Endpoints"]),
+        ("Ingress", &["Default backend", "Rules"]),
+        ("ServiceAccount", &["Mountable secrets", "Tokens"]),
+    ];
+    for (kind, keys) in BY_FIELD {
+        // NB: a Pod prints `Node:` and `Start Time:` but a Job prints `Start
+        // Time:` too; Jobs are ruled out by `Completions:` first.
+        if *kind == "Pod" && (has("Completions") || has("Parallelism")) {
+            continue;
+        }
+        if let Some(key) = keys.iter().find(|k| has(k)) {
+            return Some((kind.to_string(), format!("its `{key}:` line")));
+        }
+    }
+    if has("Replicas") && has("Pods Status") {
+        // NB: a ReplicationController prints the same two lines; they are rare today.
+        return Some((
+            "ReplicaSet".into(),
+            "its `Replicas:` and `Pods Status:` lines".into(),
+        ));
+    }
+    // Who reported its Events.
+    const BY_SOURCE: &[(&str, &str)] = &[
+        ("default-scheduler", "Pod"),
+        ("deployment-controller", "Deployment"),
+        ("replicaset-controller", "ReplicaSet"),
+        ("statefulset-controller", "StatefulSet"),
+        ("daemonset-controller", "DaemonSet"),
+        ("job-controller", "Job"),
+        ("cronjob-controller", "CronJob"),
+        ("node-controller", "Node"),
+        ("persistentvolume-controller", "PersistentVolumeClaim"),
+        ("horizontal-pod-autoscaler", "HorizontalPodAutoscaler"),
+    ];
+    for s in sources {
+        if let Some((_, kind)) = BY_SOURCE.iter().find(|(c, _)| c == s) {
+            return Some((kind.to_string(), format!("its Events, reported by {s}")));
+        }
+    }
+    None
+}
+
+/// Reads one describe section; `offset` is its first line's 0-based number.
+pub(super) fn parse_object(lines: &[&str], offset: usize, out: &mut Parsed) {
+    let fields = top_fields(lines);
+    let value = |k: &str| fields.iter().find(|(key, _)| *key == k).map_or("", |f| f.1);
+    if value("Kind") == "Event" && lines.iter().any(|l| l.starts_with("Involved Object:")) {
+        describe_event(lines, offset, out);
+        return;
+    }
+    let name = value("Name").to_string();
+    let namespace = value("Namespace").to_string();
+    let mut events = Vec::new();
+    if let Some(at) = lines.iter().position(|l| l.starts_with("Events:")) {
+        let rest = lines[at].trim_start_matches("Events:").trim();
+        if rest.is_empty() {
+            events_table(&lines[at + 1..], offset + at + 1, &mut events, out);
+        }
+    }
+    let sources: Vec<String> = events.iter().filter_map(|e| e.source.clone()).collect();
+    let kind = match infer_kind(&fields, &sources) {
+        Some((kind, _)) => kind,
+        None => {
+            if !events.is_empty() {
+                out.notes.push(format!(
+                    "line {}: could not tell the kind of {name:?} (no header field or \
+                     Event source that only one kind's describer prints); its Events are \
+                     stored with an empty kind",
+                    offset + 1
+                ));
+            }
+            String::new()
+        }
+    };
+    for mut e in events {
+        e.kind = kind.clone();
+        e.name = name.clone();
+        e.namespace = namespace.clone();
+        e.event_namespace = if namespace.is_empty() {
+            "default".into()
+        } else {
+            namespace.clone()
+        };
+        out.events.push(e);
+    }
+}
+
+/// The rows of an `Events:` table: `lines[0]` its header.
+fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out: &mut Parsed) {
+    let Some(header) = lines.first() else {
+        return;
+    };
+    let g = Grid::from_header(header);
+    let modern = g.has("Age");
+    let layout = if modern {
+        "kubectl describe (1.10+)"
+    } else {
+        "kubectl describe (1.9 and earlier)"
+    };
+    if !(g.has("Reason") && g.has("Message")) {
+        out.notes.push(format!(
+            "line {}: an Events: table with a header kubectl-diag does not know; skipped",
+            offset + 1
+        ));
+        return;
+    }
+    let col = |cells: &[String], name: &str| g.index(name).and_then(|i| cells.get(i)).cloned();
+    for (i, line) in lines.iter().enumerate().skip(1) {
+        let line_no = offset + i + 1;
+        if line.trim().is_empty() {
+            // The table ends at the first blank line.
+            break;
+        }
+        if line.trim_start().starts_with("----") {
+            continue;
+        }
+        let parsed = g.cells(line).and_then(|cells| {
+            let type_ = col(&cells, "Type")?;
+            let reason = col(&cells, "Reason")?;
+            if reason.is_empty() || reason.contains(' ') || type_.contains(' ') {
+                return None;
+            }
+            let (last, count, first) = if modern {
+                let (last, count, first) = parse_describe_age(&col(&cells, "Age")?)?;
+                // Without `(xN over …)` the Event happened once, at Age.
+                (last, Some(count.unwrap_or(1)), Some(first.unwrap_or(last)))
+            } else {
+                (
+                    parse_age(&col(&cells, "LastSeen")?)?,
+                    Some(col(&cells, "Count")?.parse().ok()?),
+                    Some(parse_age(&col(&cells, "FirstSeen")?)?),
+                )
+            };
+            let (source, host) = split_source(&col(&cells, "From").unwrap_or_default());
+            let message = col(&cells, "Message").unwrap_or_default();
+            let (field_path, message) =
+                match col(&cells, "SubObjectPath").or_else(|| col(&cells, "SubobjectPath")) {
+                    Some(path) => (path, message),
+                    None => field_path_prefix(&message),
+                };
+            Some(TextEvent {
+                line: line_no,
+                layout,
+                field_path,
+                type_,
+                reason,
+                message,
+                source: Some(source),
+                host,
+                count,
+                first,
+                last,
+                ..TextEvent::default()
+            })
+        });
+        match parsed {
+            Some(e) => events.push(e),
+            // NB: describe prints a message's line breaks as they are; the
+            // rest of the message follows, from column 0.
+            None => match events.last_mut() {
+                Some(e) => {
+                    e.message.push('\n');
+                    e.message.push_str(line.trim_end());
+                }
+                None => out.notes.push(format!(
+                    "line {line_no}: not a row of the Events table; skipped"
+                )),
+            },
+        }
+    }
+}
+
+/// Splits off the field path describe (1.10 and later) puts before the
+/// message of an Event about part of its object:
+/// `spec.containers{app}: Readiness probe failed: …`.
+fn field_path_prefix(message: &str) -> (String, String) {
+    if let Some((path, rest)) = message.split_once("}: ")
+        && let Some((head, _)) = path.split_once('{')
+        && !head.is_empty()
+        && head
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'[' || b == b']')
+    {
+        return (format!("{path}}}"), rest.to_string());
+    }
+    (String::new(), message.to_string())
+}
+
+/// `kubectl describe event NAME`: kubectl's generic describer, fields nested
+/// by two spaces, times absolute.
+fn describe_event(lines: &[&str], offset: usize, out: &mut Parsed) {
+    let mut fields: HashMap<String, String> = HashMap::new();
+    let mut parents: Vec<(usize, String)> = Vec::new();
+    for line in lines {
+        let indent = line.len() - line.trim_start().len();
+        let Some((key, value)) = line.trim().split_once(':') else {
+            continue;
+        };
+        while parents.last().is_some_and(|(i, _)| *i >= indent) {
+            parents.pop();
+        }
+        let path: String = parents
+            .iter()
+            .map(|(_, k)| k.as_str())
+            .chain([key.trim()])
+            .collect::<Vec<_>>()
+            .join("/");
+        let value = value.trim();
+        if value.is_empty() {
+            parents.push((indent, key.trim().to_string()));
+        }
+        fields.entry(path).or_insert_with(|| value.to_string());
+    }
+    let get = |k: &str| fields.get(k).map(String::as_str).unwrap_or("");
+    let at = |k: &str| crate::k8s::event::parse_k8s_time(get(k)).map(When::At);
+    let first = at("First Timestamp").or_else(|| at("Event Time"));
+    let last = at("Series/Last Observed Time")
+        .or_else(|| at("Last Timestamp"))
+        .or(first)
+        .unwrap_or(When::Unknown);
+    let count = get("Series/Count")
+        .parse::<i64>()
+        .ok()
+        .or_else(|| get("Count").parse().ok())
+        .filter(|c| *c > 0)
+        .unwrap_or(1);
+    let source = [
+        "Source/Component",
+        "Reporting Component",
+        "Reporting Controller",
+    ]
+    .iter()
+    .map(|k| get(k))
+    .find(|s| !s.is_empty())
+    .unwrap_or("");
+    let uid = match get("Metadata/UID") {
+        "" => get("UID"),
+        uid => uid,
+    };
+    out.events.push(TextEvent {
+        line: offset + 1,
+        layout: "kubectl describe event",
+        kind: get("Involved Object/Kind").to_string(),
+        namespace: get("Involved Object/Namespace").to_string(),
+        name: get("Involved Object/Name").to_string(),
+        field_path: get("Involved Object/Field Path").to_string(),
+        object_uid: get("Involved Object/UID").to_string(),
+        api_version: get("Involved Object/API Version").to_string(),
+        event_namespace: get("Namespace").to_string(),
+        event_name: get("Name").to_string(),
+        uid: uid.to_string(),
+        type_: get("Type").to_string(),
+        reason: get("Reason").to_string(),
+        message: get("Message").to_string(),
+        truncated: false,
+        source: Some(source.to_string()),
+        host: get("Source/Host").to_string(),
+        count: Some(count),
+        first: Some(first.unwrap_or(When::Unknown)),
+        last,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{When, parse};
+    use super::*;
+
+    const POD: &str = "\
+Name:             too-big
+Namespace:        imp
+Priority:         0
+Service Account:  default
+Node:             <none>
+Labels:           <none>
+Status:           Pending
+Containers:
+  app:
+    Image:      app:1
+QoS Class:       Burstable
+Events:
+  Type     Reason            Age                From               Message
+  ----     ------            ----               ----               -------
+  Warning  FailedScheduling  2m (x12 over 5m)   default-scheduler  0/1 nodes are available: 1 Insufficient cpu.
+  Normal   Pulled            10s                kubelet            first line
+of a message that went on
+";
+
+    #[test]
+    fn a_pod_and_its_events() {
+        let p = parse(POD);
+        assert_eq!(p.events.len(), 2, "{p:?}");
+        let e = &p.events[0];
+        assert_eq!(
+            (e.kind.as_str(), e.namespace.as_str(), e.name.as_str()),
+            ("Pod", "imp", "too-big")
+        );
+        assert_eq!(e.count, Some(12));
+        assert_eq!(e.first, parse_age("5m"));
+        assert_eq!(e.last, parse_age("2m").unwrap());
+        assert_eq!(e.source.as_deref(), Some("default-scheduler"));
+        assert_eq!(e.line, 15);
+        let e = &p.events[1];
+        assert_eq!(e.message, "first line\nof a message that went on");
+        assert_eq!((e.count, e.first), (Some(1), Some(e.last)));
+    }
+
+    #[test]
+    fn describe_puts_the_field_path_before_the_message() {
+        assert_eq!(
+            field_path_prefix("spec.containers{app}: Readiness probe failed: x"),
+            (
+                "spec.containers{app}".into(),
+                "Readiness probe failed: x".into()
+            )
+        );
+        assert_eq!(
+            field_path_prefix("0/3 nodes are available: {x}: y"),
+            (String::new(), "0/3 nodes are available: {x}: y".into())
+        );
+    }
+
+    #[test]
+    fn kinds_from_header_fields_then_sources() {
+        let f = |keys: &[&'static str]| keys.iter().map(|k| (*k, "x")).collect::<Vec<_>>();
+        let kind = |fields: &[(&str, &str)], sources: &[&str]| {
+            let sources: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
+            infer_kind(fields, &sources).map(|k| k.0)
+        };
+        assert_eq!(
+            kind(&f(&["Name", "Roles", "Taints"]), &[]).as_deref(),
+            Some("Node")
+        );
+        assert_eq!(
+            kind(&f(&["Name", "Selector", "Replicas", "StrategyType"]), &[]).as_deref(),
+            Some("Deployment")
+        );
+        assert_eq!(
+            kind(
+                &f(&["Name", "Start Time", "Completions", "Parallelism"]),
+                &[]
+            )
+            .as_deref(),
+            Some("Job")
+        );
+        assert_eq!(
+            kind(&f(&["Name", "Replicas", "Pods Status"]), &[]).as_deref(),
+            Some("ReplicaSet")
+        );
+        assert_eq!(
+            kind(&f(&["Name"]), &["deployment-controller"]).as_deref(),
+            Some("Deployment")
+        );
+        assert_eq!(kind(&f(&["Name", "Labels"]), &["kubelet"]), None);
+        assert_eq!(
+            kind(&[("Name", "w"), ("Kind", "Widget")], &[]).as_deref(),
+            Some("Widget")
+        );
+    }
+
+    #[test]
+    fn an_unknown_kind_is_noted() {
+        let p = parse(
+            "Name: w\nNamespace: n\nEvents:\n  Type    Reason  Age  From  Message\n  ----    ------  ---  ----  -------\n  Normal  Done    5m   me    ok\n",
+        );
+        assert_eq!(p.events.len(), 1, "{p:?}");
+        assert_eq!(p.events[0].kind, "");
+        assert!(
+            p.notes[0].contains("could not tell the kind"),
+            "{:?}",
+            p.notes
+        );
+    }
+
+    #[test]
+    fn the_old_describe_layout() {
+        let text = "\
+Name:		web-1
+Namespace:	default
+Node:		node-1/10.0.0.1
+Start Time:	Mon, 01 Jan 2018 10:00:00 +0000
+Events:
+  FirstSeen	LastSeen	Count	From			SubObjectPath		Type		Reason		Message
+  ---------	--------	-----	----			-------------		--------	------		-------
+";
+        // Tabs as the source has them would be expanded by tabwriter: build the
+        // expanded form the way a terminal shows it.
+        let header = "  FirstSeen  LastSeen  Count  From             SubObjectPath        Type     Reason   Message";
+        let dashes = "  ---------  --------  -----  ----             -------------        ----     ------   -------";
+        let row = "  10m        1m        4      kubelet, node-1  spec.containers{app}  Warning  BackOff  Back-off restarting failed container";
+        let text = format!(
+            "{}Events:\n{header}\n{dashes}\n{row}\n",
+            text.split("Events:").next().unwrap()
+        );
+        let p = parse(&text);
+        assert_eq!(p.events.len(), 1, "{p:?}");
+        let e = &p.events[0];
+        assert_eq!(e.kind, "Pod");
+        assert_eq!(e.count, Some(4));
+        assert_eq!(e.first, parse_age("10m"));
+        assert_eq!(e.field_path, "spec.containers{app}");
+        assert_eq!(
+            (e.source.as_deref(), e.host.as_str()),
+            (Some("kubelet"), "node-1")
+        );
+    }
+
+    #[test]
+    fn describe_event_gives_identity_and_absolute_times() {
+        let text = "\
+Name:             too-big.17e0a1b2c3d4e5f6
+Namespace:        imp
+Labels:           <none>
+Annotations:      <none>
+API Version:      v1
+Count:            3
+Event Time:       <nil>
+First Timestamp:  2026-11-29T03:00:00Z
+Involved Object:
+  API Version:       v1
+  Kind:              Pod
+  Name:              too-big
+  Namespace:         imp
+  UID:               1b4e28ba-2fa1-11d2-883f-0016d3cca427
+Kind:                Event
+Last Timestamp:      2026-11-29T03:05:00Z
+Message:             0/1 nodes are available: 1 Insufficient cpu.
+Metadata:
+  Creation Timestamp:  2026-11-29T03:00:00Z
+  UID:                 7c9e6679-7425-40de-944b-e07fc1f90ae7
+Reason:                FailedScheduling
+Source:
+  Component:  default-scheduler
+Type:         Warning
+Events:       <none>
+";
+        let p = parse(text);
+        assert_eq!(p.events.len(), 1, "{p:?}");
+        let e = &p.events[0];
+        assert_eq!(e.uid, "7c9e6679-7425-40de-944b-e07fc1f90ae7");
+        assert_eq!(e.event_name, "too-big.17e0a1b2c3d4e5f6");
+        assert_eq!((e.kind.as_str(), e.name.as_str()), ("Pod", "too-big"));
+        assert_eq!(e.count, Some(3));
+        assert!(matches!(e.first, Some(When::At(_))));
+        assert!(matches!(e.last, When::At(_)));
+        assert_eq!(e.source.as_deref(), Some("default-scheduler"));
+        assert_eq!(e.message, "0/1 nodes are available: 1 Insufficient cpu.");
+    }
+}

@@ -1,0 +1,105 @@
+//! What `import` of kubectl text needs from the recording: the stored Events
+//! a uid-less row may be, and the replacing of a text-only Event by a richer
+//! import of it. The matching rule itself lives with the importer
+//! (`commands::import`); see docs/schema.md.
+
+use std::path::Path;
+
+use rusqlite::{Connection, named_params};
+
+use super::{StoreError, UidKey, uid_text};
+use crate::units::fnv1a;
+
+const SQL_CANDIDATES: &str = include_str!("../../queries/store/import_candidates.sql");
+const SQL_DELETE_OCCURRENCES: &str =
+    include_str!("../../queries/store/import_delete_occurrences.sql");
+const SQL_DELETE_EVENT: &str = include_str!("../../queries/store/import_delete_event.sql");
+
+/// The uid prefix of Events imported from kubectl text: they had no uid, so
+/// one is made up (see `commands::import`); real uids never take this form.
+pub const TEXT_UID_PREFIX: &str = "kubectl-text:";
+
+/// A stored Event on the object a text row is about, with that row's reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub id: i64,
+    pub uid: String,
+    pub namespace: String,
+    /// The Event's full name (client-go names are stored compacted).
+    pub name: String,
+    pub controller: String,
+    pub count: i64,
+    pub last: i64,
+    pub first: i64,
+    /// Every message its occurrences were stored with.
+    pub messages: Vec<String>,
+}
+
+impl Candidate {
+    /// Known only from kubectl text: no uid of its own.
+    pub fn from_text(&self) -> bool {
+        self.uid.starts_with(TEXT_UID_PREFIX)
+    }
+}
+
+fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    move |e| StoreError::query(what, path, e)
+}
+
+/// The stored Events on kind/namespace/name (any object uid) with this reason.
+pub fn candidates(
+    conn: &Connection,
+    path: &Path,
+    cluster: i64,
+    (kind, namespace, name): (&str, &str, &str),
+    reason: &str,
+) -> Result<Vec<Candidate>, StoreError> {
+    let mut st = conn
+        .prepare_cached(SQL_CANDIDATES)
+        .map_err(q("import candidates", path))?;
+    let mut rows = st
+        .query(named_params! {
+            ":cluster": cluster, ":kind": kind, ":kind_h": fnv1a(kind),
+            ":namespace": namespace, ":namespace_h": fnv1a(namespace),
+            ":name": name, ":name_h": fnv1a(name), ":reason": reason,
+        })
+        .map_err(q("import candidates", path))?;
+    let mut found: Vec<Candidate> = Vec::new();
+    while let Some(row) = rows.next().map_err(q("import candidates", path))? {
+        let read = || -> rusqlite::Result<Candidate> {
+            let uid: UidKey = row.get(1)?;
+            let object_name: String = row.get(4)?;
+            let name = match row.get::<_, rusqlite::types::Value>(3)? {
+                rusqlite::types::Value::Integer(hex) => format!("{object_name}.{hex:x}"),
+                rusqlite::types::Value::Text(t) => t,
+                _ => String::new(),
+            };
+            Ok(Candidate {
+                id: row.get(0)?,
+                uid: uid_text(&uid),
+                namespace: row.get(2)?,
+                name,
+                controller: row.get(5)?,
+                count: row.get(6)?,
+                last: row.get(7)?,
+                first: row.get(8)?,
+                messages: vec![row.get(9)?],
+            })
+        };
+        let c = read().map_err(q("import candidates", path))?;
+        match found.iter_mut().find(|f| f.id == c.id) {
+            Some(f) => f.messages.extend(c.messages),
+            None => found.push(c),
+        }
+    }
+    Ok(found)
+}
+
+/// Deletes an Event and its occurrences (a text-only Event a richer import replaces).
+pub fn delete_event(conn: &Connection, path: &Path, id: i64) -> Result<(), StoreError> {
+    conn.execute(SQL_DELETE_OCCURRENCES, named_params! {":id": id})
+        .map_err(q("import replace", path))?;
+    conn.execute(SQL_DELETE_EVENT, named_params! {":id": id})
+        .map_err(q("import replace", path))?;
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! `kubectl diag import` of kubectl's text: describe output and `get events`
+//! tables captured from the local cluster with kubectl 1.37 (the `-v1.37`
+//! fixtures), and older layouts written by hand from kubectl's printers of
+//! the release each file names. Each fixture's `.taken-at` says when it was
+//! taken, so the stored times are the same on every run. No cluster needed.
+//! `UPDATE_GOLDEN=1` rewrites the golden exports after a deliberate change.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import")
+        .join(name)
+}
+
+fn taken_at(name: &str) -> String {
+    std::fs::read_to_string(fixture(&format!("{name}.taken-at")))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn diag(db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"));
+    cmd.env("KUBECTL_DIAG_DB", db).env("NO_COLOR", "1");
+    cmd
+}
+
+fn ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Imports one fixture as the user would: its capture time, and for tables
+/// without a NAMESPACE column the namespace it was taken in.
+fn import(db: &Path, name: &str) -> Output {
+    let mut cmd = diag(db);
+    cmd.args(["import", "--cluster", "c"]);
+    if name.ends_with(".txt") {
+        cmd.args(["--taken-at", &taken_at(name)]);
+        let namespace = if name.contains("v1.37") {
+            "imp-capture"
+        } else {
+            "prod"
+        };
+        cmd.args(["-n", namespace]);
+    }
+    ok(cmd.arg(fixture(name)))
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn export(db: &Path) -> Vec<serde_json::Value> {
+    stdout(&ok(diag(db).args(["export", "--cluster", "c"])))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const CAPTURED: &[&str] = &[
+    "describe-pod-v1.37.txt",
+    "describe-deploy-v1.37.txt",
+    "describe-node-v1.37.txt",
+    "describe-event-v1.37.txt",
+    "get-events-v1.37.txt",
+    "get-events-wide-v1.37.txt",
+    "get-events-all-namespaces-v1.37.txt",
+];
+
+const OLDER: &[&str] = &[
+    "get-events-v1.7.txt",
+    "get-events-v1.8.txt",
+    "get-events-all-namespaces-v1.11.txt",
+    "describe-pod-v1.9.txt",
+    "describe-pod-v1.12.txt",
+];
+
+#[test]
+fn every_layout_imports_as_its_golden_export() {
+    for name in CAPTURED.iter().chain(OLDER) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("diag.db");
+        import(&db, name);
+        let got: String = export(&db).iter().map(|v| format!("{v}\n")).collect();
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden/import")
+            .join(format!("{name}.jsonl"));
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+            std::fs::write(&golden, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&golden)
+            .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", golden.display()));
+        assert_eq!(got, want, "{name} differs from its golden export");
+    }
+}
+
+#[test]
+fn the_same_text_twice_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    for name in CAPTURED.iter().chain(OLDER) {
+        import(&db, name);
+    }
+    let before = export(&db);
+    for name in CAPTURED.iter().chain(OLDER) {
+        let out = stdout(&import(&db, name));
+        assert!(out.contains(", 0 new occurrence(s)"), "{name}: {out}");
+    }
+    assert_eq!(export(&db), before);
+}
+
+/// The events of one namespace, as (Event uid, count, occurrences) sorted.
+fn counted(rows: &[serde_json::Value]) -> Vec<(String, i64, i64)> {
+    let mut v: Vec<_> = rows
+        .iter()
+        .filter(|r| r["object"]["namespace"] == "imp-capture")
+        .map(|r| {
+            (
+                r["event_uid"].as_str().unwrap().to_string(),
+                r["count"].as_i64().unwrap(),
+                r["occurrences"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn text_and_json_of_the_same_events_count_once_in_either_order() {
+    let only_json = {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("diag.db");
+        import(&db, "get-events-v1.37.json");
+        counted(&export(&db))
+    };
+    let dump: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("get-events-v1.37.json")).unwrap())
+            .unwrap();
+    let counts: i64 = dump["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["count"].as_i64().unwrap_or(1).max(1))
+        .sum();
+    assert_eq!(only_json.iter().map(|r| r.2).sum::<i64>(), counts);
+
+    // Text first: the JSON, which has uids and exact times, replaces every
+    // Event the text gave, and nothing is counted twice.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    for name in CAPTURED {
+        import(&db, name);
+    }
+    import(&db, "get-events-v1.37.json");
+    assert_eq!(counted(&export(&db)), only_json);
+
+    // JSON first: the text adds nothing to the namespace the dump covers (the
+    // Node's Events, in describe node and -A, are not in it).
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    import(&db, "get-events-v1.37.json");
+    for name in CAPTURED {
+        let out = stdout(&import(&db, name));
+        if !name.contains("node") && !name.contains("all-namespaces") {
+            assert!(out.contains(", 0 new occurrence(s)"), "{name}: {out}");
+        }
+    }
+    assert_eq!(counted(&export(&db)), only_json);
+}
+
+#[test]
+fn check_and_timeline_read_text_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    import(&db, "get-events-v1.37.txt");
+    // Exit 1: findings.
+    let check = diag(&db)
+        .args(["check", "scheduling", "--cluster", "c", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(1), "{check:?}");
+    let check = stdout(&check);
+    assert!(check.contains("Pod/too-big"), "{check}");
+    assert!(check.contains("Insufficient cpu"), "{check}");
+    let timeline = stdout(&ok(diag(&db)
+        .args([
+            "timeline",
+            "pod/too-big",
+            "-n",
+            "imp-capture",
+            "--cluster",
+            "c",
+            "--db",
+        ])
+        .arg(&db)));
+    assert!(timeline.contains("FailedScheduling"), "{timeline}");
+    assert!(timeline.contains("Unhealthy"), "{timeline}");
+}
+
+#[test]
+fn a_file_that_is_neither_is_refused_naming_what_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let out = diag(&db)
+        .args(["import", "--cluster", "c"])
+        .arg(fixture("neither.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for format in [
+        "`kubectl get events` tables",
+        "`kubectl describe`",
+        "-o json|yaml",
+        "JSON Lines",
+    ] {
+        assert!(err.contains(format), "{err}");
+    }
+    assert!(err.contains("nothing of it was stored"), "{err}");
+    assert!(export(&db).is_empty());
+}
+
+#[test]
+fn without_taken_at_the_mtime_is_used_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let out = ok(diag(&db)
+        .args(["import", "--cluster", "c", "-n", "imp-capture"])
+        .arg(fixture("get-events-v1.37.txt")));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("its modification time"), "{err}");
+    assert!(err.contains("--taken-at"), "{err}");
+}
