@@ -11,6 +11,8 @@
 //! the namespace and prints its name; `--reuse NAMESPACE --preload N` then
 //! measures again on the N Events already there (preloading a million takes
 //! a quarter of an hour; the apiserver keeps Events for an hour).
+//! `--kill` stops the recorder with SIGKILL instead of SIGTERM, as a crash
+//! would, and reports the WAL it leaves beside the recording.
 //! The recorder's `-v` log goes to `target/record_live.log`; `--chunk-size N`
 //! is passed on to it.
 //!
@@ -91,6 +93,7 @@ async fn main() {
     let seconds = flag(&args, "--seconds", 60);
     let preload = flag(&args, "--preload", 0);
     let keep = args.iter().any(|a| a == "--keep");
+    let kill = args.iter().any(|a| a == "--kill");
     let reuse = args
         .iter()
         .position(|a| a == "--reuse")
@@ -203,11 +206,24 @@ async fn main() {
     let written = bytes_written(&pid.to_string()) - written_before;
     let fed_stored =
         metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) - stored_before;
+    let wal = {
+        let mut wal = db.as_os_str().to_owned();
+        wal.push("-wal");
+        std::path::PathBuf::from(wal)
+    };
     std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+        .args([if kill { "-KILL" } else { "-TERM" }, &pid.to_string()])
         .status()
         .unwrap();
     recorder.wait().unwrap();
+    if kill {
+        let left = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "killed: {:.1} MiB of WAL left beside a {:.1} MiB recording",
+            left as f64 / (1 << 20) as f64,
+            std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0) as f64 / (1 << 20) as f64
+        );
+    }
     let conn = rusqlite::Connection::open(&db).unwrap();
     let stored: i64 = conn
         .query_row("SELECT COALESCE(SUM(n), 0) FROM occurrences", [], |r| {
