@@ -6,9 +6,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use super::flush::process_bytes_written;
 use super::retention::{db_bytes, wal_bytes};
@@ -124,19 +126,80 @@ pub fn metrics_text(stats: &Stats, disk: Disk) -> String {
     out
 }
 
+/// Connections served at once; more wait in the kernel's backlog.
+const MAX_CONNECTIONS: usize = 64;
+
+/// How long a client may take to send its request, and to take the answer.
+const IO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// `/healthz` fails when the writer has committed nothing for this long. The
+/// heartbeat commits every 5 s, so a live writer is never near it.
+pub const STALE_AFTER_MS: u64 = 60_000;
+
+/// Longest pause after `accept` fails (out of file descriptors, say).
+const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// The answer to `/healthz`: whether the writer has committed recently.
+/// `now_ms` and the last commit are epoch milliseconds.
+pub fn health(stats: &Stats, now_ms: u64) -> (&'static str, String) {
+    let last = stats.last_commit_ms.load(Ordering::Relaxed);
+    let age = now_ms.saturating_sub(last);
+    if last == 0 {
+        (
+            "503 Service Unavailable",
+            "starting: nothing committed yet\n".to_string(),
+        )
+    } else if age > STALE_AFTER_MS {
+        (
+            "503 Service Unavailable",
+            format!(
+                "stale: the last commit was {} s ago (the writer is stuck or has stopped; see the recorder's log)\n",
+                age / 1000
+            ),
+        )
+    } else {
+        ("200 OK", format!("ok: last commit {} ms ago\n", age))
+    }
+}
+
+/// Serves `/healthz` and `/metrics` until the process ends.
+///
+/// NB: a pod that opens connections and sends nothing must not take the
+/// listener down: each connection has [`IO_TIMEOUT`] to speak, at most
+/// [`MAX_CONNECTIONS`] are served at once, and a failing `accept` (file
+/// descriptors exhausted) backs off instead of spinning.
 pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut backoff = Duration::from_millis(10);
     loop {
-        let Ok((mut socket, _)) = listener.accept().await else {
-            continue;
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let mut socket = match listener.accept().await {
+            Ok((socket, _)) => {
+                backoff = Duration::from_millis(10);
+                socket
+            }
+            Err(_) => {
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_ACCEPT_BACKOFF);
+                continue;
+            }
         };
         let (stats, path) = (stats.clone(), path.clone());
         tokio::spawn(async move {
+            let _slot = slot;
             let mut buf = [0u8; 2048];
-            let n = socket.read(&mut buf).await.unwrap_or(0);
+            let Ok(Ok(n)) = tokio::time::timeout(IO_TIMEOUT, socket.read(&mut buf)).await else {
+                return;
+            };
             let request = String::from_utf8_lossy(&buf[..n]);
             let target = request.split_whitespace().nth(1).unwrap_or("");
             let (status, kind, body) = match target {
-                "/healthz" | "/readyz" | "/livez" => ("200 OK", "text/plain", "ok\n".to_string()),
+                "/healthz" | "/readyz" | "/livez" => {
+                    let (status, body) = health(&stats, super::sink::now_ms().unsigned_abs());
+                    (status, "text/plain", body)
+                }
                 "/metrics" => (
                     "200 OK",
                     "text/plain; version=0.0.4",
@@ -148,8 +211,11 @@ pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
                 "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 body.len()
             );
-            let _ = socket.write_all(head.as_bytes()).await;
-            let _ = socket.write_all(body.as_bytes()).await;
+            let answer = async {
+                socket.write_all(head.as_bytes()).await?;
+                socket.write_all(body.as_bytes()).await
+            };
+            let _ = tokio::time::timeout(IO_TIMEOUT, answer).await;
         });
     }
 }
@@ -174,6 +240,52 @@ mod tests {
         assert!(text.contains("kubectl_diag_db_bytes 4096\n"));
         assert!(text.contains("kubectl_diag_wal_bytes 1024\n"));
         assert!(text.contains("# TYPE kubectl_diag_bytes_written_total counter\nkubectl_diag_bytes_written_total 8192\n"));
+    }
+
+    #[test]
+    fn health_is_the_writers_last_commit() {
+        let stats = Stats::default();
+        assert!(
+            health(&stats, 1_000_000).0.starts_with("503"),
+            "nothing committed yet"
+        );
+        stats.last_commit_ms.store(1_000_000, Ordering::Relaxed);
+        assert_eq!(health(&stats, 1_004_000).0, "200 OK");
+        let (status, body) = health(&stats, 1_000_000 + STALE_AFTER_MS + 1);
+        assert!(status.starts_with("503"), "{status}");
+        assert!(
+            body.contains("stale: the last commit was 60 s ago"),
+            "{body}"
+        );
+    }
+
+    /// Connections that send nothing once held the listener forever.
+    #[tokio::test]
+    async fn idle_connections_do_not_block_the_health_check() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stats = Arc::new(Stats::default());
+        stats.last_commit_ms.store(
+            super::super::sink::now_ms().unsigned_abs(),
+            Ordering::Relaxed,
+        );
+        let dir = tempfile::tempdir().unwrap();
+        tokio::spawn(serve(listener, stats, dir.path().join("diag.db")));
+        // More silent clients than the listener serves at once.
+        let mut idle = Vec::new();
+        for _ in 0..MAX_CONNECTIONS + 8 {
+            idle.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+        }
+        let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
+        client
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        client.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+        assert!(answer.contains("ok: last commit"), "{answer}");
+        drop(idle);
     }
 
     #[test]

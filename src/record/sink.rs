@@ -54,6 +54,8 @@ pub struct Stats {
     /// The WAL beside the recording, in bytes.
     pub wal_bytes: AtomicU64,
     pub commits: AtomicU64,
+    /// When the writer last committed (epoch ms; 0: not yet), for `/healthz`.
+    pub last_commit_ms: AtomicU64,
     /// Occurrences of this cluster in the recording, every session's: set when
     /// the writer starts and after retention, moved by each commit.
     pub recording_occurrences: AtomicU64,
@@ -214,6 +216,9 @@ pub fn run(
         stats
             .wal_bytes
             .store(retention::wal_bytes(&path), Ordering::Relaxed);
+        stats
+            .last_commit_ms
+            .store(now.unsigned_abs(), Ordering::Relaxed);
         // Last: whoever waits for a commit sees what followed it too.
         stats.commits.fetch_add(1, Ordering::Relaxed);
     }
