@@ -94,10 +94,86 @@ pub struct ObjectState {
     /// Container images of a Pod, or of a workload's Pod template: a rollout's "to what".
     #[serde(rename = "img", skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<String>,
+    /// A Node's taints: what keeps Pods off it.
+    #[serde(rename = "taint", skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<Taint>,
+    /// A Node's `spec.unschedulable` (cordoned).
+    #[serde(rename = "cordon", skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    /// A Pod's tolerations: which taints it accepts.
+    #[serde(rename = "tol", skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
 }
 
 fn is_zero(n: &i64) -> bool {
     *n == 0
+}
+
+/// One taint of a Node.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Taint {
+    #[serde(rename = "k")]
+    pub key: String,
+    #[serde(rename = "v", skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
+    #[serde(rename = "e")]
+    pub effect: String,
+    /// Epoch ms of `timeAdded` (the apiserver sets it on NoExecute taints only).
+    #[serde(rename = "t", skip_serializing_if = "Option::is_none")]
+    pub added: Option<i64>,
+}
+
+impl Taint {
+    /// `key=value:Effect` (or `key:Effect`), as `kubectl taint` takes it.
+    pub fn text(&self) -> String {
+        if self.value.is_empty() {
+            format!("{}:{}", self.key, self.effect)
+        } else {
+            format!("{}={}:{}", self.key, self.value, self.effect)
+        }
+    }
+
+    /// Whether the scheduler's TaintToleration filter rejects Pods over it
+    /// (PreferNoSchedule only lowers a node's score).
+    pub fn filters(&self) -> bool {
+        matches!(self.effect.as_str(), "NoSchedule" | "NoExecute")
+    }
+}
+
+/// One toleration of a Pod.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Toleration {
+    #[serde(rename = "k", skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    /// `Exists`, or `Equal` (also when empty).
+    #[serde(rename = "op", skip_serializing_if = "String::is_empty")]
+    pub operator: String,
+    #[serde(rename = "v", skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    /// Empty: every effect.
+    #[serde(rename = "e", skip_serializing_if = "String::is_empty")]
+    pub effect: String,
+}
+
+impl Toleration {
+    /// Whether this toleration tolerates `taint`, as `v1.Toleration.ToleratesTaint` decides.
+    pub fn tolerates(&self, taint: &Taint) -> bool {
+        if !self.effect.is_empty() && self.effect != taint.effect {
+            return false;
+        }
+        // NB: an empty key with `Exists` tolerates every taint.
+        if !self.key.is_empty() && self.key != taint.key {
+            return false;
+        }
+        match self.operator.as_str() {
+            "Exists" => true,
+            "" | "Equal" => self.value == taint.value,
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

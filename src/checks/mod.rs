@@ -8,6 +8,7 @@ pub mod finalizers;
 pub mod generation;
 pub mod hotloop;
 pub mod scheduling;
+pub mod scheduling_causes;
 pub mod scheduling_message;
 
 use serde::Serialize;
@@ -146,6 +147,8 @@ pub struct Snapshot {
     pub stale_groups: Vec<String>,
     /// Types that could not be read, with why (RBAC, errors): reported, never silently skipped.
     pub unreadable: Vec<String>,
+    /// When each Node's taints and cordon began and who wrote them (recordings only).
+    pub origins: Vec<scheduling_causes::Origin>,
 }
 
 /// The knobs of the checks.

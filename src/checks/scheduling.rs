@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::json;
 
+use super::scheduling_causes::{Cause, explain};
 use super::scheduling_message::{Parsed, parse};
 use super::{Finding, Options, Severity, Snapshot};
 use crate::model::ObjectRef;
@@ -59,6 +60,18 @@ fn details(message: &str) -> (serde_json::Value, Vec<(String, Option<u32>)>) {
 }
 
 pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
+    let nodes: Vec<&crate::model::RecordedObject> = s
+        .objects
+        .iter()
+        .filter(|o| o.object.kind == "Node" && o.object.api_version == "v1")
+        .collect();
+    let tolerations = |pod: &ObjectRef| {
+        s.objects
+            .iter()
+            .find(|o| o.object.kind == "Pod" && o.object.uid == pod.uid && !pod.uid.is_empty())
+            .map(|o| o.state.tolerations.as_slice())
+            .unwrap_or_default()
+    };
     // Unschedulable Pods: (object, message, since).
     let mut pods: Vec<(ObjectRef, String, Option<i64>)> = Vec::new();
     for o in s
@@ -116,7 +129,9 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     let mut findings = Vec::new();
     let mut by_reason: BTreeMap<String, ReasonSummary> = BTreeMap::new();
     for (object, message, since) in &pods {
-        let (details, reasons) = details(message);
+        let (mut details, reasons) = details(message);
+        let names: Vec<String> = reasons.iter().map(|(r, _)| r.clone()).collect();
+        let causes: Vec<Cause> = explain(&names, tolerations(object), &nodes, &s.origins);
         for (reason, nodes) in &reasons {
             let entry = by_reason
                 .entry(reason.clone())
@@ -143,6 +158,27 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
                     .join(", ")
             )
         };
+        let summary = if causes.is_empty() {
+            summary
+        } else {
+            let named: Vec<String> = causes
+                .iter()
+                .map(|c| c.sentence(crate::units::rfc3339))
+                .collect();
+            format!("{summary}; {}", named.join("; "))
+        };
+        if !causes.is_empty() {
+            details["causes"] = json!(
+                causes
+                    .iter()
+                    .map(|c| {
+                        let mut v = json!(c);
+                        v["since"] = json!(c.since_ms.map(crate::units::rfc3339));
+                        v
+                    })
+                    .collect::<Vec<_>>()
+            );
+        }
         findings.push(Finding::new(
             CHECK,
             "S001",

@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use super::event::{k8s_time, parse_k8s_time};
 use crate::model::{
     Condition, ContainerState, ManagerEntry, ObjectObservation, ObjectRef, ObjectState, OwnerRef,
+    Taint, Toleration,
 };
 
 /// Condition messages longer than this are cut: some controllers put whole logs there.
@@ -167,6 +168,35 @@ struct SlimSpec {
     parallelism: Option<i64>,
     completions: Option<i64>,
     template: Option<SlimTemplate>,
+}
+
+/// What scheduling reads of a Node's or a Pod's spec. Decoded apart from
+/// [`SlimSpec`], and only for Nodes and Pods: a custom type whose spec has a
+/// `taints` of another shape must not lose the rest of its spec.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimSchedulingSpec {
+    taints: Vec<SlimTaint>,
+    unschedulable: bool,
+    tolerations: Vec<SlimToleration>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimTaint {
+    key: String,
+    value: String,
+    effect: String,
+    time_added: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimToleration {
+    key: String,
+    operator: String,
+    value: String,
+    effect: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -363,6 +393,12 @@ impl WireObject {
     pub fn into_observation(self, resource: &ApiResource) -> ObjectObservation {
         let meta = self.metadata;
         let spec: SlimSpec = decode(&self.spec);
+        let scheduling: SlimSchedulingSpec =
+            if resource.group.is_empty() && matches!(resource.kind.as_str(), "Node" | "Pod") {
+                decode(&self.spec)
+            } else {
+                SlimSchedulingSpec::default()
+            };
         let status: SlimStatus = decode(&self.status);
         let mut replicas = BTreeMap::new();
         for (name, value) in COUNTERS.iter().zip(status.counters()) {
@@ -447,6 +483,27 @@ impl WireObject {
                 .map(|raw| format!("{:016x}", crate::units::fnv1a(raw.get()) as u64))
                 .unwrap_or_default(),
             images,
+            taints: scheduling
+                .taints
+                .into_iter()
+                .map(|t| Taint {
+                    key: t.key,
+                    value: t.value,
+                    effect: t.effect,
+                    added: t.time_added.as_deref().and_then(parse_k8s_time),
+                })
+                .collect(),
+            unschedulable: scheduling.unschedulable,
+            tolerations: scheduling
+                .tolerations
+                .into_iter()
+                .map(|t| Toleration {
+                    key: t.key,
+                    operator: t.operator,
+                    value: t.value,
+                    effect: t.effect,
+                })
+                .collect(),
         };
         let managers = meta
             .managed_fields

@@ -312,14 +312,16 @@ mod tests {
         }
     }
 
-    /// The writer thread on a fresh recording: its sender, thread, counters and path.
-    fn spawn() -> (
-        tempfile::TempDir,
-        PathBuf,
-        mpsc::Sender<Msg>,
-        std::thread::JoinHandle<Result<(), StoreError>>,
-        Arc<Stats>,
-    ) {
+    /// The writer thread on a fresh recording.
+    struct Running {
+        _dir: tempfile::TempDir,
+        path: PathBuf,
+        tx: mpsc::Sender<Msg>,
+        thread: std::thread::JoinHandle<Result<(), StoreError>>,
+        stats: Arc<Stats>,
+    }
+
+    fn spawn() -> Running {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sink.db");
         let conn = store::open(&path, Mode::Write).unwrap();
@@ -334,7 +336,13 @@ mod tests {
                 run(writer, path, start.id, rx, stats, Retention::default())
             })
         };
-        (dir, path, tx, thread, stats)
+        Running {
+            _dir: dir,
+            path,
+            tx,
+            thread,
+            stats,
+        }
     }
 
     fn wait_for_commits(stats: &Stats, n: u64) {
@@ -345,7 +353,14 @@ mod tests {
 
     #[test]
     fn changes_arriving_within_the_commit_window_share_one_transaction() {
-        let (_dir, _path, tx, thread, stats) = spawn();
+        // NB: bound, not left to `..`: the folder would go with the temporary.
+        let Running {
+            _dir,
+            tx,
+            thread,
+            stats,
+            ..
+        } = spawn();
         for i in 0..50 {
             tx.blocking_send(change(i)).unwrap();
         }
@@ -359,7 +374,13 @@ mod tests {
 
     #[test]
     fn an_idle_heartbeat_empties_the_wal() {
-        let (_dir, path, tx, thread, stats) = spawn();
+        let Running {
+            _dir,
+            path,
+            tx,
+            thread,
+            stats,
+        } = spawn();
         tx.blocking_send(change(1)).unwrap();
         wait_for_commits(&stats, 1);
         assert!(
@@ -375,7 +396,13 @@ mod tests {
 
     #[test]
     fn the_recording_count_includes_earlier_sessions() {
-        let (dir, path, tx, thread, _) = spawn();
+        let Running {
+            _dir: dir,
+            path,
+            tx,
+            thread,
+            ..
+        } = spawn();
         for i in 0..3 {
             tx.blocking_send(change(i)).unwrap();
         }

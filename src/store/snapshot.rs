@@ -95,6 +95,8 @@ pub fn recorded(
         }
     }
 
+    let origins = node_origins(conn, path, &objects, at)?;
+
     let from = at - window_ms;
     let mut st = conn
         .prepare_cached(SQL_CHECK_EVENTS)
@@ -168,5 +170,37 @@ pub fn recorded(
         window_ms,
         stale_groups: Vec::new(),
         unreadable: Vec::new(),
+        origins,
     })
+}
+
+/// Since when, and by whom, each tainted or cordoned Node has been so at `at`.
+fn node_origins(
+    conn: &Connection,
+    path: &Path,
+    objects: &[RecordedObject],
+    at: i64,
+) -> Result<Vec<crate::checks::scheduling_causes::Origin>, StoreError> {
+    let nodes: Vec<&RecordedObject> = objects
+        .iter()
+        .filter(|o| {
+            o.object.kind == "Node" && (!o.state.taints.is_empty() || o.state.unschedulable)
+        })
+        .collect();
+    if nodes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = nodes.iter().map(|o| o.id).collect();
+    let mut versions = history::versions_many(conn, path, &ids)?;
+    let mut origins = Vec::new();
+    for node in nodes {
+        let mut history = versions.remove(&node.id).unwrap_or_default();
+        history.retain(|v| v.at <= at);
+        history.sort_by_key(|v| v.at);
+        origins.extend(crate::checks::scheduling_causes::origins(
+            &node.object.name,
+            &history,
+        ));
+    }
+    Ok(origins)
 }

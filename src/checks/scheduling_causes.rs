@@ -1,0 +1,331 @@
+//! Why the scheduler's reasons hold, from the cluster's own state: which
+//! taints a Pod does not tolerate and on which Nodes, which Nodes are
+//! cordoned, and (from a recording) since when and by whom.
+//!
+//! NB: since Kubernetes 1.27 the scheduler writes "node(s) had untolerated
+//! taint(s)" without naming the taint, so the message alone cannot say what
+//! to remove. The Nodes in the snapshot can.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::{RecordedObject, Toleration};
+
+/// When a Node's taint (or cordon) began, and who wrote it: from the
+/// recording's versions of that Node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub node: String,
+    /// [`crate::model::Taint::text`], or [`CORDON`].
+    pub what: String,
+    /// Epoch ms of the first version of the Node's latest unbroken run with it.
+    pub since: i64,
+    /// The writers of that version (field managers), when known.
+    pub by: Vec<String>,
+}
+
+/// [`Origin::what`] of a cordon (`spec.unschedulable`).
+pub const CORDON: &str = "cordon";
+
+/// One cause of a Pod's unschedulability, named.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Cause {
+    /// The scheduler's reason it explains.
+    pub reason: String,
+    /// `taint` or `cordon`.
+    pub kind: &'static str,
+    /// The taint as `key=value:Effect`; empty for a cordon.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub taint: String,
+    pub nodes: Vec<String>,
+    /// Epoch ms: when it began (the earliest over its Nodes), when known.
+    #[serde(skip)]
+    pub since_ms: Option<i64>,
+    /// The writers that put it there, when the recording knows them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by: Vec<String>,
+}
+
+/// Nodes named in a sentence: up to three, then how many more.
+fn node_list(nodes: &[String]) -> String {
+    let shown: Vec<&str> = nodes.iter().take(3).map(String::as_str).collect();
+    match nodes.len() {
+        n if n > 3 => format!("{} and {} more", shown.join(", "), n - 3),
+        _ => shown.join(", "),
+    }
+}
+
+impl Cause {
+    /// One sentence, e.g. `taint drill/maintenance=true:NoSchedule on 3 nodes (a, b, c)`.
+    pub fn sentence(&self, rfc3339: impl Fn(i64) -> String) -> String {
+        let what = match self.kind {
+            "taint" => format!("taint {}", self.taint),
+            _ => "cordoned".to_string(),
+        };
+        let mut s = format!(
+            "{what} on {} node{} ({})",
+            self.nodes.len(),
+            if self.nodes.len() == 1 { "" } else { "s" },
+            node_list(&self.nodes)
+        );
+        if let Some(since) = self.since_ms {
+            s.push_str(&format!(" since {}", rfc3339(since)));
+        }
+        if !self.by.is_empty() {
+            s.push_str(&format!(" by {}", self.by.join(", ")));
+        }
+        s
+    }
+}
+
+/// Whether a scheduler reason is about taints (new and old wordings).
+fn is_taint_reason(reason: &str) -> bool {
+    reason.contains("untolerated taint") || reason.contains("taints that the pod didn't tolerate")
+}
+
+/// Whether a scheduler reason is about cordoned Nodes.
+fn is_cordon_reason(reason: &str) -> bool {
+    reason.contains("were unschedulable")
+}
+
+/// The causes behind `reasons` for a Pod with `tolerations`, from `nodes`
+/// (the snapshot's Nodes) and what the recording knows of their history.
+pub fn explain(
+    reasons: &[String],
+    tolerations: &[Toleration],
+    nodes: &[&RecordedObject],
+    origins: &[Origin],
+) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let origin = |node: &str, what: &str| origins.iter().find(|o| o.node == node && o.what == what);
+    if let Some(reason) = reasons.iter().find(|r| is_taint_reason(r)) {
+        // Untolerated taint -> (nodes, earliest start, writers).
+        let mut by_taint: BTreeMap<String, Cause> = BTreeMap::new();
+        for node in nodes {
+            for taint in node.state.taints.iter().filter(|t| t.filters()) {
+                if tolerations.iter().any(|t| t.tolerates(taint)) {
+                    continue;
+                }
+                let text = taint.text();
+                let cause = by_taint.entry(text.clone()).or_insert_with(|| Cause {
+                    reason: reason.clone(),
+                    kind: "taint",
+                    taint: text.clone(),
+                    ..Cause::default()
+                });
+                cause.nodes.push(node.object.name.clone());
+                let (since, by) = match origin(&node.object.name, &text) {
+                    Some(o) => (Some(o.since), o.by.clone()),
+                    None => (taint.added, Vec::new()),
+                };
+                if let Some(since) = since {
+                    cause.since_ms = Some(cause.since_ms.map_or(since, |s| s.min(since)));
+                }
+                for w in by {
+                    if !cause.by.contains(&w) {
+                        cause.by.push(w);
+                    }
+                }
+            }
+        }
+        // The taint on most Nodes first: it is the one that blocks most.
+        let mut taints: Vec<Cause> = by_taint.into_values().collect();
+        taints.sort_by(|a, b| {
+            b.nodes
+                .len()
+                .cmp(&a.nodes.len())
+                .then(a.taint.cmp(&b.taint))
+        });
+        causes.extend(taints);
+    }
+    if let Some(reason) = reasons.iter().find(|r| is_cordon_reason(r)) {
+        let mut cordon = Cause {
+            reason: reason.clone(),
+            kind: "cordon",
+            ..Cause::default()
+        };
+        for node in nodes.iter().filter(|n| n.state.unschedulable) {
+            cordon.nodes.push(node.object.name.clone());
+            if let Some(o) = origin(&node.object.name, CORDON) {
+                cordon.since_ms = Some(cordon.since_ms.map_or(o.since, |s| s.min(o.since)));
+                for w in &o.by {
+                    if !cordon.by.contains(w) {
+                        cordon.by.push(w.clone());
+                    }
+                }
+            }
+        }
+        if !cordon.nodes.is_empty() {
+            causes.push(cordon);
+        }
+    }
+    causes
+}
+
+/// The origins of every taint and cordon a Node has at the end of
+/// `versions` (oldest first): the start of each one's latest unbroken run.
+pub fn origins(node: &str, versions: &[crate::model::Version]) -> Vec<Origin> {
+    let mut open: BTreeMap<String, Origin> = BTreeMap::new();
+    for v in versions {
+        let mut present: Vec<String> = v.state.taints.iter().map(|t| t.text()).collect();
+        if v.state.unschedulable {
+            present.push(CORDON.to_string());
+        }
+        open.retain(|what, _| present.contains(what));
+        for what in present {
+            open.entry(what.clone()).or_insert_with(|| Origin {
+                node: node.to_string(),
+                what,
+                since: v.at,
+                by: v.writers.clone(),
+            });
+        }
+    }
+    open.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::fixtures::object;
+    use crate::model::{Taint, Version};
+
+    fn taint(key: &str, value: &str, effect: &str) -> Taint {
+        Taint {
+            key: key.into(),
+            value: value.into(),
+            effect: effect.into(),
+            added: None,
+        }
+    }
+
+    fn node(name: &str, taints: Vec<Taint>) -> RecordedObject {
+        let mut n = object("Node", "", name);
+        n.state.taints = taints;
+        n
+    }
+
+    const TAINTED: &str = "node(s) had untolerated taint(s)";
+
+    #[test]
+    fn the_untolerated_taint_is_named_with_its_nodes() {
+        let maintenance = taint("drill/maintenance", "true", "NoSchedule");
+        let nodes = [
+            node("a", vec![maintenance.clone()]),
+            node("b", vec![maintenance.clone()]),
+            node(
+                "c",
+                vec![maintenance, taint("dedicated", "batch", "NoSchedule")],
+            ),
+        ];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let causes = explain(&[TAINTED.into()], &[], &refs, &[]);
+        assert_eq!(causes.len(), 2);
+        assert_eq!(causes[0].taint, "drill/maintenance=true:NoSchedule");
+        assert_eq!(causes[0].nodes, vec!["a", "b", "c"]);
+        assert_eq!(causes[1].taint, "dedicated=batch:NoSchedule");
+        assert_eq!(
+            causes[0].sentence(|_| String::new()),
+            "taint drill/maintenance=true:NoSchedule on 3 nodes (a, b, c)"
+        );
+    }
+
+    #[test]
+    fn tolerated_and_scoring_only_taints_are_not_causes() {
+        let nodes = [node(
+            "a",
+            vec![
+                taint("dedicated", "batch", "NoSchedule"),
+                taint("soft", "", "PreferNoSchedule"),
+            ],
+        )];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let tolerate = Toleration {
+            key: "dedicated".into(),
+            operator: "Equal".into(),
+            value: "batch".into(),
+            effect: "NoSchedule".into(),
+        };
+        assert!(explain(&[TAINTED.into()], &[tolerate], &refs, &[]).is_empty());
+    }
+
+    #[test]
+    fn tolerations_follow_the_api_rules() {
+        let t = taint("k", "v", "NoExecute");
+        let tol = |key: &str, op: &str, value: &str, effect: &str| Toleration {
+            key: key.into(),
+            operator: op.into(),
+            value: value.into(),
+            effect: effect.into(),
+        };
+        assert!(
+            tol("", "Exists", "", "").tolerates(&t),
+            "empty key and Exists: all"
+        );
+        assert!(tol("k", "Exists", "", "NoExecute").tolerates(&t));
+        assert!(
+            tol("k", "", "v", "").tolerates(&t),
+            "empty operator is Equal"
+        );
+        assert!(!tol("k", "Equal", "w", "").tolerates(&t));
+        assert!(!tol("k", "Exists", "", "NoSchedule").tolerates(&t));
+        assert!(!tol("j", "Exists", "", "").tolerates(&t));
+    }
+
+    #[test]
+    fn the_recording_says_since_when_and_by_whom() {
+        let mut nodes = [node(
+            "a",
+            vec![taint("drill/maintenance", "true", "NoSchedule")],
+        )];
+        nodes[0].state.unschedulable = true;
+        let version = |at: i64, taints: Vec<Taint>, cordon: bool, by: &str| {
+            let mut v = Version {
+                at,
+                writers: vec![by.into()],
+                ..Version::default()
+            };
+            v.state.taints = taints;
+            v.state.unschedulable = cordon;
+            v
+        };
+        let m = || vec![taint("drill/maintenance", "true", "NoSchedule")];
+        let history = [
+            version(1_000, m(), false, "kubectl-taint"),
+            version(2_000, vec![], false, "kubectl-taint"),
+            version(3_000, m(), false, "kubectl-taint"),
+            version(4_000, m(), true, "kubectl-cordon"),
+            version(5_000, m(), true, "kwok"),
+        ];
+        let origins = origins("a", &history);
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let causes = explain(
+            &[TAINTED.into(), "1 node(s) were unschedulable".into()],
+            &[],
+            &refs,
+            &origins,
+        );
+        assert_eq!(causes[0].since_ms, Some(3_000), "the latest unbroken run");
+        assert_eq!(causes[0].by, vec!["kubectl-taint"]);
+        assert_eq!(causes[1].kind, "cordon");
+        assert_eq!(causes[1].since_ms, Some(4_000));
+        assert_eq!(
+            causes[1].sentence(|ms| format!("t{ms}")),
+            "cordoned on 1 node (a) since t4000 by kubectl-cordon"
+        );
+    }
+
+    #[test]
+    fn other_reasons_have_no_named_cause_yet() {
+        let nodes = [node("a", vec![taint("k", "", "NoSchedule")])];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        assert!(explain(&["Insufficient cpu".into()], &[], &refs, &[]).is_empty());
+    }
+
+    #[test]
+    fn many_nodes_are_counted_not_listed() {
+        let names: Vec<String> = (0..5).map(|i| format!("n{i}")).collect();
+        assert_eq!(node_list(&names), "n0, n1, n2 and 2 more");
+    }
+}
