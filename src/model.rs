@@ -103,6 +103,75 @@ pub struct ObjectState {
     /// A Pod's tolerations: which taints it accepts.
     #[serde(rename = "tol", skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Vec<Toleration>,
+    /// A Node's labels: what node selectors and affinity match.
+    #[serde(
+        rename = "lbl",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// A Pod's `spec.nodeSelector`.
+    #[serde(
+        rename = "sel",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub node_selector: std::collections::BTreeMap<String, String>,
+    /// A Pod's required node affinity: terms ORed, each a list of requirements ANDed.
+    #[serde(rename = "aff", skip_serializing_if = "Vec::is_empty")]
+    pub node_affinity: Vec<Vec<Requirement>>,
+}
+
+/// One requirement of a node selector term (`matchExpressions`, or
+/// `matchFields` with the key `metadata.name`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Requirement {
+    #[serde(rename = "k")]
+    pub key: String,
+    /// `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt` or `Lt`.
+    #[serde(rename = "op")]
+    pub operator: String,
+    #[serde(rename = "v", skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+impl Requirement {
+    /// Whether a Node with `labels` and `name` meets it, as the scheduler's
+    /// node affinity decides.
+    pub fn matches(&self, labels: &std::collections::BTreeMap<String, String>, name: &str) -> bool {
+        let value = if self.key == "metadata.name" {
+            Some(name)
+        } else {
+            labels.get(&self.key).map(String::as_str)
+        };
+        let number = |s: &str| s.parse::<i64>().ok();
+        match (self.operator.as_str(), value) {
+            ("In", Some(v)) => self.values.iter().any(|x| x == v),
+            ("NotIn", v) => v.is_none_or(|v| !self.values.iter().any(|x| x == v)),
+            ("Exists", v) => v.is_some(),
+            ("DoesNotExist", v) => v.is_none(),
+            ("Gt", Some(v)) => number(v)
+                .zip(self.values.first().and_then(|x| number(x)))
+                .is_some_and(|(v, x)| v > x),
+            ("Lt", Some(v)) => number(v)
+                .zip(self.values.first().and_then(|x| number(x)))
+                .is_some_and(|(v, x)| v < x),
+            _ => false,
+        }
+    }
+
+    /// As written in a manifest: `key In [a, b]`.
+    pub fn text(&self) -> String {
+        if self.values.is_empty() {
+            format!("{} {}", self.key, self.operator)
+        } else {
+            format!(
+                "{} {} [{}]",
+                self.key,
+                self.operator,
+                self.values.join(", ")
+            )
+        }
+    }
 }
 
 fn is_zero(n: &i64) -> bool {

@@ -304,6 +304,20 @@ async fn scheduling_parses_every_pods_reasons_and_aggregates_them() {
     assert_eq!(reason(&doc, "node affinity/selector")["pods"], 1);
     assert_eq!(reason(&doc, "taint")["pods"], 2);
     assert_eq!(reason(&doc, "taint")["nodes"], 1);
+    // The causes, named from the Nodes themselves.
+    let ssd = pods
+        .iter()
+        .find(|f| f["object"]["name"] == "wants-ssd")
+        .unwrap();
+    let summary = ssd["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("nodeSelector disktype=ssd: 3 of 3 nodes lack it"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("taint dedicated=batch:NoSchedule on 1 node (kwok-large-tainted)"),
+        "{summary}"
+    );
 }
 
 #[tokio::test]

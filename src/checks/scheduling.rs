@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::json;
 
-use super::scheduling_causes::{Cause, explain};
+use super::scheduling_causes::{Cause, PodNeeds, explain};
 use super::scheduling_message::{Parsed, parse};
 use super::{Finding, Options, Severity, Snapshot};
 use crate::model::ObjectRef;
@@ -65,11 +65,11 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
         .iter()
         .filter(|o| o.object.kind == "Node" && o.object.api_version == "v1")
         .collect();
-    let tolerations = |pod: &ObjectRef| {
+    let needs = |pod: &ObjectRef| {
         s.objects
             .iter()
             .find(|o| o.object.kind == "Pod" && o.object.uid == pod.uid && !pod.uid.is_empty())
-            .map(|o| o.state.tolerations.as_slice())
+            .map(|o| PodNeeds::of(&o.state))
             .unwrap_or_default()
     };
     // Unschedulable Pods: (object, message, since).
@@ -131,7 +131,7 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     for (object, message, since) in &pods {
         let (mut details, reasons) = details(message);
         let names: Vec<String> = reasons.iter().map(|(r, _)| r.clone()).collect();
-        let causes: Vec<Cause> = explain(&names, tolerations(object), &nodes, &s.origins);
+        let causes: Vec<Cause> = explain(&names, &needs(object), &nodes, &s.origins);
         for (reason, nodes) in &reasons {
             let entry = by_reason
                 .entry(reason.clone())

@@ -1,6 +1,7 @@
 //! Why the scheduler's reasons hold, from the cluster's own state: which
 //! taints a Pod does not tolerate and on which Nodes, which Nodes are
-//! cordoned, and (from a recording) since when and by whom.
+//! cordoned, and (from a recording) since when and by whom; which label of a
+//! Pod's nodeSelector or required node affinity the Nodes lack.
 //!
 //! NB: since Kubernetes 1.27 the scheduler writes "node(s) had untolerated
 //! taint(s)" without naming the taint, so the message alone cannot say what
@@ -33,12 +34,20 @@ pub const CORDON: &str = "cordon";
 pub struct Cause {
     /// The scheduler's reason it explains.
     pub reason: String,
-    /// `taint` or `cordon`.
+    /// `taint`, `cordon`, `selector` or `affinity`.
     pub kind: &'static str,
-    /// The taint as `key=value:Effect`; empty for a cordon.
+    /// The taint as `key=value:Effect` (kind `taint`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub taint: String,
+    /// What the Pod asks of a Node (kinds `selector`, `affinity`): `disktype=ssd`,
+    /// `topology.kubernetes.io/zone In [eu-1a]`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub requirement: String,
+    /// The Nodes carrying the taint, cordoned, or lacking what the Pod asks.
     pub nodes: Vec<String>,
+    /// How many Nodes there are (kinds `selector`, `affinity`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub of_nodes: Option<usize>,
     /// Epoch ms: when it began (the earliest over its Nodes), when known.
     #[serde(skip)]
     pub since_ms: Option<i64>,
@@ -59,8 +68,23 @@ fn node_list(nodes: &[String]) -> String {
 impl Cause {
     /// One sentence, e.g. `taint drill/maintenance=true:NoSchedule on 3 nodes (a, b, c)`.
     pub fn sentence(&self, rfc3339: impl Fn(i64) -> String) -> String {
+        let lacking = |label: &str, verb: &str| {
+            format!(
+                "{label} {}: {} of {} nodes {verb}{}",
+                self.requirement,
+                self.nodes.len(),
+                self.of_nodes.unwrap_or(self.nodes.len()),
+                if self.nodes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", node_list(&self.nodes))
+                }
+            )
+        };
         let what = match self.kind {
             "taint" => format!("taint {}", self.taint),
+            "selector" => return lacking("nodeSelector", "lack it"),
+            "affinity" => return lacking("node affinity needs", "do not match"),
             _ => "cordoned".to_string(),
         };
         let mut s = format!(
@@ -84,19 +108,56 @@ fn is_taint_reason(reason: &str) -> bool {
     reason.contains("untolerated taint") || reason.contains("taints that the pod didn't tolerate")
 }
 
+/// Whether a scheduler reason is about node selectors or affinity (1.18+ and older).
+fn is_selector_reason(reason: &str) -> bool {
+    reason.contains("node affinity/selector") || reason.contains("match node selector")
+}
+
 /// Whether a scheduler reason is about cordoned Nodes.
 fn is_cordon_reason(reason: &str) -> bool {
     reason.contains("were unschedulable")
 }
 
-/// The causes behind `reasons` for a Pod with `tolerations`, from `nodes`
+/// What a Pod asks of the Node it may run on.
+#[derive(Debug, Clone, Copy)]
+pub struct PodNeeds<'a> {
+    pub tolerations: &'a [Toleration],
+    pub node_selector: &'a BTreeMap<String, String>,
+    pub node_affinity: &'a [Vec<crate::model::Requirement>],
+}
+
+/// No selector at all: what `Default` would give if `&BTreeMap` had one.
+static NO_SELECTOR: BTreeMap<String, String> = BTreeMap::new();
+
+impl Default for PodNeeds<'_> {
+    fn default() -> Self {
+        PodNeeds {
+            tolerations: &[],
+            node_selector: &NO_SELECTOR,
+            node_affinity: &[],
+        }
+    }
+}
+
+impl<'a> PodNeeds<'a> {
+    pub fn of(state: &'a crate::model::ObjectState) -> PodNeeds<'a> {
+        PodNeeds {
+            tolerations: &state.tolerations,
+            node_selector: &state.node_selector,
+            node_affinity: &state.node_affinity,
+        }
+    }
+}
+
+/// The causes behind `reasons` for a Pod with these needs, from `nodes`
 /// (the snapshot's Nodes) and what the recording knows of their history.
 pub fn explain(
     reasons: &[String],
-    tolerations: &[Toleration],
+    pod: &PodNeeds,
     nodes: &[&RecordedObject],
     origins: &[Origin],
 ) -> Vec<Cause> {
+    let tolerations = pod.tolerations;
     let mut causes = Vec::new();
     let origin = |node: &str, what: &str| origins.iter().find(|o| o.node == node && o.what == what);
     if let Some(reason) = reasons.iter().find(|r| is_taint_reason(r)) {
@@ -160,6 +221,58 @@ pub fn explain(
             causes.push(cordon);
         }
     }
+    if let Some(reason) = reasons.iter().find(|r| is_selector_reason(r)) {
+        causes.extend(selector_causes(reason, pod, nodes));
+    }
+    causes
+}
+
+/// The nodeSelector labels, and the required node affinity requirements,
+/// that Nodes lack. Only what excludes some Node is named.
+fn selector_causes(reason: &str, pod: &PodNeeds, nodes: &[&RecordedObject]) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let cause = |kind, requirement: String, lacking: Vec<String>| Cause {
+        reason: reason.to_string(),
+        kind,
+        requirement,
+        nodes: lacking,
+        of_nodes: Some(nodes.len()),
+        ..Cause::default()
+    };
+    for (key, value) in pod.node_selector {
+        let lacking: Vec<String> = nodes
+            .iter()
+            .filter(|n| n.state.labels.get(key) != Some(value))
+            .map(|n| n.object.name.clone())
+            .collect();
+        if !lacking.is_empty() {
+            causes.push(cause("selector", format!("{key}={value}"), lacking));
+        }
+    }
+    // NB: terms are ORed; when some Node meets a whole term, affinity is not
+    // what keeps the Pod off the rest.
+    let meets = |n: &&RecordedObject, term: &[crate::model::Requirement]| {
+        term.iter()
+            .all(|r| r.matches(&n.state.labels, &n.object.name))
+    };
+    let any_term_met = pod
+        .node_affinity
+        .iter()
+        .any(|term| nodes.iter().any(|n| meets(n, term)));
+    if !any_term_met {
+        for term in pod.node_affinity {
+            for r in term {
+                let lacking: Vec<String> = nodes
+                    .iter()
+                    .filter(|n| !r.matches(&n.state.labels, &n.object.name))
+                    .map(|n| n.object.name.clone())
+                    .collect();
+                if !lacking.is_empty() {
+                    causes.push(cause("affinity", r.text(), lacking));
+                }
+            }
+        }
+    }
     causes
 }
 
@@ -220,7 +333,7 @@ mod tests {
             ),
         ];
         let refs: Vec<&RecordedObject> = nodes.iter().collect();
-        let causes = explain(&[TAINTED.into()], &[], &refs, &[]);
+        let causes = explain(&[TAINTED.into()], &PodNeeds::default(), &refs, &[]);
         assert_eq!(causes.len(), 2);
         assert_eq!(causes[0].taint, "drill/maintenance=true:NoSchedule");
         assert_eq!(causes[0].nodes, vec!["a", "b", "c"]);
@@ -247,7 +360,12 @@ mod tests {
             value: "batch".into(),
             effect: "NoSchedule".into(),
         };
-        assert!(explain(&[TAINTED.into()], &[tolerate], &refs, &[]).is_empty());
+        let tolerations = [tolerate];
+        let pod = PodNeeds {
+            tolerations: &tolerations,
+            ..PodNeeds::default()
+        };
+        assert!(explain(&[TAINTED.into()], &pod, &refs, &[]).is_empty());
     }
 
     #[test]
@@ -302,7 +420,7 @@ mod tests {
         let refs: Vec<&RecordedObject> = nodes.iter().collect();
         let causes = explain(
             &[TAINTED.into(), "1 node(s) were unschedulable".into()],
-            &[],
+            &PodNeeds::default(),
             &refs,
             &origins,
         );
@@ -320,7 +438,105 @@ mod tests {
     fn other_reasons_have_no_named_cause_yet() {
         let nodes = [node("a", vec![taint("k", "", "NoSchedule")])];
         let refs: Vec<&RecordedObject> = nodes.iter().collect();
-        assert!(explain(&["Insufficient cpu".into()], &[], &refs, &[]).is_empty());
+        assert!(
+            explain(
+                &["Insufficient cpu".into()],
+                &PodNeeds::default(),
+                &refs,
+                &[]
+            )
+            .is_empty()
+        );
+    }
+
+    const SELECTOR: &str = "node(s) didn't match Pod's node affinity/selector";
+
+    fn labelled(name: &str, labels: &[(&str, &str)]) -> RecordedObject {
+        let mut n = object("Node", "", name);
+        n.state.labels = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        n
+    }
+
+    #[test]
+    fn the_missing_node_selector_label_is_named() {
+        let nodes = [
+            labelled("a", &[("disktype", "hdd")]),
+            labelled("b", &[]),
+            labelled("c", &[("disktype", "ssd")]),
+        ];
+        let refs: Vec<&RecordedObject> = nodes.iter().take(2).collect();
+        let selector: BTreeMap<String, String> =
+            [("disktype".to_string(), "ssd".to_string())].into();
+        let pod = PodNeeds {
+            node_selector: &selector,
+            ..PodNeeds::default()
+        };
+        let causes = explain(&[SELECTOR.into()], &pod, &refs, &[]);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(
+            causes[0].sentence(|_| String::new()),
+            "nodeSelector disktype=ssd: 2 of 2 nodes lack it (a, b)"
+        );
+    }
+
+    #[test]
+    fn affinity_is_named_only_when_no_node_meets_any_term() {
+        let nodes = [
+            labelled("a", &[("zone", "eu-1a")]),
+            labelled("b", &[("zone", "eu-1b")]),
+        ];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let term = |zone: &str| {
+            vec![crate::model::Requirement {
+                key: "zone".into(),
+                operator: "In".into(),
+                values: vec![zone.into()],
+            }]
+        };
+        let unmet = [term("us-1a")];
+        let selector = BTreeMap::new();
+        let pod = PodNeeds {
+            node_selector: &selector,
+            node_affinity: &unmet,
+            ..PodNeeds::default()
+        };
+        let causes = explain(&[SELECTOR.into()], &pod, &refs, &[]);
+        assert_eq!(
+            causes[0].sentence(|_| String::new()),
+            "node affinity needs zone In [us-1a]: 2 of 2 nodes do not match (a, b)"
+        );
+        let met = [term("us-1a"), term("eu-1b")];
+        let pod = PodNeeds {
+            node_affinity: &met,
+            ..pod
+        };
+        assert!(explain(&[SELECTOR.into()], &pod, &refs, &[]).is_empty());
+    }
+
+    #[test]
+    fn requirements_follow_the_scheduler_rules() {
+        use crate::model::Requirement;
+        let labels: BTreeMap<String, String> = [
+            ("gpu".to_string(), "4".to_string()),
+            ("zone".to_string(), "a".to_string()),
+        ]
+        .into();
+        let r = |key: &str, op: &str, values: &[&str]| Requirement {
+            key: key.into(),
+            operator: op.into(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        };
+        assert!(r("zone", "In", &["a", "b"]).matches(&labels, "n"));
+        assert!(!r("zone", "NotIn", &["a"]).matches(&labels, "n"));
+        assert!(r("missing", "NotIn", &["a"]).matches(&labels, "n"));
+        assert!(r("gpu", "Gt", &["3"]).matches(&labels, "n"));
+        assert!(!r("gpu", "Lt", &["3"]).matches(&labels, "n"));
+        assert!(r("missing", "DoesNotExist", &[]).matches(&labels, "n"));
+        assert!(r("metadata.name", "In", &["n"]).matches(&labels, "n"));
+        assert!(!r("zone", "Bogus", &["a"]).matches(&labels, "n"));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use super::event::{k8s_time, parse_k8s_time};
 use crate::model::{
     Condition, ContainerState, ManagerEntry, ObjectObservation, ObjectRef, ObjectState, OwnerRef,
-    Taint, Toleration,
+    Requirement, Taint, Toleration,
 };
 
 /// Condition messages longer than this are cut: some controllers put whole logs there.
@@ -50,6 +50,8 @@ struct SlimMeta {
     finalizers: Option<Vec<String>>,
     owner_references: Option<Vec<SlimOwner>>,
     managed_fields: Vec<SlimManaged>,
+    /// Kept for Nodes only (what selectors match); other kinds drop them.
+    labels: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -99,6 +101,7 @@ fn slim_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Er
         creation_timestamp: k8s_time(&m.creation_timestamp),
         deletion_timestamp: k8s_time(&m.deletion_timestamp),
         finalizers: m.finalizers,
+        labels: m.labels,
         owner_references: m.owner_references.map(|owners| {
             owners
                 .into_iter()
@@ -179,6 +182,41 @@ struct SlimSchedulingSpec {
     taints: Vec<SlimTaint>,
     unschedulable: bool,
     tolerations: Vec<SlimToleration>,
+    node_selector: BTreeMap<String, String>,
+    affinity: SlimAffinity,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimAffinity {
+    node_affinity: SlimNodeAffinity,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimNodeAffinity {
+    required_during_scheduling_ignored_during_execution: SlimNodeSelector,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimNodeSelector {
+    node_selector_terms: Vec<SlimTerm>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimTerm {
+    match_expressions: Vec<SlimRequirement>,
+    match_fields: Vec<SlimRequirement>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimRequirement {
+    key: String,
+    operator: String,
+    values: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -494,6 +532,30 @@ impl WireObject {
                 })
                 .collect(),
             unschedulable: scheduling.unschedulable,
+            labels: if resource.kind == "Node" && resource.group.is_empty() {
+                meta.labels.unwrap_or_default()
+            } else {
+                BTreeMap::new()
+            },
+            node_selector: scheduling.node_selector,
+            node_affinity: scheduling
+                .affinity
+                .node_affinity
+                .required_during_scheduling_ignored_during_execution
+                .node_selector_terms
+                .into_iter()
+                .map(|t| {
+                    t.match_expressions
+                        .into_iter()
+                        .chain(t.match_fields)
+                        .map(|r| Requirement {
+                            key: r.key,
+                            operator: r.operator,
+                            values: r.values,
+                        })
+                        .collect()
+                })
+                .collect(),
             tolerations: scheduling
                 .tolerations
                 .into_iter()
@@ -537,6 +599,7 @@ impl WireObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn pods() -> ApiResource {
         ApiResource {
@@ -578,6 +641,71 @@ mod tests {
                     "lastState": {"terminated": {"reason": "Error", "exitCode": 137}}}]
             }
         })
+    }
+
+    #[test]
+    fn what_scheduling_reads_is_kept_for_nodes_and_pods() {
+        let node = ApiResource {
+            kind: "Node".into(),
+            plural: "nodes".into(),
+            ..pods()
+        };
+        let n = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "a", "uid": "u", "labels": {"disktype": "hdd"}},
+            "spec": {"unschedulable": true, "taints": [
+                {"key": "drill/maintenance", "value": "true", "effect": "NoSchedule"},
+                {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-30T03:00:00Z"}
+            ]}
+        }))
+        .unwrap()
+        .into_observation(&node);
+        assert!(n.state.unschedulable);
+        assert_eq!(
+            n.state.taints[0].text(),
+            "drill/maintenance=true:NoSchedule"
+        );
+        assert_eq!(
+            n.state.taints[1].added,
+            parse_k8s_time("2026-11-30T03:00:00Z")
+        );
+        assert_eq!(n.state.labels["disktype"], "hdd");
+        let p = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "web", "uid": "p", "labels": {"app": "web"}},
+            "spec": {
+                "nodeSelector": {"disktype": "ssd"},
+                "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}],
+                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
+                                           "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}},
+                "containers": [{"name": "web", "image": "web:1"}]
+            }
+        }))
+        .unwrap()
+        .into_observation(&pods());
+        assert_eq!(p.state.node_selector["disktype"], "ssd");
+        assert_eq!(p.state.tolerations[0].value, "batch");
+        assert_eq!(p.state.node_affinity[0].len(), 2);
+        assert_eq!(p.state.node_affinity[0][1].key, "metadata.name");
+        assert!(p.state.labels.is_empty(), "a Pod's labels are not kept");
+    }
+
+    #[test]
+    fn a_custom_spec_with_a_taints_field_of_its_own_keeps_the_rest() {
+        let widgets = ApiResource {
+            group: "example.com".into(),
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            plural: "widgets".into(),
+            ..pods()
+        };
+        let w = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "w", "uid": "w"},
+            "spec": {"taints": "none", "replicas": 2}
+        }))
+        .unwrap()
+        .into_observation(&widgets);
+        assert!(w.state.taints.is_empty());
+        assert_eq!(w.state.replicas["spec.replicas"], 2);
     }
 
     #[test]
