@@ -128,8 +128,12 @@ fn namespace_finding(ns: &RecordedObject, since: i64, s: &Snapshot) -> Finding {
         )
     } else if let Some(c) = conditions.first() {
         c["message"].as_str().unwrap_or_default().to_string()
-    } else {
+    } else if !ns.state.finalizers.is_empty() {
         format!("finalizers {} remain", ns.state.finalizers.join(", "))
+    } else {
+        // NB: no sentence with an empty list in it: say what is not known.
+        "nothing left in it is known to hold it (no finalizer, condition or held object seen)"
+            .to_string()
     };
     Finding::new(
         CHECK,
@@ -248,6 +252,20 @@ mod tests {
         w.state.finalizers = vec!["example.com/cleanup".into()];
         let healthy = object("Deployment", "shop", "web");
         assert!(check(&snapshot(vec![w, healthy]), &Options::default()).is_empty());
+    }
+
+    #[test]
+    fn a_terminating_namespace_with_nothing_known_prints_no_empty_list() {
+        let mut ns = object("Namespace", "", "gone");
+        ns.state.deletion = Some(0);
+        let findings = check(&snapshot(vec![ns]), &Options::default());
+        let f = findings.iter().find(|f| f.code == "F002").unwrap();
+        assert!(!f.summary.contains("finalizers  remain"), "{}", f.summary);
+        assert!(
+            f.summary.contains("nothing left in it is known to hold it"),
+            "{}",
+            f.summary
+        );
     }
 
     #[test]

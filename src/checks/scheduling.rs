@@ -59,6 +59,36 @@ fn details(message: &str) -> (serde_json::Value, Vec<(String, Option<u32>)>) {
     }
 }
 
+/// The summary of S001 findings: per reason, the Pods it affects and the most
+/// Nodes that gave it for one Pod. From the findings, so that it always covers
+/// exactly what is reported (`-n` included).
+pub fn summarize(findings: &[Finding]) -> Summary {
+    let mut by_reason: BTreeMap<String, ReasonSummary> = BTreeMap::new();
+    let mut pods = 0;
+    for f in findings.iter().filter(|f| f.code == "S001") {
+        pods += 1;
+        for r in f.details["reasons"].as_array().into_iter().flatten() {
+            let Some(reason) = r["reason"].as_str() else {
+                continue;
+            };
+            let entry = by_reason
+                .entry(reason.to_string())
+                .or_insert_with(|| ReasonSummary {
+                    reason: reason.to_string(),
+                    ..ReasonSummary::default()
+                });
+            entry.pods += 1;
+            entry.nodes = entry.nodes.max(r["nodes"].as_u64().map(|n| n as u32));
+        }
+    }
+    let mut reasons: Vec<ReasonSummary> = by_reason.into_values().collect();
+    reasons.sort_by(|a, b| b.pods.cmp(&a.pods).then(a.reason.cmp(&b.reason)));
+    Summary {
+        unschedulable_pods: pods,
+        reasons,
+    }
+}
+
 pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     let nodes: Vec<&crate::model::RecordedObject> = s
         .objects
@@ -127,21 +157,10 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     }
 
     let mut findings = Vec::new();
-    let mut by_reason: BTreeMap<String, ReasonSummary> = BTreeMap::new();
     for (object, message, since) in &pods {
         let (mut details, reasons) = details(message);
         let names: Vec<String> = reasons.iter().map(|(r, _)| r.clone()).collect();
         let causes: Vec<Cause> = explain(&names, &needs(object), &nodes, &s.origins);
-        for (reason, nodes) in &reasons {
-            let entry = by_reason
-                .entry(reason.clone())
-                .or_insert_with(|| ReasonSummary {
-                    reason: reason.clone(),
-                    ..ReasonSummary::default()
-                });
-            entry.pods += 1;
-            entry.nodes = entry.nodes.max(*nodes);
-        }
         let summary = if reasons.is_empty() {
             format!("unschedulable: {message}")
         } else {
@@ -189,12 +208,7 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
             details,
         ));
     }
-    let mut reasons: Vec<ReasonSummary> = by_reason.into_values().collect();
-    reasons.sort_by(|a, b| b.pods.cmp(&a.pods).then(a.reason.cmp(&b.reason)));
-    let summary = Summary {
-        unschedulable_pods: pods.len() as u32,
-        reasons,
-    };
+    let summary = summarize(&findings);
     (findings, summary)
 }
 

@@ -142,6 +142,8 @@ pub fn run(
         report.findings.retain(|f| {
             f.object.namespace == *ns || (f.object.kind == "Namespace" && f.object.name == *ns)
         });
+        // NB: the summary covers what is reported: a recording holds every namespace.
+        report.summary = checks::scheduling::summarize(&report.findings);
     }
     render(&report, &source, global.output, out, paint)?;
     let failing = report.findings.iter().any(|f| f.severity >= args.fail_on);
