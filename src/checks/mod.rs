@@ -74,6 +74,10 @@ pub struct Finding {
     pub since_ms: Option<i64>,
     /// `since_ms` as RFC 3339, for the JSON output.
     pub since: Option<String>,
+    /// The object's controller, `Kind/name` (a Pod's ReplicaSet), when known:
+    /// table output folds findings that share it and their summary into one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
     pub details: serde_json::Value,
 }
 
@@ -95,6 +99,7 @@ impl Finding {
             summary,
             since_ms,
             since: since_ms.map(crate::units::rfc3339),
+            owner: None,
             details,
         }
     }

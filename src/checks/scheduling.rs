@@ -95,6 +95,13 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
         .iter()
         .filter(|o| o.object.kind == "Node" && o.object.api_version == "v1")
         .collect();
+    let controller = |pod: &ObjectRef| {
+        s.objects
+            .iter()
+            .find(|o| o.object.kind == "Pod" && o.object.uid == pod.uid && !pod.uid.is_empty())
+            .and_then(|o| o.state.owners.iter().find(|r| r.controller))
+            .map(|r| format!("{}/{}", r.kind, r.name))
+    };
     let needs = |pod: &ObjectRef| {
         s.objects
             .iter()
@@ -198,7 +205,7 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
                     .collect::<Vec<_>>()
             );
         }
-        findings.push(Finding::new(
+        let mut finding = Finding::new(
             CHECK,
             "S001",
             Severity::Warning,
@@ -206,7 +213,9 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
             summary,
             *since,
             details,
-        ));
+        );
+        finding.owner = controller(object);
+        findings.push(finding);
     }
     let summary = summarize(&findings);
     (findings, summary)

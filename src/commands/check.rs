@@ -154,6 +154,30 @@ pub fn run(
     })
 }
 
+/// Findings that say the same of objects with the same controller, in one
+/// group each, in the order their first member came: 300 unschedulable Pods of
+/// two Deployments are two lines, each naming its cause.
+fn fold<'a>(findings: &[&'a Finding]) -> Vec<Vec<&'a Finding>> {
+    let mut groups: Vec<Vec<&Finding>> = Vec::new();
+    for f in findings {
+        let same = |g: &&mut Vec<&Finding>| {
+            let first = g[0];
+            f.owner.is_some()
+                && first.owner == f.owner
+                && first.code == f.code
+                && first.severity == f.severity
+                && first.object.namespace == f.object.namespace
+                && first.object.kind == f.object.kind
+                && first.summary == f.summary
+        };
+        match groups.iter_mut().find(same) {
+            Some(g) => g.push(f),
+            None => groups.push(vec![f]),
+        }
+    }
+    groups
+}
+
 fn object_name(f: &Finding) -> String {
     format!("{}/{}", f.object.kind, f.object.name)
 }
@@ -199,6 +223,7 @@ pub fn render(
                     rfc3339(source.at)
                 ))
             )?;
+            let mut folded = false;
             let mut by_check: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
             for f in &report.findings {
                 let order = checks::ALL.iter().position(|c| *c == f.check).unwrap_or(99);
@@ -225,13 +250,26 @@ pub fn render(
                 if wide {
                     header.push("UID");
                 }
-                let rows = findings.iter().map(|f| {
+                let groups = if wide {
+                    findings.iter().map(|f| vec![*f]).collect()
+                } else {
+                    fold(findings)
+                };
+                folded |= groups.len() < findings.len();
+                let rows = groups.iter().map(|group| {
+                    let f = group[0];
+                    let object = match (group.len(), &f.owner) {
+                        (1, _) => object_name(f),
+                        (n, Some(owner)) => format!("{n} {}s of {owner}", f.object.kind),
+                        (n, None) => format!("{n} {}s", f.object.kind),
+                    };
+                    let since = group.iter().filter_map(|f| f.since_ms).min();
                     let mut row = vec![
                         paint_severity(paint, f.severity),
                         f.code.to_string(),
                         f.object.namespace.clone(),
-                        object_name(f),
-                        f.since_ms
+                        object,
+                        since
                             .map(|s| human_duration(source.at - s))
                             .unwrap_or_else(|| "-".into()),
                         f.summary.clone(),
@@ -262,6 +300,13 @@ pub fn render(
                     }),
                 )?;
             }
+            if folded {
+                writeln!(
+                    out,
+                    "\n{}",
+                    paint.dim("Objects with the same controller and the same finding share a line; -o wide or -o json lists each.")
+                )?;
+            }
             for note in &report.notes {
                 writeln!(out, "\n{} {note}", paint.yellow("note:"))?;
             }
@@ -272,4 +317,96 @@ pub fn render(
         ),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ObjectRef;
+
+    fn unschedulable(ns: &str, name: &str, owner: &str, cause: &str) -> Finding {
+        let mut f = Finding::new(
+            "scheduling",
+            "S001",
+            Severity::Warning,
+            &ObjectRef {
+                api_version: "v1".into(),
+                kind: "Pod".into(),
+                namespace: ns.into(),
+                name: name.into(),
+                ..ObjectRef::default()
+            },
+            format!("unschedulable on all 3 nodes: node(s) had untolerated taint(s) (3); {cause}"),
+            Some(0),
+            serde_json::json!({"reasons": [{"reason": "node(s) had untolerated taint(s)", "nodes": 3}]}),
+        );
+        f.owner = Some(owner.into());
+        f
+    }
+
+    fn table(report: &Report, format: OutputFormat) -> String {
+        let source = Source {
+            kind: "live",
+            cluster: "test".into(),
+            at: 60_000,
+        };
+        let mut out = Vec::new();
+        render(report, &source, Some(format), &mut out, Paint::default()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// 300 unschedulable Pods of two Deployments once took 300 lines before any cause.
+    #[test]
+    fn three_hundred_pods_of_two_owners_are_two_lines_on_the_first_screen() {
+        let mut report = Report::default();
+        for i in 0..150 {
+            report.findings.push(unschedulable(
+                "shop",
+                &format!("web-5c4f-{i}"),
+                "ReplicaSet/web-5c4f",
+                "taint drill/maintenance=true:NoSchedule on 3 nodes (a, b, c)",
+            ));
+            report.findings.push(unschedulable(
+                "shop",
+                &format!("api-77aa-{i}"),
+                "ReplicaSet/api-77aa",
+                "taint dedicated=batch:NoSchedule on 3 nodes (a, b, c)",
+            ));
+        }
+        report.summary = checks::scheduling::summarize(&report.findings);
+        let text = table(&report, OutputFormat::Table);
+        let first_screen: Vec<&str> = text.lines().take(25).collect();
+        let screen = first_screen.join("\n");
+        assert!(screen.contains("SCHEDULING (300)"), "{text}");
+        assert!(
+            screen.contains("150 Pods of ReplicaSet/web-5c4f")
+                && screen.contains("drill/maintenance=true:NoSchedule"),
+            "{text}"
+        );
+        assert!(
+            screen.contains("150 Pods of ReplicaSet/api-77aa")
+                && screen.contains("dedicated=batch:NoSchedule"),
+            "{text}"
+        );
+        assert!(screen.contains("(300 unschedulable Pod(s))"), "{text}");
+        let wide = table(&report, OutputFormat::Wide);
+        assert!(wide.contains("Pod/web-5c4f-149"), "wide lists each Pod");
+        assert!(!wide.contains("150 Pods of"), "{wide}");
+    }
+
+    #[test]
+    fn findings_without_a_known_controller_are_not_folded() {
+        let mut report = Report::default();
+        for i in 0..2 {
+            let mut f = unschedulable("shop", &format!("bare-{i}"), "x", "cause");
+            f.owner = None;
+            report.findings.push(f);
+        }
+        let text = table(&report, OutputFormat::Table);
+        assert!(
+            text.contains("Pod/bare-0") && text.contains("Pod/bare-1"),
+            "{text}"
+        );
+        assert!(!text.contains("share a line"), "{text}");
+    }
 }
