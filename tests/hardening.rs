@@ -1,0 +1,166 @@
+//! Issue 19's findings, run as a user would run the binary, on temp files:
+//! what the recording accepts, what it refuses and leaves untouched, and
+//! what importing and reading leave behind. No cluster needed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn diag(db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"));
+    cmd.arg("--db").arg(db).env("NO_COLOR", "1");
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let out: Output = cmd.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// One Event as `kubectl get events -o json` prints it.
+fn event(uid: &str, count: &str, time: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"Event","metadata":{{"name":"p.{uid}","namespace":"ns","uid":"{uid}"}},
+"involvedObject":{{"kind":"Pod","namespace":"ns","name":"p"}},"reason":"BackOff","type":"Warning",
+"count":{count},"firstTimestamp":"{time}","lastTimestamp":"{time}","message":"m {uid}"}}"#
+    )
+}
+
+/// Every command that opens the recording, as a user would type it.
+const COMMANDS: &[&[&str]] = &[
+    &["import", "--cluster", "x", "EVENTS"],
+    &["export"],
+    &["timeline", "pod/p", "-n", "ns"],
+    &["query", "warnings-by-reason"],
+    &["sql", "SELECT 1"],
+    &["check"],
+];
+
+fn every_command(db: &Path, events: &Path) -> Vec<(String, Option<i32>, String)> {
+    COMMANDS
+        .iter()
+        .map(|args| {
+            let args: Vec<&str> = args
+                .iter()
+                .map(|a| {
+                    if *a == "EVENTS" {
+                        events.to_str().unwrap()
+                    } else {
+                        a
+                    }
+                })
+                .collect();
+            let (code, _, err) = run(diag(db).args(&args));
+            (args.join(" "), code, err)
+        })
+        .collect()
+}
+
+/// Regression: `import` into another program's SQLite database added 22
+/// schema objects and switched it to WAL.
+#[test]
+fn a_foreign_sqlite_file_is_refused_untouched_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = write(
+        dir.path(),
+        "e.json",
+        &event("a", "1", "2026-11-29T03:00:00Z"),
+    );
+    for version in [0, 3, 99] {
+        let db = dir.path().join(format!("other-{version}.db"));
+        {
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');",
+            )
+            .unwrap();
+            conn.pragma_update(None, "user_version", version).unwrap();
+        }
+        let before = std::fs::read(&db).unwrap();
+        for (command, code, err) in every_command(&db, &events) {
+            assert_eq!(code, Some(2), "{command} on user_version {version}: {err}");
+            assert!(
+                err.contains(&db.display().to_string()) && err.contains("left untouched"),
+                "{command}: {err}"
+            );
+            assert!(
+                std::fs::read(&db).unwrap() == before,
+                "{command} changed the file"
+            );
+            for suffix in ["-wal", "-shm", "-journal"] {
+                let mut side = db.as_os_str().to_owned();
+                side.push(suffix);
+                assert!(!Path::new(&side).exists(), "{command} left {side:?}");
+            }
+        }
+    }
+}
+
+/// Regression: `--db /dev/null import x` left a world-writable `/dev/null-journal`.
+#[test]
+fn a_device_as_db_is_refused_and_nothing_is_created_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = write(
+        dir.path(),
+        "e.json",
+        &event("a", "1", "2026-11-29T03:00:00Z"),
+    );
+    for (command, code, err) in every_command(Path::new("/dev/null"), &events) {
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(
+            err.contains("/dev/null is not a regular file"),
+            "{command}: {err}"
+        );
+    }
+    for side in ["/dev/null-journal", "/dev/null-wal", "/dev/null-shm"] {
+        assert!(!Path::new(side).exists(), "{side}");
+    }
+}
+
+/// Regression: every read left `-shm`/`-wal` beside the recording.
+#[test]
+fn reading_a_recording_leaves_no_files_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events = write(
+        dir.path(),
+        "e.json",
+        &event("a", "1", "2026-11-29T03:00:00Z"),
+    );
+    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&events));
+    assert_eq!(code, Some(0), "{err}");
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = (listing(), std::fs::read(&db).unwrap());
+    assert_eq!(before.0, ["diag.db", "e.json"]);
+    for args in [
+        &["export"][..],
+        &["timeline", "pod/p", "-n", "ns"],
+        &["query", "warnings-by-reason"],
+        &["sql", "SELECT COUNT(*) FROM occurrences"],
+        &["check", "--at", "2026-11-29T04:00:00Z"],
+    ] {
+        let (code, _, err) = run(diag(&db).args(args));
+        assert!(matches!(code, Some(0 | 1)), "{args:?}: {err}");
+        assert!(
+            (listing(), std::fs::read(&db).unwrap()) == before,
+            "{args:?} wrote: {:?}",
+            listing()
+        );
+    }
+}
