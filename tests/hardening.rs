@@ -164,3 +164,41 @@ fn reading_a_recording_leaves_no_files_behind() {
         );
     }
 }
+
+/// Regression: `"count": 9223372036854775807` was stored as such, and every
+/// `query warnings-by-reason` after failed with "integer overflow".
+#[test]
+fn a_count_of_2_63_is_clamped_and_queries_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let dump = format!(
+        r#"{{"kind":"List","items":[{},{}]}}"#,
+        event("a", "9223372036854775807", "2026-11-29T03:00:00Z"),
+        event("b", "9223372036854775807", "2026-11-29T03:00:01Z")
+    );
+    let events = write(dir.path(), "e.json", &dump);
+    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&events));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("2 Event(s) with a count above 2147483647"),
+        "{err}"
+    );
+    let (code, out, err) = run(diag(&db).args([
+        "sql",
+        "-o",
+        "csv",
+        "SELECT MAX(e.count), SUM(o.n) FROM events e JOIN occurrences o ON o.event_id = e.id",
+    ]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("2147483647,4294967294"), "{out}");
+    for _ in 0..2 {
+        let (code, out, err) = run(diag(&db).args([
+            "query",
+            "warnings-by-reason",
+            "--since",
+            "2026-11-01T00:00:00Z",
+        ]));
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains("4294967294"), "{out}");
+    }
+}

@@ -72,11 +72,34 @@ pub enum ImportError {
     TakenAt { value: String },
 }
 
+/// JSON or YAML Events, with what was changed to store them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Objects {
+    pub events: Vec<EventObservation>,
+    /// Events whose count was above the API's int32 limit, stored at it.
+    pub clamped: usize,
+}
+
+impl Objects {
+    /// What `import` says on stderr about how these were stored.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.clamped > 0 {
+            notes.push(format!(
+                "{} Event(s) with a count above {} (an Event's count is an int32): stored with that count",
+                self.clamped,
+                crate::model::MAX_COUNT
+            ));
+        }
+        notes
+    }
+}
+
 /// One file's Events, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     /// JSON or YAML Events: uids and exact times.
-    Objects(Vec<EventObservation>),
+    Objects(Objects),
     /// kubectl text.
     Text(text::Parsed),
 }
@@ -98,7 +121,7 @@ pub fn parse_input(file: &str, text: &str) -> Result<Input, ImportError> {
 }
 
 /// Parses JSON or YAML into Event observations. Pure: no I/O.
-pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportError> {
+pub fn parse(file: &str, text: &str) -> Result<Objects, ImportError> {
     let trimmed = text.trim_start();
     let docs: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
         // One JSON document, or JSON Lines (several documents in a row).
@@ -132,7 +155,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
         }
         docs
     };
-    let mut events = Vec::new();
+    let mut read = Objects::default();
     for (d, doc) in docs.into_iter().enumerate() {
         let place = |i: Option<usize>| match i {
             Some(i) => format!("document {} item {}", d + 1, i + 1),
@@ -173,8 +196,9 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
                     place: place(i),
                     reason: e.to_string(),
                 })?;
+            read.clamped += usize::from(wire.count_too_high());
             match wire.into_observation() {
-                Some(o) => events.push(o),
+                Some(o) => read.events.push(o),
                 None => {
                     return Err(ImportError::BadEvent {
                         file: file.into(),
@@ -185,10 +209,10 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
             }
         }
     }
-    if events.is_empty() {
+    if read.events.is_empty() {
         return Err(ImportError::Empty { file: file.into() });
     }
-    Ok(events)
+    Ok(read)
 }
 
 fn yaml_what(doc: &Value) -> &'static str {
@@ -265,6 +289,14 @@ pub fn text_observations(
                 }
             },
         };
+        if e.count.is_some_and(|c| c > crate::model::MAX_COUNT) {
+            notes.push(format!(
+                "line {}: count {} is above {} (an Event's count is an int32): stored with that count",
+                e.line,
+                e.count.unwrap_or_default(),
+                crate::model::MAX_COUNT
+            ));
+        }
         let mut e = e.clone();
         if e.event_namespace.is_empty() {
             match namespace {
@@ -312,7 +344,7 @@ pub fn text_observations(
                 source_host: e.host.clone(),
                 first: first.0,
                 last: last.1,
-                count: e.count.unwrap_or(1).max(1),
+                count: e.count.unwrap_or(1).clamp(1, crate::model::MAX_COUNT),
                 last_from: (!exact && last.0 != last.1).then_some(last.0),
             },
         });
@@ -540,7 +572,10 @@ pub fn run(
         let mut notes = Vec::new();
         let (incoming, layouts): (Vec<Result<TextObservation, EventObservation>>, Vec<&str>) =
             match &input {
-                Input::Objects(events) => (events.iter().cloned().map(Err).collect(), Vec::new()),
+                Input::Objects(read) => {
+                    notes.extend(read.notes());
+                    (read.events.iter().cloned().map(Err).collect(), Vec::new())
+                }
                 Input::Text(parsed) => {
                     notes.extend(parsed.notes.iter().cloned());
                     let relative = parsed.events.iter().any(|e| {
@@ -620,7 +655,7 @@ mod tests {
 
     #[test]
     fn a_kubectl_json_list() {
-        let events = parse("f.json", CORE_LIST).unwrap();
+        let events = parse("f.json", CORE_LIST).unwrap().events;
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].count, 3);
         assert_eq!(events[0].involved.name, "p");
@@ -630,7 +665,7 @@ mod tests {
     fn json_lines_and_events_k8s_io() {
         let text = r#"{"kind":"Event","metadata":{"name":"a","uid":"1"},"reason":"X"}
 {"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"b","uid":"2"},"regarding":{"kind":"Node","name":"n"},"note":"hi","eventTime":"2026-11-29T03:00:00.000000Z","series":{"count":4,"lastObservedTime":"2026-11-29T03:05:00.000000Z"}}"#;
-        let events = parse("f.jsonl", text).unwrap();
+        let events = parse("f.jsonl", text).unwrap().events;
         assert_eq!(events.len(), 2);
         assert_eq!(events[1].count, 4);
         assert_eq!(events[1].message, "hi");
@@ -640,9 +675,9 @@ mod tests {
     #[test]
     fn yaml_list_and_single() {
         let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Event\n  metadata: {name: a, uid: '1'}\n  reason: Pulled\n  count: 2\n";
-        assert_eq!(parse("f.yaml", text).unwrap()[0].count, 2);
+        assert_eq!(parse("f.yaml", text).unwrap().events[0].count, 2);
         let single = "kind: Event\nmetadata:\n  name: a\n  uid: '1'\nreason: Pulled\n";
-        assert_eq!(parse("f.yaml", single).unwrap()[0].reason, "Pulled");
+        assert_eq!(parse("f.yaml", single).unwrap().events[0].reason, "Pulled");
     }
 
     #[test]
