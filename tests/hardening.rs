@@ -202,3 +202,55 @@ fn a_count_of_2_63_is_clamped_and_queries_still_run() {
         assert!(out.contains("4294967294"), "{out}");
     }
 }
+
+/// A recording in which a recorder ran for cluster `uid`, context `label`.
+fn recorded(db: &Path, uid: &str, label: &str, now: i64) {
+    use kubectl_diag::store::{self, Mode, session};
+    let conn = store::open(db, Mode::Write).unwrap();
+    let id = session::register_cluster(&conn, db, uid, label, "https://api", now).unwrap();
+    let start = session::start_session(&conn, db, id, uid, "once", now).unwrap();
+    session::stop_session(&conn, db, start.id, now).unwrap();
+}
+
+/// Regression: `import --cluster <a recorded cluster's uid>` merged into it
+/// and overwrote its label and server.
+#[test]
+fn importing_under_a_recorded_clusters_uid_or_label_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    recorded(&db, "0f8e2a5c-1b2d-4e3f-8a9b-0c1d2e3f4a5b", "prod", 0);
+    let events = write(
+        dir.path(),
+        "e.json",
+        &event("a", "1", "2026-11-29T03:00:00Z"),
+    );
+    let clusters = || {
+        run(diag(&db).args([
+            "sql",
+            "-o",
+            "csv",
+            "SELECT uid, label, server FROM clusters ORDER BY id",
+        ]))
+        .1
+    };
+    let before = clusters();
+    for name in ["0f8e2a5c-1b2d-4e3f-8a9b-0c1d2e3f4a5b", "prod"] {
+        let (code, _, err) = run(diag(&db).args(["import", "--cluster", name]).arg(&events));
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(
+            err.contains(
+                "names the recorded cluster prod (uid 0f8e2a5c-1b2d-4e3f-8a9b-0c1d2e3f4a5b)"
+            ),
+            "{err}"
+        );
+        assert_eq!(clusters(), before);
+    }
+    // A name of its own imports, and imports again into the same cluster.
+    for _ in 0..2 {
+        let (code, _, err) = run(diag(&db)
+            .args(["import", "--cluster", "prod-ticket"])
+            .arg(&events));
+        assert_eq!(code, Some(0), "{err}");
+    }
+    assert_eq!(clusters().lines().count(), before.lines().count() + 1);
+}

@@ -557,6 +557,18 @@ pub fn run(
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::Write)?;
     let now = chrono::Utc::now().timestamp_millis();
+    if let Some(c) = session::recorded_cluster_named(&conn, &path, &args.cluster)? {
+        writeln!(
+            err,
+            "error: --cluster {:?} names the recorded cluster {} (uid {}) in {}; imported Events \
+             are kept apart from recorded ones: pass another --cluster name",
+            args.cluster,
+            c.label,
+            c.uid,
+            path.display()
+        )?;
+        return Ok(crate::exit::ERROR);
+    }
     let cluster = session::register_cluster(&conn, &path, &args.cluster, &args.cluster, "", now)?;
     let mut writer = Writer::new(conn, &path, cluster);
     let mut failed = 0;
