@@ -254,3 +254,37 @@ fn importing_under_a_recorded_clusters_uid_or_label_is_refused() {
     }
     assert_eq!(clusters().lines().count(), before.lines().count() + 1);
 }
+
+/// Regression: an imported Event with no timestamp at all was stored at
+/// 1970-01-01, where the first retention dropped it.
+#[test]
+fn an_event_without_any_time_is_stored_at_its_import_time_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events = write(
+        dir.path(),
+        "e.json",
+        r#"{"kind":"Event","metadata":{"name":"p.1","namespace":"ns","uid":"u1"},
+            "involvedObject":{"kind":"Pod","name":"p","namespace":"ns"},"reason":"X","message":"m"}"#,
+    );
+    let before = chrono_now_ms();
+    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&events));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("1 Event(s) carry no time at all"), "{err}");
+    assert!(err.contains("stored at the time of this import"), "{err}");
+    let (_, out, _) =
+        run(diag(&db).args(["sql", "-o", "csv", "SELECT first, last FROM occurrences"]));
+    let row = out.lines().last().unwrap();
+    let times: Vec<i64> = row.split(',').map(|t| t.parse().unwrap()).collect();
+    assert!(
+        times.iter().all(|&t| t >= before && t <= chrono_now_ms()),
+        "{out}"
+    );
+}
+
+fn chrono_now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}

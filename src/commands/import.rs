@@ -78,6 +78,8 @@ pub struct Objects {
     pub events: Vec<EventObservation>,
     /// Events whose count was above the API's int32 limit, stored at it.
     pub clamped: usize,
+    /// Events with no time at all, stored at the time of the import.
+    pub untimed: usize,
 }
 
 impl Objects {
@@ -89,6 +91,13 @@ impl Objects {
                 "{} Event(s) with a count above {} (an Event's count is an int32): stored with that count",
                 self.clamped,
                 crate::model::MAX_COUNT
+            ));
+        }
+        if self.untimed > 0 {
+            notes.push(format!(
+                "{} Event(s) carry no time at all (no firstTimestamp, eventTime, lastTimestamp or \
+                 creationTimestamp): stored at the time of this import",
+                self.untimed
             ));
         }
         notes
@@ -104,11 +113,12 @@ pub enum Input {
     Text(text::Parsed),
 }
 
-/// Parses one file's text. Pure: no I/O.
-pub fn parse_input(file: &str, text: &str) -> Result<Input, ImportError> {
+/// Parses one file's text; `now` stands in for the time of an Event that has
+/// none. Pure: no I/O.
+pub fn parse_input(file: &str, text: &str, now: i64) -> Result<Input, ImportError> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        return parse(file, text).map(Input::Objects);
+        return parse(file, text, now).map(Input::Objects);
     }
     let read = text::parse(text);
     if read.recognised {
@@ -117,11 +127,12 @@ pub fn parse_input(file: &str, text: &str) -> Result<Input, ImportError> {
         }
         return Ok(Input::Text(read));
     }
-    parse(file, text).map(Input::Objects)
+    parse(file, text, now).map(Input::Objects)
 }
 
-/// Parses JSON or YAML into Event observations. Pure: no I/O.
-pub fn parse(file: &str, text: &str) -> Result<Objects, ImportError> {
+/// Parses JSON or YAML into Event observations; an Event with no time at
+/// all is placed at `now` (see [`Objects::untimed`]). Pure: no I/O.
+pub fn parse(file: &str, text: &str, now: i64) -> Result<Objects, ImportError> {
     let trimmed = text.trim_start();
     let docs: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
         // One JSON document, or JSON Lines (several documents in a row).
@@ -197,8 +208,17 @@ pub fn parse(file: &str, text: &str) -> Result<Objects, ImportError> {
                     reason: e.to_string(),
                 })?;
             read.clamped += usize::from(wire.count_too_high());
+            let untimed = wire.has_no_time();
             match wire.into_observation() {
-                Some(o) => read.events.push(o),
+                Some(mut o) => {
+                    // NB: left alone it would be stored at 1970-01-01, and
+                    // dropped by the first retention.
+                    if untimed {
+                        (o.first, o.last) = (now, now);
+                        read.untimed += 1;
+                    }
+                    read.events.push(o)
+                }
                 None => {
                     return Err(ImportError::BadEvent {
                         file: file.into(),
@@ -573,7 +593,7 @@ pub fn run(
     let mut writer = Writer::new(conn, &path, cluster);
     let mut failed = 0;
     for file in &args.files {
-        let input = match read(file).and_then(|text| parse_input(file, &text)) {
+        let input = match read(file).and_then(|text| parse_input(file, &text, now)) {
             Ok(input) => input,
             Err(e) => {
                 writeln!(err, "error: {e}; nothing of it was stored")?;
@@ -667,7 +687,7 @@ mod tests {
 
     #[test]
     fn a_kubectl_json_list() {
-        let events = parse("f.json", CORE_LIST).unwrap().events;
+        let events = parse("f.json", CORE_LIST, 0).unwrap().events;
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].count, 3);
         assert_eq!(events[0].involved.name, "p");
@@ -677,7 +697,7 @@ mod tests {
     fn json_lines_and_events_k8s_io() {
         let text = r#"{"kind":"Event","metadata":{"name":"a","uid":"1"},"reason":"X"}
 {"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"b","uid":"2"},"regarding":{"kind":"Node","name":"n"},"note":"hi","eventTime":"2026-11-29T03:00:00.000000Z","series":{"count":4,"lastObservedTime":"2026-11-29T03:05:00.000000Z"}}"#;
-        let events = parse("f.jsonl", text).unwrap().events;
+        let events = parse("f.jsonl", text, 0).unwrap().events;
         assert_eq!(events.len(), 2);
         assert_eq!(events[1].count, 4);
         assert_eq!(events[1].message, "hi");
@@ -687,15 +707,18 @@ mod tests {
     #[test]
     fn yaml_list_and_single() {
         let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Event\n  metadata: {name: a, uid: '1'}\n  reason: Pulled\n  count: 2\n";
-        assert_eq!(parse("f.yaml", text).unwrap().events[0].count, 2);
+        assert_eq!(parse("f.yaml", text, 0).unwrap().events[0].count, 2);
         let single = "kind: Event\nmetadata:\n  name: a\n  uid: '1'\nreason: Pulled\n";
-        assert_eq!(parse("f.yaml", single).unwrap().events[0].reason, "Pulled");
+        assert_eq!(
+            parse("f.yaml", single, 0).unwrap().events[0].reason,
+            "Pulled"
+        );
     }
 
     #[test]
     fn a_truncated_file_names_the_place() {
         let cut = &CORE_LIST[..CORE_LIST.len() / 2];
-        let err = parse("dump.json", cut).unwrap_err();
+        let err = parse("dump.json", cut, 0).unwrap_err();
         assert!(matches!(err, ImportError::Json { line: 3, .. }), "{err:?}");
         assert!(
             err.to_string()
@@ -709,6 +732,7 @@ mod tests {
         let err = parse(
             "pods.json",
             r#"{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p"}}]}"#,
+            0,
         )
         .unwrap_err();
         assert_eq!(
@@ -724,17 +748,18 @@ mod tests {
     #[test]
     fn an_empty_list_is_an_error() {
         assert!(matches!(
-            parse("e.json", r#"{"kind":"List","items":[]}"#),
+            parse("e.json", r#"{"kind":"List","items":[]}"#, 0),
             Err(ImportError::Empty { .. })
         ));
     }
 
     #[test]
     fn prose_is_refused_naming_the_formats_read() {
-        let err = parse_input("ticket.txt", "Hello,\nthe pod is broken: see below.\n").unwrap_err();
+        let err =
+            parse_input("ticket.txt", "Hello,\nthe pod is broken: see below.\n", 0).unwrap_err();
         assert!(matches!(err, ImportError::Unrecognised { .. }), "{err:?}");
         assert!(err.to_string().contains(ACCEPTED), "{err}");
-        let err = parse_input("one-line.txt", "just words\n").unwrap_err();
+        let err = parse_input("one-line.txt", "just words\n", 0).unwrap_err();
         assert!(err.to_string().contains("a line of text"), "{err}");
     }
 
@@ -766,7 +791,7 @@ mod tests {
     #[test]
     fn a_default_table_row_is_its_last_occurrence_within_its_age() {
         let text = "LAST SEEN   TYPE      REASON    OBJECT      MESSAGE\n5m          Warning   BackOff   pod/web-1   Back-off\n";
-        let Input::Text(parsed) = parse_input("t.txt", text).unwrap() else {
+        let Input::Text(parsed) = parse_input("t.txt", text, 0).unwrap() else {
             panic!("not read as text")
         };
         let t = 10_000_000;

@@ -210,6 +210,19 @@ impl WireEvent {
             .or(self.count.filter(|c| *c > 0))
     }
 
+    /// Whether it carries no time at all: no firstTimestamp, eventTime,
+    /// creationTimestamp, lastTimestamp or series.lastObservedTime.
+    pub fn has_no_time(&self) -> bool {
+        self.first_timestamp.0.is_none()
+            && self.event_time.0.is_none()
+            && self.metadata.creation_timestamp.is_none()
+            && self.last_timestamp.0.is_none()
+            && self
+                .series
+                .as_ref()
+                .is_none_or(|s| s.last_observed_time.0.is_none())
+    }
+
     /// Whether its count is above what the API allows ([`crate::model::MAX_COUNT`]).
     pub fn count_too_high(&self) -> bool {
         self.raw_count()
