@@ -288,3 +288,63 @@ fn chrono_now_ms() -> i64 {
         .unwrap()
         .as_millis() as i64
 }
+
+/// `import` reads a List's items as a stream, stored a chunk at a time in one
+/// transaction: every item lands, and a bad item late in the file still
+/// leaves nothing of it stored.
+#[test]
+fn a_large_list_is_stored_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    // NB: an object each: import compares an Event with those stored for the same object.
+    let items: Vec<String> = (0..2_500)
+        .map(|i| {
+            event(&format!("u{i}"), "2", "2026-11-29T03:00:00Z")
+                .replace(r#""name":"p"}"#, &format!(r#""name":"p{i}"}}"#))
+        })
+        .collect();
+    let mut bad = items.clone();
+    bad[2_400] = r#"{"kind":"Pod","metadata":{"name":"p"}}"#.into();
+    let bad = write(
+        dir.path(),
+        "bad.json",
+        &format!(r#"{{"kind":"List","items":[{}]}}"#, bad.join(",")),
+    );
+    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&bad));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("document 1 item 2401 is a Pod"), "{err}");
+    let count = || {
+        run(diag(&db).args([
+            "sql",
+            "-o",
+            "csv",
+            "SELECT COUNT(*), COALESCE(SUM(n), 0) FROM occurrences",
+        ]))
+        .1
+    };
+    assert!(count().ends_with("0,0\n"), "{}", count());
+    let good = write(
+        dir.path(),
+        "good.json",
+        &format!(r#"{{"kind":"List","items":[{}]}}"#, items.join(",")),
+    );
+    for _ in 0..2 {
+        let (code, out, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&good));
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains("2500 Event(s)"), "{out}");
+    }
+    assert!(count().ends_with("2500,5000\n"), "{}", count());
+    // JSON Lines of the same, read a document at a time, add nothing.
+    let lines = write(
+        dir.path(),
+        "e.jsonl",
+        &items
+            .iter()
+            .map(|i| i.replace('\n', ""))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    let (code, out, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&lines));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("2500 Event(s), 0 new occurrence(s)"), "{out}");
+}

@@ -9,8 +9,10 @@
 //!
 //! Everything is stored through the recorder's own normalisation and
 //! exactly-once rules under the cluster id given by `--cluster`. Each file is
-//! parsed whole before anything is stored, and stored in one transaction: a
-//! bad file stores nothing, and the other files still import.
+//! stored in one transaction: a bad file stores nothing, and the other files
+//! still import. A JSON dump is read as a stream and stored a chunk at a
+//! time inside that transaction ([`stream`]), so memory stays bounded;
+//! YAML and text are parsed whole first.
 //!
 //! Text rows have no uid and only relative ages. An age becomes the interval
 //! it leaves open, counted back from `--taken-at` (or the file's mtime); the
@@ -18,7 +20,9 @@
 //! that the same Event imported twice, as text or as JSON, is counted once
 //! (the rule is in docs/schema.md, "Imports of kubectl text").
 
-use std::io::{Read, Write};
+mod stream;
+
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
@@ -136,16 +140,23 @@ pub fn parse(file: &str, text: &str, now: i64) -> Result<Objects, ImportError> {
     let trimmed = text.trim_start();
     let docs: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
         // One JSON document, or JSON Lines (several documents in a row).
-        let mut docs = Vec::new();
-        for doc in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
-            docs.push(doc.map_err(|e| ImportError::Json {
+        let mut events = Vec::new();
+        let counts = stream::read(file, text.as_bytes(), now, &mut |o| {
+            events.push(o);
+            Ok(())
+        });
+        return match counts {
+            Ok(c) => Ok(Objects {
+                events,
+                clamped: c.clamped,
+                untimed: c.untimed,
+            }),
+            Err(stream::Stop::Bad(e)) => Err(e),
+            Err(stream::Stop::Sink(e)) => Err(ImportError::Read {
                 file: file.into(),
-                line: e.line(),
-                column: e.column(),
                 reason: e.to_string(),
-            })?);
-        }
-        docs
+            }),
+        };
     } else {
         let docs: Vec<Value> = serde_saphyr::from_str_multiple::<Value, _>(text).map_err(|e| {
             ImportError::Unrecognised {
@@ -498,18 +509,124 @@ fn dedupe(rows: Vec<TextObservation>) -> Vec<TextObservation> {
     kept
 }
 
-fn read(file: &str) -> Result<String, ImportError> {
+/// The file, or standard input for `-`, buffered.
+fn open_input(file: &str) -> Result<Box<dyn BufRead>, ImportError> {
+    if file == "-" {
+        return Ok(Box::new(std::io::BufReader::new(std::io::stdin())));
+    }
+    std::fs::File::open(Path::new(file))
+        .map(|f| Box::new(std::io::BufReader::with_capacity(1 << 16, f)) as Box<dyn BufRead>)
+        .map_err(|e| ImportError::Read {
+            file: file.into(),
+            reason: e.to_string(),
+        })
+}
+
+/// Whether the input's first non-blank byte opens a JSON object or array.
+/// Only peeks: nothing is consumed (text keeps its line numbers).
+fn starts_like_json(reader: &mut Box<dyn BufRead>) -> bool {
+    reader.fill_buf().is_ok_and(|buf| {
+        buf.iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| matches!(b, b'{' | b'['))
+    })
+}
+
+fn read(file: &str, mut reader: Box<dyn BufRead>) -> Result<String, ImportError> {
     let mut text = String::new();
-    let done = if file == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read_to_string(Path::new(file)).map(|t| text = t)
-    };
-    done.map_err(|e| ImportError::Read {
-        file: file.into(),
-        reason: e.to_string(),
-    })?;
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| ImportError::Read {
+            file: file.into(),
+            reason: e.to_string(),
+        })?;
     Ok(text)
+}
+
+/// Events stored a chunk at a time while a JSON dump is read.
+const CHUNK: usize = 1_000;
+
+/// Stores one chunk of JSON Events: every decision on the chunk is made
+/// before any of it is stored, as for a whole file (see `run`).
+fn store_chunk(
+    writer: &mut Writer,
+    path: &Path,
+    chunk: &mut Vec<EventObservation>,
+) -> anyhow::Result<u64> {
+    // NB: rows the writer holds back go in first: deciding may delete an
+    // Event imported from text, after which the caches are dropped.
+    writer.flush()?;
+    let mut plans = Vec::with_capacity(chunk.len());
+    for o in chunk.iter() {
+        plans.push(plan_object(writer, path, o)?);
+    }
+    writer.forget();
+    let mut occurrences = 0;
+    for plan in plans {
+        let Plan::Store(o) = plan else { continue };
+        occurrences += writer.apply(&EventChange::Upsert(o))?.occurrences;
+    }
+    chunk.clear();
+    Ok(occurrences)
+}
+
+/// Imports a JSON dump (a List, an Event, JSON Lines) as it is read, in one
+/// transaction: memory stays bounded whatever the file's size, and a bad
+/// item anywhere rolls back everything of the file. Returns 1 for a file
+/// refused, 0 for one stored.
+#[allow(clippy::too_many_arguments)]
+fn import_json(
+    writer: &mut Writer,
+    path: &Path,
+    file: &str,
+    reader: Box<dyn BufRead>,
+    now: i64,
+    cluster: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    writer.begin()?;
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut occurrences = 0;
+    let read = stream::read(file, reader, now, &mut |o| {
+        chunk.push(o);
+        if chunk.len() >= CHUNK {
+            occurrences += store_chunk(writer, path, &mut chunk)?;
+        }
+        Ok(())
+    });
+    let counts = match read {
+        Ok(counts) => counts,
+        Err(stream::Stop::Bad(e)) => {
+            writer.rollback();
+            writeln!(err, "error: {e}; nothing of it was stored")?;
+            return Ok(1);
+        }
+        Err(stream::Stop::Sink(e)) => {
+            writer.rollback();
+            return Err(e.context(format!("storing {file}")));
+        }
+    };
+    let stored = store_chunk(writer, path, &mut chunk)
+        .and_then(|n| Ok(writer.commit().map(|()| n)?))
+        .inspect_err(|_| writer.rollback())
+        .with_context(|| format!("storing {file}"))?;
+    occurrences += stored;
+    let notes = Objects {
+        events: Vec::new(),
+        clamped: counts.clamped,
+        untimed: counts.untimed,
+    }
+    .notes();
+    for note in &notes {
+        writeln!(err, "{file}: {note}")?;
+    }
+    writeln!(
+        out,
+        "{file}: {} Event(s), {occurrences} new occurrence(s) stored under cluster {cluster:?}",
+        counts.events
+    )?;
+    Ok(0)
 }
 
 /// The moment a file's ages count back from: `--taken-at`, else its
@@ -593,7 +710,28 @@ pub fn run(
     let mut writer = Writer::new(conn, &path, cluster);
     let mut failed = 0;
     for file in &args.files {
-        let input = match read(file).and_then(|text| parse_input(file, &text, now)) {
+        let mut reader = match open_input(file) {
+            Ok(r) => r,
+            Err(e) => {
+                writeln!(err, "error: {e}; nothing of it was stored")?;
+                failed += 1;
+                continue;
+            }
+        };
+        if starts_like_json(&mut reader) {
+            failed += import_json(
+                &mut writer,
+                &path,
+                file,
+                reader,
+                now,
+                &args.cluster,
+                out,
+                err,
+            )?;
+            continue;
+        }
+        let input = match read(file, reader).and_then(|text| parse_input(file, &text, now)) {
             Ok(input) => input,
             Err(e) => {
                 writeln!(err, "error: {e}; nothing of it was stored")?;
