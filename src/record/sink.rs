@@ -313,14 +313,17 @@ mod tests {
         }
     }
 
-    /// The writer thread on a fresh recording: its sender, thread, counters and path.
-    fn spawn() -> (
+    /// What [`spawn`] returns: the folder, the path, the sender, the thread, the counters.
+    type Spawned = (
         tempfile::TempDir,
         PathBuf,
         mpsc::Sender<Msg>,
         std::thread::JoinHandle<Result<(), StoreError>>,
         Arc<Stats>,
-    ) {
+    );
+
+    /// The writer thread on a fresh recording: its sender, thread, counters and path.
+    fn spawn() -> Spawned {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sink.db");
         let conn = store::open(&path, Mode::Write).unwrap();

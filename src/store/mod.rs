@@ -319,7 +319,7 @@ fn inspect(path: &Path) -> Result<Found, StoreError> {
             )))
         };
     }
-    if !has(TABLES_V1) || (version >= 2 && version <= migrate::LATEST && !has(TABLES_V2)) {
+    if !has(TABLES_V1) || ((2..=migrate::LATEST).contains(&version) && !has(TABLES_V2)) {
         return Err(refuse_foreign(if tables.is_empty() {
             format!("schema version {version} and no tables")
         } else {
