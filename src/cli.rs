@@ -114,6 +114,11 @@ pub struct RecordArgs {
     #[arg(long, default_value = "4GiB", value_name = "SIZE")]
     pub max_db_size: String,
 
+    /// Apply --retain and --max-db-size to every cluster in the file (imports, other
+    /// recorders), not only to the cluster this recorder records
+    #[arg(long)]
+    pub retain_all: bool,
+
     /// Serve /healthz and Prometheus /metrics on this address (e.g. 0.0.0.0:9090)
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,

@@ -12,6 +12,11 @@ pub struct ObjectRef {
     pub field_path: String,
 }
 
+/// The highest count an Event can have: the API's `count` and `series.count`
+/// are int32. Higher counts (only a hand-made file has them) are clamped to it,
+/// so that no stored sum of counts can overflow SQLite's 64-bit integers.
+pub const MAX_COUNT: i64 = i32::MAX as i64;
+
 /// One observation of one Event object, normalised the way kubectl reads it.
 ///
 /// Times are milliseconds since the Unix epoch, UTC.
@@ -34,7 +39,7 @@ pub struct EventObservation {
     pub first: i64,
     /// `series.lastObservedTime`, else `lastTimestamp`, else `first`.
     pub last: i64,
-    /// `series.count`, else `count`; 0 or absent counts as 1.
+    /// `series.count`, else `count`; 0 or absent counts as 1; at most [`MAX_COUNT`].
     pub count: i64,
     /// Set when the last occurrence is known only to lie in [`last_from`, `last`]:
     /// an age kubectl printed (`import` of its text). `None`: at `last` exactly.

@@ -1,1 +1,2 @@
-DELETE FROM gaps WHERE finish < :cutoff
+-- Gaps that ended before the cutoff, of cluster :cluster (NULL: all).
+DELETE FROM gaps WHERE finish < :cutoff AND (:cluster IS NULL OR cluster_id = :cluster)

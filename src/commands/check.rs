@@ -63,7 +63,7 @@ pub fn choose_cluster(
         ),
         (0, Some(w)) => anyhow::bail!("--cluster {w}: not in the recording; it holds: {}", list()),
         (_, _) => anyhow::bail!(
-            "the recording holds several clusters; choose one with --cluster: {}",
+            "the recording holds several clusters; choose one with --cluster UID (or a label only one has): {}",
             list()
         ),
     }

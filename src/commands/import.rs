@@ -9,8 +9,10 @@
 //!
 //! Everything is stored through the recorder's own normalisation and
 //! exactly-once rules under the cluster id given by `--cluster`. Each file is
-//! parsed whole before anything is stored, and stored in one transaction: a
-//! bad file stores nothing, and the other files still import.
+//! stored in one transaction: a bad file stores nothing, and the other files
+//! still import. A JSON dump is read as a stream and stored a chunk at a
+//! time inside that transaction ([`stream`]), so memory stays bounded;
+//! YAML and text are parsed whole first.
 //!
 //! Text rows have no uid and only relative ages. An age becomes the interval
 //! it leaves open, counted back from `--taken-at` (or the file's mtime); the
@@ -18,7 +20,9 @@
 //! that the same Event imported twice, as text or as JSON, is counted once
 //! (the rule is in docs/schema.md, "Imports of kubectl text").
 
-use std::io::{Read, Write};
+mod stream;
+
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
@@ -72,20 +76,53 @@ pub enum ImportError {
     TakenAt { value: String },
 }
 
+/// JSON or YAML Events, with what was changed to store them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Objects {
+    pub events: Vec<EventObservation>,
+    /// Events whose count was above the API's int32 limit, stored at it.
+    pub clamped: usize,
+    /// Events with no time at all, stored at the time of the import.
+    pub untimed: usize,
+}
+
+impl Objects {
+    /// What `import` says on stderr about how these were stored.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.clamped > 0 {
+            notes.push(format!(
+                "{} Event(s) with a count above {} (an Event's count is an int32): stored with that count",
+                self.clamped,
+                crate::model::MAX_COUNT
+            ));
+        }
+        if self.untimed > 0 {
+            notes.push(format!(
+                "{} Event(s) carry no time at all (no firstTimestamp, eventTime, lastTimestamp or \
+                 creationTimestamp): stored at the time of this import",
+                self.untimed
+            ));
+        }
+        notes
+    }
+}
+
 /// One file's Events, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     /// JSON or YAML Events: uids and exact times.
-    Objects(Vec<EventObservation>),
+    Objects(Objects),
     /// kubectl text.
     Text(text::Parsed),
 }
 
-/// Parses one file's text. Pure: no I/O.
-pub fn parse_input(file: &str, text: &str) -> Result<Input, ImportError> {
+/// Parses one file's text; `now` stands in for the time of an Event that has
+/// none. Pure: no I/O.
+pub fn parse_input(file: &str, text: &str, now: i64) -> Result<Input, ImportError> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        return parse(file, text).map(Input::Objects);
+        return parse(file, text, now).map(Input::Objects);
     }
     let read = text::parse(text);
     if read.recognised {
@@ -94,24 +131,32 @@ pub fn parse_input(file: &str, text: &str) -> Result<Input, ImportError> {
         }
         return Ok(Input::Text(read));
     }
-    parse(file, text).map(Input::Objects)
+    parse(file, text, now).map(Input::Objects)
 }
 
-/// Parses JSON or YAML into Event observations. Pure: no I/O.
-pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportError> {
+/// Parses JSON or YAML into Event observations; an Event with no time at
+/// all is placed at `now` (see [`Objects::untimed`]). Pure: no I/O.
+pub fn parse(file: &str, text: &str, now: i64) -> Result<Objects, ImportError> {
     let trimmed = text.trim_start();
     let docs: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
         // One JSON document, or JSON Lines (several documents in a row).
-        let mut docs = Vec::new();
-        for doc in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
-            docs.push(doc.map_err(|e| ImportError::Json {
+        let mut events = Vec::new();
+        let counts = stream::read(file, text.as_bytes(), now, &mut |o| {
+            events.push(o);
+            Ok(())
+        });
+        return match counts {
+            Ok(c) => Ok(Objects {
+                events,
+                clamped: c.clamped,
+                untimed: c.untimed,
+            }),
+            Err(stream::Stop::Bad(e)) => Err(e),
+            Err(stream::Stop::Sink(e)) => Err(ImportError::Read {
                 file: file.into(),
-                line: e.line(),
-                column: e.column(),
                 reason: e.to_string(),
-            })?);
-        }
-        docs
+            }),
+        };
     } else {
         let docs: Vec<Value> = serde_saphyr::from_str_multiple::<Value, _>(text).map_err(|e| {
             ImportError::Unrecognised {
@@ -132,7 +177,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
         }
         docs
     };
-    let mut events = Vec::new();
+    let mut read = Objects::default();
     for (d, doc) in docs.into_iter().enumerate() {
         let place = |i: Option<usize>| match i {
             Some(i) => format!("document {} item {}", d + 1, i + 1),
@@ -173,8 +218,18 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
                     place: place(i),
                     reason: e.to_string(),
                 })?;
+            read.clamped += usize::from(wire.count_too_high());
+            let untimed = wire.has_no_time();
             match wire.into_observation() {
-                Some(o) => events.push(o),
+                Some(mut o) => {
+                    // NB: left alone it would be stored at 1970-01-01, and
+                    // dropped by the first retention.
+                    if untimed {
+                        (o.first, o.last) = (now, now);
+                        read.untimed += 1;
+                    }
+                    read.events.push(o)
+                }
                 None => {
                     return Err(ImportError::BadEvent {
                         file: file.into(),
@@ -185,10 +240,10 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<EventObservation>, ImportErro
             }
         }
     }
-    if events.is_empty() {
+    if read.events.is_empty() {
         return Err(ImportError::Empty { file: file.into() });
     }
-    Ok(events)
+    Ok(read)
 }
 
 fn yaml_what(doc: &Value) -> &'static str {
@@ -265,6 +320,14 @@ pub fn text_observations(
                 }
             },
         };
+        if e.count.is_some_and(|c| c > crate::model::MAX_COUNT) {
+            notes.push(format!(
+                "line {}: count {} is above {} (an Event's count is an int32): stored with that count",
+                e.line,
+                e.count.unwrap_or_default(),
+                crate::model::MAX_COUNT
+            ));
+        }
         let mut e = e.clone();
         if e.event_namespace.is_empty() {
             match namespace {
@@ -312,7 +375,7 @@ pub fn text_observations(
                 source_host: e.host.clone(),
                 first: first.0,
                 last: last.1,
-                count: e.count.unwrap_or(1).max(1),
+                count: e.count.unwrap_or(1).clamp(1, crate::model::MAX_COUNT),
                 last_from: (!exact && last.0 != last.1).then_some(last.0),
             },
         });
@@ -446,18 +509,124 @@ fn dedupe(rows: Vec<TextObservation>) -> Vec<TextObservation> {
     kept
 }
 
-fn read(file: &str) -> Result<String, ImportError> {
+/// The file, or standard input for `-`, buffered.
+fn open_input(file: &str) -> Result<Box<dyn BufRead>, ImportError> {
+    if file == "-" {
+        return Ok(Box::new(std::io::BufReader::new(std::io::stdin())));
+    }
+    std::fs::File::open(Path::new(file))
+        .map(|f| Box::new(std::io::BufReader::with_capacity(1 << 16, f)) as Box<dyn BufRead>)
+        .map_err(|e| ImportError::Read {
+            file: file.into(),
+            reason: e.to_string(),
+        })
+}
+
+/// Whether the input's first non-blank byte opens a JSON object or array.
+/// Only peeks: nothing is consumed (text keeps its line numbers).
+fn starts_like_json(reader: &mut Box<dyn BufRead>) -> bool {
+    reader.fill_buf().is_ok_and(|buf| {
+        buf.iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| matches!(b, b'{' | b'['))
+    })
+}
+
+fn read(file: &str, mut reader: Box<dyn BufRead>) -> Result<String, ImportError> {
     let mut text = String::new();
-    let done = if file == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read_to_string(Path::new(file)).map(|t| text = t)
-    };
-    done.map_err(|e| ImportError::Read {
-        file: file.into(),
-        reason: e.to_string(),
-    })?;
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| ImportError::Read {
+            file: file.into(),
+            reason: e.to_string(),
+        })?;
     Ok(text)
+}
+
+/// Events stored a chunk at a time while a JSON dump is read.
+const CHUNK: usize = 1_000;
+
+/// Stores one chunk of JSON Events: every decision on the chunk is made
+/// before any of it is stored, as for a whole file (see `run`).
+fn store_chunk(
+    writer: &mut Writer,
+    path: &Path,
+    chunk: &mut Vec<EventObservation>,
+) -> anyhow::Result<u64> {
+    // NB: rows the writer holds back go in first: deciding may delete an
+    // Event imported from text, after which the caches are dropped.
+    writer.flush()?;
+    let mut plans = Vec::with_capacity(chunk.len());
+    for o in chunk.iter() {
+        plans.push(plan_object(writer, path, o)?);
+    }
+    writer.forget();
+    let mut occurrences = 0;
+    for plan in plans {
+        let Plan::Store(o) = plan else { continue };
+        occurrences += writer.apply(&EventChange::Upsert(o))?.occurrences;
+    }
+    chunk.clear();
+    Ok(occurrences)
+}
+
+/// Imports a JSON dump (a List, an Event, JSON Lines) as it is read, in one
+/// transaction: memory stays bounded whatever the file's size, and a bad
+/// item anywhere rolls back everything of the file. Returns 1 for a file
+/// refused, 0 for one stored.
+#[allow(clippy::too_many_arguments)]
+fn import_json(
+    writer: &mut Writer,
+    path: &Path,
+    file: &str,
+    reader: Box<dyn BufRead>,
+    now: i64,
+    cluster: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    writer.begin()?;
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut occurrences = 0;
+    let read = stream::read(file, reader, now, &mut |o| {
+        chunk.push(o);
+        if chunk.len() >= CHUNK {
+            occurrences += store_chunk(writer, path, &mut chunk)?;
+        }
+        Ok(())
+    });
+    let counts = match read {
+        Ok(counts) => counts,
+        Err(stream::Stop::Bad(e)) => {
+            writer.rollback();
+            writeln!(err, "error: {e}; nothing of it was stored")?;
+            return Ok(1);
+        }
+        Err(stream::Stop::Sink(e)) => {
+            writer.rollback();
+            return Err(e.context(format!("storing {file}")));
+        }
+    };
+    let stored = store_chunk(writer, path, &mut chunk)
+        .and_then(|n| Ok(writer.commit().map(|()| n)?))
+        .inspect_err(|_| writer.rollback())
+        .with_context(|| format!("storing {file}"))?;
+    occurrences += stored;
+    let notes = Objects {
+        events: Vec::new(),
+        clamped: counts.clamped,
+        untimed: counts.untimed,
+    }
+    .notes();
+    for note in &notes {
+        writeln!(err, "{file}: {note}")?;
+    }
+    writeln!(
+        out,
+        "{file}: {} Event(s), {occurrences} new occurrence(s) stored under cluster {cluster:?}",
+        counts.events
+    )?;
+    Ok(0)
 }
 
 /// The moment a file's ages count back from: `--taken-at`, else its
@@ -525,11 +694,44 @@ pub fn run(
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::Write)?;
     let now = chrono::Utc::now().timestamp_millis();
+    if let Some(c) = session::recorded_cluster_named(&conn, &path, &args.cluster)? {
+        writeln!(
+            err,
+            "error: --cluster {:?} names the recorded cluster {} (uid {}) in {}; imported Events \
+             are kept apart from recorded ones: pass another --cluster name",
+            args.cluster,
+            c.label,
+            c.uid,
+            path.display()
+        )?;
+        return Ok(crate::exit::ERROR);
+    }
     let cluster = session::register_cluster(&conn, &path, &args.cluster, &args.cluster, "", now)?;
     let mut writer = Writer::new(conn, &path, cluster);
     let mut failed = 0;
     for file in &args.files {
-        let input = match read(file).and_then(|text| parse_input(file, &text)) {
+        let mut reader = match open_input(file) {
+            Ok(r) => r,
+            Err(e) => {
+                writeln!(err, "error: {e}; nothing of it was stored")?;
+                failed += 1;
+                continue;
+            }
+        };
+        if starts_like_json(&mut reader) {
+            failed += import_json(
+                &mut writer,
+                &path,
+                file,
+                reader,
+                now,
+                &args.cluster,
+                out,
+                err,
+            )?;
+            continue;
+        }
+        let input = match read(file, reader).and_then(|text| parse_input(file, &text, now)) {
             Ok(input) => input,
             Err(e) => {
                 writeln!(err, "error: {e}; nothing of it was stored")?;
@@ -540,7 +742,10 @@ pub fn run(
         let mut notes = Vec::new();
         let (incoming, layouts): (Vec<Result<TextObservation, EventObservation>>, Vec<&str>) =
             match &input {
-                Input::Objects(events) => (events.iter().cloned().map(Err).collect(), Vec::new()),
+                Input::Objects(read) => {
+                    notes.extend(read.notes());
+                    (read.events.iter().cloned().map(Err).collect(), Vec::new())
+                }
                 Input::Text(parsed) => {
                     notes.extend(parsed.notes.iter().cloned());
                     let relative = parsed.events.iter().any(|e| {
@@ -620,7 +825,7 @@ mod tests {
 
     #[test]
     fn a_kubectl_json_list() {
-        let events = parse("f.json", CORE_LIST).unwrap();
+        let events = parse("f.json", CORE_LIST, 0).unwrap().events;
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].count, 3);
         assert_eq!(events[0].involved.name, "p");
@@ -630,7 +835,7 @@ mod tests {
     fn json_lines_and_events_k8s_io() {
         let text = r#"{"kind":"Event","metadata":{"name":"a","uid":"1"},"reason":"X"}
 {"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"b","uid":"2"},"regarding":{"kind":"Node","name":"n"},"note":"hi","eventTime":"2026-11-29T03:00:00.000000Z","series":{"count":4,"lastObservedTime":"2026-11-29T03:05:00.000000Z"}}"#;
-        let events = parse("f.jsonl", text).unwrap();
+        let events = parse("f.jsonl", text, 0).unwrap().events;
         assert_eq!(events.len(), 2);
         assert_eq!(events[1].count, 4);
         assert_eq!(events[1].message, "hi");
@@ -640,15 +845,18 @@ mod tests {
     #[test]
     fn yaml_list_and_single() {
         let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Event\n  metadata: {name: a, uid: '1'}\n  reason: Pulled\n  count: 2\n";
-        assert_eq!(parse("f.yaml", text).unwrap()[0].count, 2);
+        assert_eq!(parse("f.yaml", text, 0).unwrap().events[0].count, 2);
         let single = "kind: Event\nmetadata:\n  name: a\n  uid: '1'\nreason: Pulled\n";
-        assert_eq!(parse("f.yaml", single).unwrap()[0].reason, "Pulled");
+        assert_eq!(
+            parse("f.yaml", single, 0).unwrap().events[0].reason,
+            "Pulled"
+        );
     }
 
     #[test]
     fn a_truncated_file_names_the_place() {
         let cut = &CORE_LIST[..CORE_LIST.len() / 2];
-        let err = parse("dump.json", cut).unwrap_err();
+        let err = parse("dump.json", cut, 0).unwrap_err();
         assert!(matches!(err, ImportError::Json { line: 3, .. }), "{err:?}");
         assert!(
             err.to_string()
@@ -662,6 +870,7 @@ mod tests {
         let err = parse(
             "pods.json",
             r#"{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p"}}]}"#,
+            0,
         )
         .unwrap_err();
         assert_eq!(
@@ -677,17 +886,18 @@ mod tests {
     #[test]
     fn an_empty_list_is_an_error() {
         assert!(matches!(
-            parse("e.json", r#"{"kind":"List","items":[]}"#),
+            parse("e.json", r#"{"kind":"List","items":[]}"#, 0),
             Err(ImportError::Empty { .. })
         ));
     }
 
     #[test]
     fn prose_is_refused_naming_the_formats_read() {
-        let err = parse_input("ticket.txt", "Hello,\nthe pod is broken: see below.\n").unwrap_err();
+        let err =
+            parse_input("ticket.txt", "Hello,\nthe pod is broken: see below.\n", 0).unwrap_err();
         assert!(matches!(err, ImportError::Unrecognised { .. }), "{err:?}");
         assert!(err.to_string().contains(ACCEPTED), "{err}");
-        let err = parse_input("one-line.txt", "just words\n").unwrap_err();
+        let err = parse_input("one-line.txt", "just words\n", 0).unwrap_err();
         assert!(err.to_string().contains("a line of text"), "{err}");
     }
 
@@ -719,7 +929,7 @@ mod tests {
     #[test]
     fn a_default_table_row_is_its_last_occurrence_within_its_age() {
         let text = "LAST SEEN   TYPE      REASON    OBJECT      MESSAGE\n5m          Warning   BackOff   pod/web-1   Back-off\n";
-        let Input::Text(parsed) = parse_input("t.txt", text).unwrap() else {
+        let Input::Text(parsed) = parse_input("t.txt", text, 0).unwrap() else {
             panic!("not read as text")
         };
         let t = 10_000_000;

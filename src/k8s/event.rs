@@ -201,11 +201,41 @@ pub fn truncate_utf8(mut s: String, max: usize) -> String {
 }
 
 impl WireEvent {
+    /// The count as the API gave it: `series.count`, else `count`, when above 0.
+    fn raw_count(&self) -> Option<i64> {
+        self.series
+            .as_ref()
+            .and_then(|s| s.count)
+            .filter(|c| *c > 0)
+            .or(self.count.filter(|c| *c > 0))
+    }
+
+    /// Whether it carries no time at all: no firstTimestamp, eventTime,
+    /// creationTimestamp, lastTimestamp or series.lastObservedTime.
+    pub fn has_no_time(&self) -> bool {
+        self.first_timestamp.0.is_none()
+            && self.event_time.0.is_none()
+            && self.metadata.creation_timestamp.is_none()
+            && self.last_timestamp.0.is_none()
+            && self
+                .series
+                .as_ref()
+                .is_none_or(|s| s.last_observed_time.0.is_none())
+    }
+
+    /// Whether its count is above what the API allows ([`crate::model::MAX_COUNT`]).
+    pub fn count_too_high(&self) -> bool {
+        self.raw_count()
+            .is_some_and(|c| c > crate::model::MAX_COUNT)
+    }
+
     /// Normalises the way kubectl does: first = `firstTimestamp`, else `eventTime`;
     /// last = `series.lastObservedTime`, else `lastTimestamp`, else first;
     /// count = `series.count`, else `count`, with 0 (or absent) meaning 1.
+    /// A count above [`crate::model::MAX_COUNT`] (the API's int32) becomes it.
     /// Returns `None` for an object with no uid and no name: nothing can identify it.
     pub fn into_observation(self) -> Option<EventObservation> {
+        let count = self.raw_count().unwrap_or(1).min(crate::model::MAX_COUNT);
         let meta = self.metadata;
         let first = self
             .first_timestamp
@@ -218,11 +248,6 @@ impl WireEvent {
             .and_then(|s| s.last_observed_time.0)
             .or(self.last_timestamp.0)
             .unwrap_or(first);
-        let count = series
-            .and_then(|s| s.count)
-            .filter(|c| *c > 0)
-            .or(self.count.filter(|c| *c > 0))
-            .unwrap_or(1);
         let uid = text(meta.uid);
         let name = text(meta.name);
         if uid.is_empty() && name.is_empty() {
@@ -300,6 +325,22 @@ mod tests {
         assert_eq!(o.last, parse_k8s_time("2026-11-29T03:10:00Z").unwrap());
         assert_eq!(o.message, "pulling");
         assert_eq!(o.reporting_controller, "example.com/ctl");
+    }
+
+    /// Regression: a count of 2^63-1 was stored as such and overflowed every SUM.
+    #[test]
+    fn a_count_above_int32_is_clamped_to_it() {
+        let wire: WireEvent = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "e", "uid": "u"}, "count": i64::MAX
+        }))
+        .unwrap();
+        assert!(wire.count_too_high());
+        assert_eq!(wire.into_observation().unwrap().count, i64::from(i32::MAX));
+        let wire: WireEvent = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "e", "uid": "u"}, "count": i32::MAX
+        }))
+        .unwrap();
+        assert!(!wire.count_too_high());
     }
 
     #[test]

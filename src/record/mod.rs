@@ -115,6 +115,7 @@ pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyho
     let retention = Retention {
         max_age_ms: parse_duration_ms(&args.retain).context("invalid --retain")?,
         max_bytes: parse_size(&args.max_db_size).context("invalid --max-db-size")?,
+        all_clusters: args.retain_all,
     };
     let listen = match &args.listen {
         Some(addr) => Some(addr.parse::<std::net::SocketAddr>().with_context(|| {

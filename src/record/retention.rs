@@ -25,6 +25,9 @@ const SQL_CUTOFF_FOR_FRACTION: &str =
 pub struct Retention {
     pub max_age_ms: i64,
     pub max_bytes: u64,
+    /// `--retain-all`: the limits apply to every cluster in the file, not
+    /// only to the one this recorder records.
+    pub all_clusters: bool,
 }
 
 /// Pages the WAL may grow to before a checkpoint folds it back, for a
@@ -55,7 +58,12 @@ pub fn db_bytes(path: &Path) -> u64 {
     size(path) + wal_bytes(path)
 }
 
-fn delete_before(conn: &Connection, path: &Path, cutoff: i64) -> Result<(), StoreError> {
+fn delete_before(
+    conn: &Connection,
+    path: &Path,
+    cluster: Option<i64>,
+    cutoff: i64,
+) -> Result<(), StoreError> {
     let q = |e| StoreError::query("retention", path, e);
     conn.execute_batch("BEGIN IMMEDIATE").map_err(q)?;
     let done = (|| {
@@ -68,12 +76,13 @@ fn delete_before(conn: &Connection, path: &Path, cutoff: i64) -> Result<(), Stor
             SQL_DELETE_RELATIONS,
         ] {
             conn.prepare_cached(sql)?
-                .execute(named_params! {":cutoff": cutoff})?;
+                .execute(named_params! {":cutoff": cutoff, ":cluster": cluster})?;
         }
         // What only the deleted rows referred to goes too; messages are most of a recording.
-        for sql in [SQL_DELETE_OBJECTS, SQL_DELETE_STRINGS] {
-            conn.prepare_cached(sql)?.execute([])?;
-        }
+        conn.prepare_cached(SQL_DELETE_OBJECTS)?
+            .execute(named_params! {":cluster": cluster})?;
+        // NB: strings are shared by every cluster; only those nothing refers to go.
+        conn.prepare_cached(SQL_DELETE_STRINGS)?.execute([])?;
         Ok(())
     })();
     match done {
@@ -96,13 +105,22 @@ fn delete_before(conn: &Connection, path: &Path, cutoff: i64) -> Result<(), Stor
 }
 
 /// Drops what is older than the age limit, then the oldest tenth at a time
-/// while the file is over the size limit.
+/// while the file is over the size limit: of cluster `cluster`, the one the
+/// recorder records, unless `r.all_clusters`. Other clusters in the file
+/// (imports, other recorders) are not the business of this recorder's limits.
 ///
 /// NB: this deletes interned strings and objects, so a [`crate::store::writer::Writer`]
 /// on the same file must forget its caches afterwards (`Writer::forget`).
-pub fn apply(conn: &Connection, path: &Path, r: &Retention, now: i64) -> Result<(), StoreError> {
+pub fn apply(
+    conn: &Connection,
+    path: &Path,
+    r: &Retention,
+    cluster: i64,
+    now: i64,
+) -> Result<(), StoreError> {
+    let cluster = (!r.all_clusters).then_some(cluster);
     if r.max_age_ms > 0 {
-        delete_before(conn, path, now - r.max_age_ms)?;
+        delete_before(conn, path, cluster, now - r.max_age_ms)?;
     }
     if r.max_bytes > 0 {
         for _ in 0..10 {
@@ -113,12 +131,15 @@ pub fn apply(conn: &Connection, path: &Path, r: &Retention, now: i64) -> Result<
             let cutoff: Option<i64> = conn
                 .prepare_cached(SQL_CUTOFF_FOR_FRACTION)
                 .and_then(|mut st| {
-                    st.query_row(named_params! {":fraction": 0.1}, |row| row.get(0))
-                        .optional()
+                    st.query_row(
+                        named_params! {":fraction": 0.1, ":cluster": cluster},
+                        |row| row.get(0),
+                    )
+                    .optional()
                 })
                 .map_err(|e| StoreError::query("retention", path, e))?;
             match cutoff {
-                Some(cutoff) => delete_before(conn, path, cutoff + 1)?,
+                Some(cutoff) => delete_before(conn, path, cluster, cutoff + 1)?,
                 None => break,
             }
         }
@@ -183,9 +204,9 @@ mod tests {
         let (_d, path, w) = filled(100);
         let r = Retention {
             max_age_ms: 40_000,
-            max_bytes: 0,
+            ..Retention::default()
         };
-        apply(w.connection(), &path, &r, 100_000).unwrap();
+        apply(w.connection(), &path, &r, w.cluster(), 100_000).unwrap();
         // Occurrences last seen before 60 s are gone, with their Events.
         assert_eq!(count(&w, "occurrences"), 40);
         assert_eq!(count(&w, "events"), 40);
@@ -201,10 +222,10 @@ mod tests {
         let (_d, path, w) = filled(4_000);
         let before = db_bytes(&path);
         let r = Retention {
-            max_age_ms: 0,
             max_bytes: before / 2,
+            ..Retention::default()
         };
-        apply(w.connection(), &path, &r, 0).unwrap();
+        apply(w.connection(), &path, &r, w.cluster(), 0).unwrap();
         assert!(
             db_bytes(&path) <= before / 2,
             "{} > {}",
@@ -269,9 +290,9 @@ mod tests {
         w.commit().unwrap();
         let r = Retention {
             max_age_ms: 10_000,
-            max_bytes: 0,
+            ..Retention::default()
         };
-        apply(w.connection(), &path, &r, 20_000).unwrap();
+        apply(w.connection(), &path, &r, w.cluster(), 20_000).unwrap();
         let conn = w.connection();
         let states = crate::store::history::states_at(conn, &path, w.cluster(), 30_000).unwrap();
         assert_eq!(states.len(), 1, "{states:?}");
@@ -281,5 +302,76 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM objects", [], |r| r.get(0))
             .unwrap();
         assert_eq!(objects, 1, "the old deleted Pod is gone");
+    }
+
+    /// Regression: `import` of Events two months old, then `record` on the
+    /// same file: the recorder's default `--retain 30d` deleted the imported
+    /// cluster's occurrences (18 to 0).
+    #[test]
+    fn import_then_record_keeps_the_imported_cluster() {
+        let (_d, path, w) = filled(10);
+        let imported = {
+            let conn = w.connection();
+            session::register_cluster(conn, &path, "ticket", "ticket", "", 0).unwrap()
+        };
+        let mut import = Writer::new(open(&path, Mode::Write).unwrap(), &path, imported);
+        import.begin().unwrap();
+        for i in 0..18 {
+            let o = EventObservation {
+                uid: format!("i{i}"),
+                name: format!("i{i}"),
+                involved: ObjectRef {
+                    kind: "Pod".into(),
+                    name: "old".into(),
+                    ..Default::default()
+                },
+                message: "imported".into(),
+                first: i * 1_000,
+                last: i * 1_000,
+                count: 1,
+                ..Default::default()
+            };
+            import.apply(&EventChange::Upsert(Box::new(o))).unwrap();
+        }
+        import.commit().unwrap();
+        let of = |cluster: i64| -> i64 {
+            w.connection()
+                .query_row(
+                    "SELECT COUNT(*) FROM occurrences o JOIN events e ON e.id = o.event_id
+                     WHERE e.cluster_id = ?1",
+                    [cluster],
+                    |r| r.get(0),
+                )
+                .unwrap()
+        };
+        let age = Retention {
+            max_age_ms: 1_000,
+            ..Retention::default()
+        };
+        apply(w.connection(), &path, &age, w.cluster(), 1_000_000).unwrap();
+        assert_eq!((of(w.cluster()), of(imported)), (0, 18));
+        // Size retention too leaves it alone, however large the file.
+        let size = Retention {
+            max_bytes: 1,
+            ..Retention::default()
+        };
+        apply(w.connection(), &path, &size, w.cluster(), 1_000_000).unwrap();
+        assert_eq!(of(imported), 18);
+        let strings: i64 = w
+            .connection()
+            .query_row(
+                "SELECT COUNT(*) FROM strings WHERE s = 'imported'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(strings, 1, "the imported messages stay");
+        // --retain-all: every cluster.
+        let all = Retention {
+            all_clusters: true,
+            ..age
+        };
+        apply(w.connection(), &path, &all, w.cluster(), 1_000_000).unwrap();
+        assert_eq!(of(imported), 0);
     }
 }

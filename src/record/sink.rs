@@ -206,7 +206,13 @@ pub fn run(
             wal_dirty = !truncate_wal_if_idle(writer.connection());
         }
         if batch.maintain {
-            retention::apply(writer.connection(), &path, &retention, now)?;
+            retention::apply(
+                writer.connection(),
+                &path,
+                &retention,
+                writer.cluster(),
+                now,
+            )?;
             writer.forget();
             count_recording(&writer, &path, &stats)?;
         }

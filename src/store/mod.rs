@@ -54,11 +54,59 @@ pub enum StoreError {
         known: i64,
     },
 
-    /// The disk is full: what is committed stays, the rest is retried.
+    /// The disk is full. The transaction under way is rolled back; what was
+    /// committed before it stays.
+    // NB: not "nothing is lost": the changes of the failed transaction are
+    // not stored (a recorder that restarts fetches them again while the
+    // apiserver still holds them), and retention deletes what its limits ask.
     #[error(
-        "the disk holding {path} is full; free space or lower --retain/--max-db-size (nothing already stored is lost)"
+        "the disk holding {path} is full: the changes being written were not stored (what was committed before stays); free space or lower --retain/--max-db-size, then run again"
     )]
     DiskFull { path: PathBuf },
+
+    /// `--db` names a device, a folder or a pipe.
+    #[error(
+        "{path} is not a regular file (a device, folder or pipe), so it cannot be a recording; pass --db with the path of a recording file"
+    )]
+    NotAFile { path: PathBuf },
+
+    /// The file is not a SQLite database at all.
+    #[error(
+        "the recording {path} cannot be used: it is not a SQLite file, so not a kubectl-diag recording (it was left untouched); pass --db with the path of a recording"
+    )]
+    NotSqlite { path: PathBuf },
+
+    /// Another program's SQLite database.
+    #[error(
+        "{path} is a SQLite database of another program ({what}), not a kubectl-diag recording; it was left untouched: pass --db with the path of a recording or of a new file"
+    )]
+    Foreign { path: PathBuf, what: String },
+
+    /// A reader was pointed at an empty file.
+    #[error(
+        "{path} is empty, not a recording yet: record into it with `kubectl diag record --db {path}`, or pass --db with the path of a recording"
+    )]
+    Empty { path: PathBuf },
+
+    /// The file (or its folder, for the WAL beside it) cannot be read.
+    #[error(
+        "cannot read the recording {path}: check that the file is readable (and, while a recorder runs, its -wal and -shm files beside it)"
+    )]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// A writer (record, import) cannot write the file or create its WAL beside it.
+    #[error(
+        "cannot write the recording {path}: record and import need the file and its folder writable (readers do not); copy it somewhere writable, or pass --db PATH"
+    )]
+    Unwritable {
+        path: PathBuf,
+        #[source]
+        source: Option<rusqlite::Error>,
+    },
 
     /// Another recorder is writing this cluster into the same file.
     #[error(
@@ -98,96 +146,309 @@ impl StoreError {
 /// How a connection will be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// The recorder: creates the file (mode 0600) and migrates it.
+    /// The recorder and `import`: creates the file (mode 0600) and migrates it.
     Write,
-    /// Readers (timeline, check, query, export): the file must exist; never written.
+    /// Readers (timeline, check, query, export, sql): the file must exist;
+    /// neither it nor its folder is written (see [`open`]).
     ReadOnly,
 }
 
 /// How long a statement waits for another connection's lock before it fails.
 pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Tables every recording of schema version 1 or later holds (migration 1),
+/// and from version 2 on (migration 2): what tells a recording from another
+/// program's SQLite file.
+const TABLES_V1: &[&str] = &[
+    "clusters",
+    "strings",
+    "objects",
+    "events",
+    "occurrences",
+    "recorder_sessions",
+    "gaps",
+    "watch_positions",
+];
+const TABLES_V2: &[&str] = &["versions", "update_counts", "relations", "resource_types"];
+
+/// What a file holds, as found without writing to it.
+#[derive(Debug, PartialEq, Eq)]
+enum Found {
+    /// Zero bytes, or a SQLite file with no schema at all: a new recording.
+    Empty,
+    /// A recording of this schema version (at most [`migrate::LATEST`]).
+    Recording(i64),
+}
+
+/// The SQLite URI that opens `path` read-only. `immutable`: SQLite neither
+/// locks the file nor looks for (or creates) `-wal`/`-shm` beside it.
+fn read_only_uri(path: &Path, immutable: bool) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str(if immutable {
+        "?mode=ro&immutable=1"
+    } else {
+        "?mode=ro"
+    });
+    uri
+}
+
+/// `path` with `suffix` appended (`diag.db-wal`).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// Opens `path` for reading only, leaving no file behind.
+///
+/// Without a `-wal` beside the file no recorder is writing it and none died
+/// mid-write: the file is opened immutable, so SQLite creates no `-shm`/`-wal`
+/// and needs no write access to the file or its folder (a copied recording,
+/// a read-only mount). With a `-wal` (a recorder runs, or was killed), it is
+/// opened read-only in WAL mode so the reader sees what the WAL holds.
+/// NB: an immutable reader takes no lock; a recorder started during the read
+/// could checkpoint under it. Such a read is short, and a reader that sees a
+/// torn page gets an error, which a rerun clears.
+fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
+    let immutable = !beside(path, "-wal").exists();
+    let conn = Connection::open_with_flags(
+        read_only_uri(path, immutable),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|source| read_failure(path, source))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|source| read_failure(path, source))?;
+    Ok(conn)
+}
+
+/// A SQLite error met while reading, with its real cause named.
+fn read_failure(path: &Path, source: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode;
+    let code = match &source {
+        rusqlite::Error::SqliteFailure(e, _) => Some(e.code),
+        _ => None,
+    };
+    match code {
+        Some(ErrorCode::NotADatabase) => StoreError::NotSqlite {
+            path: path.to_path_buf(),
+        },
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            StoreError::Unreadable {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+        _ => StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        },
+    }
+}
+
+/// What the file at `path` is, read without writing a byte to it or beside
+/// it (for a file with a `-wal`, see [`open_read_only`]). Refuses anything
+/// that is not a recording this build understands.
+fn inspect(path: &Path) -> Result<Found, StoreError> {
+    let refuse_foreign = |what: String| StoreError::Foreign {
+        path: path.to_path_buf(),
+        what,
+    };
+    // The header first, by hand: SQLite is not even asked to open other files.
+    let mut header = [0u8; 16];
+    let len = std::fs::File::open(path)
+        .and_then(|mut f| {
+            use std::io::Read;
+            let n = f.read(&mut header)?;
+            Ok((n, f.metadata()?.len()))
+        })
+        .map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if len.1 == 0 {
+        return Ok(Found::Empty);
+    }
+    if len.0 < 16 || &header != b"SQLite format 3\0" {
+        return Err(StoreError::NotSqlite {
+            path: path.to_path_buf(),
+        });
+    }
+    let conn = open_read_only(path)?;
+    let sqlite = |source| read_failure(path, source);
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(sqlite)?;
+    let mut tables: Vec<String> = conn
+        .prepare(SQL_SCHEMA_TABLES)
+        .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+        .map_err(sqlite)?;
+    tables.sort();
+    let objects: i64 = conn
+        .query_row(SQL_SCHEMA_OBJECTS, [], |r| r.get(0))
+        .map_err(sqlite)?;
+    let has = |wanted: &[&str]| wanted.iter().all(|t| tables.iter().any(|have| have == t));
+    let shown = || {
+        let mut names = tables
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if tables.len() > 5 {
+            names.push_str(", …");
+        }
+        names
+    };
+    if version == 0 {
+        return if objects == 0 {
+            Ok(Found::Empty)
+        } else {
+            Err(refuse_foreign(format!(
+                "schema version 0 and tables {}",
+                shown()
+            )))
+        };
+    }
+    if !has(TABLES_V1) || ((2..=migrate::LATEST).contains(&version) && !has(TABLES_V2)) {
+        return Err(refuse_foreign(if tables.is_empty() {
+            format!("schema version {version} and no tables")
+        } else {
+            format!("schema version {version} and tables {}", shown())
+        }));
+    }
+    if version > migrate::LATEST {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            known: migrate::LATEST,
+        });
+    }
+    Ok(Found::Recording(version))
+}
+
+const SQL_SCHEMA_TABLES: &str = include_str!("../../queries/store/schema_tables.sql");
+const SQL_SCHEMA_OBJECTS: &str = include_str!("../../queries/store/schema_objects.sql");
+
 /// Opens (and for writers, creates and migrates) the recording.
+///
+/// Before any PRAGMA or write, the file is inspected read-only: a path that is
+/// not a regular file, a file that is not a kubectl-diag recording (another
+/// program's SQLite database, anything else) or a recording of a newer schema
+/// is refused, and left exactly as it was.
 pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
     let sqlite = |source| StoreError::Sqlite {
         path: path.to_path_buf(),
         source,
     };
-    let conn = match mode {
-        Mode::Write => {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|source| StoreError::Open {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            }
-            // NB: create the file ourselves so it is born 0600; SQLite would use 0644.
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .mode(0o600)
-                .open(path)
-                .map_err(|source| StoreError::Open {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            Connection::open(path).map_err(sqlite)?
+    let exists = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => true,
+        Ok(_) => {
+            return Err(StoreError::NotAFile {
+                path: path.to_path_buf(),
+            });
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(source) => {
+            return Err(StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    match mode {
         Mode::ReadOnly => {
-            if !path.exists() {
+            if !exists {
                 return Err(StoreError::Missing {
                     path: path.to_path_buf(),
                 });
             }
-            Connection::open_with_flags(
+            if inspect(path)? == Found::Empty {
+                return Err(StoreError::Empty {
+                    path: path.to_path_buf(),
+                });
+            }
+            open_read_only(path)
+        }
+        Mode::Write => {
+            if exists {
+                inspect(path)?;
+            } else {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|source| StoreError::Open {
+                        path: path.to_path_buf(),
+                        source,
+                    })?;
+                }
+                // NB: create the file ourselves so it is born 0600; SQLite would use 0644.
+                OpenOptions::new()
+                    .create_new(true)
+                    .write(true)
+                    .mode(0o600)
+                    .open(path)
+                    .map_err(|source| StoreError::Open {
+                        path: path.to_path_buf(),
+                        source,
+                    })?;
+            }
+            let conn = Connection::open_with_flags(
                 path,
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
-            .map_err(sqlite)?
-        }
-    };
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
-    if mode == Mode::Write {
-        // auto_vacuum and page_size must be chosen before the first table exists
-        // (an existing file keeps its own).
-        // NB: 8 KiB pages: the writer commits batches of thousands of rows and
-        // stored more a second than with 4 KiB pages; 16 KiB stored more still but
-        // made timelines (random reads) slower (docs/performance.md).
-        // NB: a checkpoint every 40,000 pages (320 MiB of WAL), not 10,000: index
-        // pages that every batch dirties are copied back once per checkpoint, and
-        // into a DB of 10 M occurrences commits took 14.1 s instead of 21.7 s per
-        // million changes. `record` lowers it under a small --max-db-size.
-        conn.execute_batch(
-            "PRAGMA page_size = 8192;
-             PRAGMA auto_vacuum = INCREMENTAL;
-             PRAGMA journal_mode = WAL;
-             PRAGMA synchronous = NORMAL;
-             PRAGMA wal_autocheckpoint = 40000;
-             PRAGMA cache_size = -16384;
-             PRAGMA foreign_keys = OFF;",
-        )
-        .map_err(sqlite)?;
-        migrate::migrate(&conn, path)?;
-    } else {
-        // A reader still checks the file is a recording it understands.
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(sqlite)?;
-        if version > migrate::LATEST {
-            return Err(StoreError::TooNew {
-                path: path.to_path_buf(),
-                found: version,
-                known: migrate::LATEST,
-            });
-        }
-        if version == 0 {
-            return Err(StoreError::Sqlite {
-                path: path.to_path_buf(),
-                source: rusqlite::Error::InvalidQuery,
-            });
+            conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+            if conn.is_readonly(rusqlite::MAIN_DB).map_err(sqlite)? {
+                return Err(StoreError::Unwritable {
+                    path: path.to_path_buf(),
+                    source: None,
+                });
+            }
+            let sqlite = |source: rusqlite::Error| match &source {
+                rusqlite::Error::SqliteFailure(e, _)
+                    if matches!(
+                        e.code,
+                        rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen
+                    ) =>
+                {
+                    StoreError::Unwritable {
+                        path: path.to_path_buf(),
+                        source: Some(source),
+                    }
+                }
+                _ => sqlite(source),
+            };
+            // auto_vacuum and page_size must be chosen before the first table exists
+            // (an existing file keeps its own).
+            // NB: 8 KiB pages: the writer commits batches of thousands of rows and
+            // stored more a second than with 4 KiB pages; 16 KiB stored more still but
+            // made timelines (random reads) slower (docs/performance.md).
+            // NB: a checkpoint every 40,000 pages (320 MiB of WAL), not 10,000: index
+            // pages that every batch dirties are copied back once per checkpoint, and
+            // into a DB of 10 M occurrences commits took 14.1 s instead of 21.7 s per
+            // million changes. `record` lowers it under a small --max-db-size.
+            conn.execute_batch(
+                "PRAGMA page_size = 8192;
+                 PRAGMA auto_vacuum = INCREMENTAL;
+                 PRAGMA journal_mode = WAL;
+                 PRAGMA synchronous = NORMAL;
+                 PRAGMA wal_autocheckpoint = 40000;
+                 PRAGMA cache_size = -16384;
+                 PRAGMA foreign_keys = OFF;",
+            )
+            .map_err(sqlite)?;
+            migrate::migrate(&conn, path)?;
+            Ok(conn)
         }
     }
-    Ok(conn)
 }
 
 pub use crate::units::fnv1a;
@@ -407,5 +668,175 @@ mod tests {
         assert!(err.contains("cannot be used"), "{err}");
         // Not damaged by the attempt.
         assert!(std::fs::read(&path).unwrap().starts_with(b"this is not"));
+    }
+
+    /// Every file beside `path` (`-wal`, `-shm`, `-journal`) that exists.
+    fn beside_files(path: &Path) -> Vec<String> {
+        ["-wal", "-shm", "-journal"]
+            .iter()
+            .map(|suffix| beside(path, suffix))
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect()
+    }
+
+    /// Regression: `import` into another program's SQLite file added the
+    /// tool's schema and switched it to WAL (user_version 0), failed after
+    /// switching it to WAL (3), or refused after changing its bytes (99).
+    #[test]
+    fn a_foreign_sqlite_file_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        for version in [0, 1, 3, migrate::LATEST, 99] {
+            let path = dir.path().join(format!("other-{version}.db"));
+            {
+                let conn = Connection::open(&path).unwrap();
+                conn.execute_batch(
+                    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+                     INSERT INTO notes (body) VALUES ('keep me');",
+                )
+                .unwrap();
+                conn.pragma_update(None, "user_version", version).unwrap();
+            }
+            let before = std::fs::read(&path).unwrap();
+            for mode in [Mode::Write, Mode::ReadOnly] {
+                let err = open(&path, mode).unwrap_err();
+                assert!(
+                    matches!(err, StoreError::Foreign { .. }),
+                    "{version} {mode:?}: {err:?}"
+                );
+                let text = err.to_string();
+                assert!(text.contains(&path.display().to_string()), "{text}");
+                assert!(text.contains("left untouched"), "{text}");
+                // Byte for byte (so sha256 too), and nothing created beside it.
+                assert!(
+                    std::fs::read(&path).unwrap() == before,
+                    "{version} {mode:?}"
+                );
+                assert_eq!(beside_files(&path), Vec::<String>::new());
+            }
+        }
+    }
+
+    #[test]
+    fn a_recording_from_a_newer_schema_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        drop(open(&path, Mode::Write).unwrap());
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "user_version", 99).unwrap();
+            conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        for mode in [Mode::Write, Mode::ReadOnly] {
+            let err = open(&path, mode).unwrap_err();
+            assert!(
+                matches!(err, StoreError::TooNew { found: 99, .. }),
+                "{err:?}"
+            );
+            assert!(std::fs::read(&path).unwrap() == before, "{mode:?}");
+            assert_eq!(beside_files(&path), Vec::<String>::new());
+        }
+    }
+
+    /// Regression: `--db /dev/null import x` left a world-writable `/dev/null-journal`.
+    #[test]
+    fn a_device_or_folder_is_refused_and_nothing_is_created_beside_it() {
+        for mode in [Mode::Write, Mode::ReadOnly] {
+            let err = open(Path::new("/dev/null"), mode).unwrap_err();
+            assert!(matches!(err, StoreError::NotAFile { .. }), "{err:?}");
+            assert!(err.to_string().contains("/dev/null"), "{err}");
+        }
+        assert!(!Path::new("/dev/null-journal").exists());
+        assert!(!Path::new("/dev/null-wal").exists());
+        let dir = tempfile::tempdir().unwrap();
+        let err = open(dir.path(), Mode::Write).unwrap_err();
+        assert!(matches!(err, StoreError::NotAFile { .. }), "{err:?}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// A recording with one cluster, closed cleanly (no `-wal` left).
+    fn closed_recording(path: &Path) {
+        let conn = open(path, Mode::Write).unwrap();
+        session::register_cluster(&conn, path, "uid-1", "ctx", "", 0).unwrap();
+    }
+
+    fn clusters(conn: &Connection) -> i64 {
+        conn.query_row("SELECT COUNT(*) FROM clusters", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// Regression: a read left `-shm`/`-wal` beside the file (and failed in a
+    /// read-only folder).
+    #[test]
+    fn a_read_leaves_no_files_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        closed_recording(&path);
+        assert_eq!(beside_files(&path), Vec::<String>::new());
+        let before = std::fs::read(&path).unwrap();
+        let conn = open(&path, Mode::ReadOnly).unwrap();
+        assert_eq!(clusters(&conn), 1);
+        assert_eq!(beside_files(&path), Vec::<String>::new());
+        drop(conn);
+        assert_eq!(beside_files(&path), Vec::<String>::new());
+        assert!(std::fs::read(&path).unwrap() == before);
+    }
+
+    /// A copied recording: the file and its folder read-only.
+    /// NB: root ignores these permissions; as any other user they bite.
+    #[test]
+    fn reading_works_from_a_read_only_folder_and_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("snapshot");
+        let path = sub.join("diag.db");
+        closed_recording(&path);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o400)).unwrap();
+        std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let read = open(&path, Mode::ReadOnly).map(|conn| clusters(&conn));
+        let left = beside_files(&path);
+        let write = open(&path, Mode::Write).map(drop);
+        std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(read.unwrap(), 1);
+        assert_eq!(left, Vec::<String>::new());
+        // The writer is told what it lacks (root may write anyway).
+        if let Err(e) = write {
+            assert!(matches!(e, StoreError::Unwritable { .. }), "{e:?}");
+        }
+    }
+
+    /// With a live writer (its `-wal` beside the file), a reader sees every
+    /// commit, including those still only in the WAL.
+    #[test]
+    fn a_reader_sees_what_a_live_writer_committed_in_the_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        closed_recording(&path);
+        let writer = open(&path, Mode::Write).unwrap();
+        writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        session::register_cluster(&writer, &path, "uid-2", "ctx2", "", 0).unwrap();
+        assert!(beside(&path, "-wal").exists());
+        let reader = open(&path, Mode::ReadOnly).unwrap();
+        assert_eq!(clusters(&reader), 2);
+        session::register_cluster(&writer, &path, "uid-3", "ctx3", "", 0).unwrap();
+        assert_eq!(clusters(&reader), 3);
+        drop(reader);
+        drop(writer);
+        // The writer's close folds the WAL back: the next read needs nothing beside.
+        assert_eq!(beside_files(&path), Vec::<String>::new());
+        assert_eq!(clusters(&open(&path, Mode::ReadOnly).unwrap()), 3);
+    }
+
+    #[test]
+    fn an_empty_file_is_no_recording_for_readers_and_a_new_one_for_writers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        std::fs::write(&path, b"").unwrap();
+        let err = open(&path, Mode::ReadOnly).unwrap_err();
+        assert!(matches!(err, StoreError::Empty { .. }), "{err:?}");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        drop(open(&path, Mode::Write).unwrap());
+        assert_eq!(clusters(&open(&path, Mode::ReadOnly).unwrap()), 0);
     }
 }

@@ -37,6 +37,38 @@ fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> Stor
     move |e| StoreError::query(what, path, e)
 }
 
+const SQL_CLUSTER_CLAIMS: &str = include_str!("../../queries/store/cluster_claims.sql");
+
+/// A recorded cluster that `import --cluster NAME` would have merged into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    pub uid: String,
+    pub label: String,
+}
+
+/// The recorded cluster (not one made by `import`) whose uid or label is
+/// `name`, if there is one: an import under that name would mix its Events
+/// into the recorder's and overwrite its label.
+pub fn recorded_cluster_named(
+    conn: &Connection,
+    path: &Path,
+    name: &str,
+) -> Result<Option<Claimed>, StoreError> {
+    let rows: Vec<(String, String, bool)> = conn
+        .prepare_cached(SQL_CLUSTER_CLAIMS)
+        .and_then(|mut st| {
+            st.query_map(named_params! {":cluster": name}, |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?
+            .collect()
+        })
+        .map_err(q("cluster lookup", path))?;
+    Ok(rows
+        .into_iter()
+        .find(|(_, _, recorded)| *recorded)
+        .map(|(uid, label, _)| Claimed { uid, label }))
+}
+
 /// Registers the cluster (by kube-system uid) and returns its id.
 pub fn register_cluster(
     conn: &Connection,

@@ -225,6 +225,17 @@ impl Writer {
         Ok(())
     }
 
+    /// Inserts the rows held back so far, inside the batch: what is stored
+    /// is then all in the file, and [`Writer::forget`] loses nothing.
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        if self.in_tx {
+            self.flush_held()
+                .and_then(|()| self.flush_counters())
+                .inspect_err(|_| self.rollback())?;
+        }
+        Ok(())
+    }
+
     pub fn commit(&mut self) -> Result<(), StoreError> {
         if self.in_tx {
             if let Err(e) = self.flush_held().and_then(|()| self.flush_counters()) {
