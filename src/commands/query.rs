@@ -202,7 +202,8 @@ pub fn run(global: &GlobalArgs, args: &QueryArgs, out: &mut dyn Write) -> anyhow
                     None => format!("{} (required)", p.name),
                 })
                 .collect();
-            [q.name.clone(), q.description.clone(), params.join(" ")]
+            [&q.name, &q.description, &params.join(" ")]
+                .map(|text| crate::render::escape(text).into_owned())
         });
         crate::render::plain_table(out, ["NAME", "DESCRIPTION", "PARAMETERS"], rows)?;
         return Ok(crate::exit::OK);

@@ -138,8 +138,13 @@ pub fn render(set: &ResultSet, format: OutputFormat, out: &mut dyn Write) -> std
         _ => {
             crate::render::plain_table(
                 out,
-                set.columns.iter().map(|c| c.to_uppercase()),
-                set.rows.iter().map(|row| row.iter().map(Cell::text)),
+                set.columns
+                    .iter()
+                    .map(|c| crate::render::escape(&c.to_uppercase()).into_owned()),
+                set.rows.iter().map(|row| {
+                    row.iter()
+                        .map(|c| crate::render::escape(&c.text()).into_owned())
+                }),
             )?;
         }
     }
