@@ -289,3 +289,47 @@ fn restarts_and_slowest_deletions_from_object_history() {
     assert_eq!(rows[1]["name"], "quick");
     assert_eq!(rows[1]["seconds"], 30);
 }
+
+/// One broken file among the user's queries (no `-- name:` header, a directory
+/// named `x.sql`) used to fail every `query`, built-ins and `--list` included.
+#[test]
+fn a_broken_user_query_file_breaks_no_other_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    recording(&db);
+    let user = dir.path().join("kubectl-diag/queries");
+    std::fs::create_dir_all(user.join("x.sql")).unwrap();
+    std::fs::write(user.join("headless.sql"), "SELECT 1 AS one\n").unwrap();
+    std::fs::write(
+        user.join("mine.sql"),
+        "-- name: pods\n-- description: pods seen\nSELECT COUNT(*) AS pods FROM objects\n",
+    )
+    .unwrap();
+    for args in [
+        &["query", "--list"][..],
+        &["query", "warnings-by-reason", "-o", "csv"],
+        &["query", "pods", "-o", "csv"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+            .env("KUBECTL_DIAG_DB", &db)
+            .env("XDG_CONFIG_HOME", dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        for name in ["x.sql", "headless.sql"] {
+            assert!(
+                stderr
+                    .lines()
+                    .any(|l| l.starts_with("warning: skipping") && l.contains(name)),
+                "{args:?}: {stderr}"
+            );
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("skipping"), "{args:?}: {stdout}");
+        if args[1] == "--list" {
+            assert!(stdout.contains("warnings-by-reason") && stdout.contains(" pods "));
+        }
+    }
+}
