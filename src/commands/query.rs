@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use super::sql::{execute, parse_params, render};
+use super::sql::{StreamError, parse_params, stream};
 use crate::cli::{GlobalArgs, OutputFormat, QueryArgs};
 use crate::store::{self, Mode};
 use crate::units::parse_time_ms;
@@ -259,14 +259,24 @@ pub fn run(
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::ReadOnly)?;
     conn.pragma_update(None, "query_only", true)?;
-    let set = execute(&conn, &q.sql, &params)
-        .with_context(|| format!("running query {} ({})", q.name, q.source))?;
-    render(&set, global.output.unwrap_or(OutputFormat::Table), out)?;
+    // NB: buffered, as in `sql`: main's stdout is line-buffered.
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let format = global.output.unwrap_or(OutputFormat::Table);
+    match stream(&conn, &q.sql, &params, format, &mut buffered) {
+        Ok(_) => {}
+        Err(StreamError::Write(e)) => return Err(e.into()),
+        Err(StreamError::Sql(e)) => {
+            return Err(anyhow::Error::new(e)
+                .context(format!("running query {} ({})", q.name, q.source)));
+        }
+    }
+    buffered.flush()?;
     Ok(crate::exit::OK)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::sql::execute;
     use super::*;
 
     #[test]
