@@ -423,8 +423,10 @@ async fn a_live_check_over_secrets_reads_their_metadata_only_and_still_finds_the
     secrets
         .create(
             &PostParams::default(),
-            &serde_json::from_value(json!({"metadata": held, "stringData": {"password": "hunter2-do-not-print"}}))
-                .unwrap(),
+            &serde_json::from_value(
+                json!({"metadata": held, "stringData": {"password": "hunter2-do-not-print"}}),
+            )
+            .unwrap(),
         )
         .await
         .unwrap();
@@ -435,14 +437,29 @@ async fn a_live_check_over_secrets_reads_their_metadata_only_and_still_finds_the
         )
         .await
         .unwrap();
-    secrets.delete("held", &DeleteParams::default()).await.unwrap();
-    configmaps.delete("held", &DeleteParams::default()).await.unwrap();
+    secrets
+        .delete("held", &DeleteParams::default())
+        .await
+        .unwrap();
+    configmaps
+        .delete("held", &DeleteParams::default())
+        .await
+        .unwrap();
     // Past --stuck-after: deletion timestamps have whole seconds.
     tokio::time::sleep(Duration::from_secs(2)).await;
 
     let (out, doc) = check(
         &db,
-        &["finalizers", "hotloop", "-n", &ns.name, "--stuck-after", "1s", "--sample", "2s"],
+        &[
+            "finalizers",
+            "hotloop",
+            "-n",
+            &ns.name,
+            "--stuck-after",
+            "1s",
+            "--sample",
+            "2s",
+        ],
     );
     let f001 = findings(&doc, "F001");
     for kind in ["Secret", "ConfigMap"] {
@@ -463,6 +480,10 @@ async fn a_live_check_over_secrets_reads_their_metadata_only_and_still_finds_the
     assert!(!text.contains("hunter2"), "{text}");
 
     let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
-    let _ = secrets.patch("held", &PatchParams::default(), &release).await;
-    let _ = configmaps.patch("held", &PatchParams::default(), &release).await;
+    let _ = secrets
+        .patch("held", &PatchParams::default(), &release)
+        .await;
+    let _ = configmaps
+        .patch("held", &PatchParams::default(), &release)
+        .await;
 }

@@ -37,7 +37,12 @@ fn recorder_yaml_points_to_docs_that_exist_and_sets_seccomp() {
     let recorder = read("deploy/recorder.yaml");
     assert!(recorder.contains("docs/deploy.md"));
     let deploy = read("docs/deploy.md");
-    for section in ["## Install", "## Upgrade", "## Reading the recording", "## Sizing"] {
+    for section in [
+        "## Install",
+        "## Upgrade",
+        "## Reading the recording",
+        "## Sizing",
+    ] {
         assert!(deploy.contains(section), "docs/deploy.md lacks {section}");
     }
     assert!(recorder.contains("seccompProfile: {type: RuntimeDefault}"));

@@ -14,10 +14,7 @@ impl Drop for Namespace {
     fn drop(&mut self) {
         let _ = std::process::Command::new(repo_root().join("scripts/cluster"))
             .args(["kubectl", "delete", "namespace", &self.0, "--wait=false"])
-            .env(
-                "DIAG_CLUSTER_DIR",
-                common::kubeconfig().parent().unwrap(),
-            )
+            .env("DIAG_CLUSTER_DIR", common::kubeconfig().parent().unwrap())
             .output();
     }
 }
@@ -35,7 +32,14 @@ fn the_recorder_pod_is_admitted_under_pod_security_restricted() {
         "pod-security.kubernetes.io/enforce=restricted",
         "pod-security.kubernetes.io/warn=restricted",
     ]);
-    cluster_script(&["kubectl", "-n", ns_name, "create", "serviceaccount", "kubectl-diag"]);
+    cluster_script(&[
+        "kubectl",
+        "-n",
+        ns_name,
+        "create",
+        "serviceaccount",
+        "kubectl-diag",
+    ]);
 
     let manifest = std::fs::read_to_string(repo_root().join("deploy/recorder.yaml"))
         .unwrap()

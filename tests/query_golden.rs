@@ -405,7 +405,16 @@ fn sql_timeout_interrupts_a_long_statement() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--timeout") && stderr.contains("'soon'"), "{stderr}");
+    assert!(
+        stderr.contains("--timeout") && stderr.contains("'soon'"),
+        "{stderr}"
+    );
     // A statement that ends in time is untouched by its timeout.
-    assert_eq!(diag(&db, &["sql", "SELECT 1 AS one", "--timeout", "30s", "-o", "csv"]), "one\n1\n");
+    assert_eq!(
+        diag(
+            &db,
+            &["sql", "SELECT 1 AS one", "--timeout", "30s", "-o", "csv"]
+        ),
+        "one\n1\n"
+    );
 }

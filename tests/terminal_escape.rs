@@ -81,7 +81,16 @@ fn an_event_message_with_terminal_controls_prints_escaped_in_every_table() {
 
     for args in [
         &["timeline", "pod/evil", "-n", "shop", "--cluster", "c"][..],
-        &["timeline", "pod/evil", "-n", "shop", "--cluster", "c", "-o", "wide"],
+        &[
+            "timeline",
+            "pod/evil",
+            "-n",
+            "shop",
+            "--cluster",
+            "c",
+            "-o",
+            "wide",
+        ],
         &["query", "object-events", "--param", "name=evil"],
         &["sql", "SELECT s AS text FROM strings"],
     ] {
@@ -94,7 +103,12 @@ fn an_event_message_with_terminal_controls_prints_escaped_in_every_table() {
         assert!(out.contains(r"\u{9b}2J\u{202e}gpj.exe"), "{args:?}:\n{out}");
     }
     // The reason too, where a table prints it.
-    let out = stdout(&["query", "warnings-by-reason", "--since", "2020-01-01T00:00:00Z"]);
+    let out = stdout(&[
+        "query",
+        "warnings-by-reason",
+        "--since",
+        "2020-01-01T00:00:00Z",
+    ]);
     assert_inert("query warnings-by-reason", &out);
     assert!(out.contains(r"Bad\x1b[2JReason"), "{out}");
 
@@ -107,7 +121,16 @@ fn an_event_message_with_terminal_controls_prints_escaped_in_every_table() {
 
     // The HTML page: escaped for the terminal (it is read with cat and less
     // too) and for HTML.
-    let html = stdout(&["timeline", "pod/evil", "-n", "shop", "--cluster", "c", "-o", "html"]);
+    let html = stdout(&[
+        "timeline",
+        "pod/evil",
+        "-n",
+        "shop",
+        "--cluster",
+        "c",
+        "-o",
+        "html",
+    ]);
     assert_inert("timeline -o html", &html);
     assert!(html.contains(r"\x1b]0;x\x07\x1b[1A\r"), "{html}");
 }
@@ -117,8 +140,24 @@ fn json_output_escapes_terminal_controls_as_json_does() {
     let dir = tempfile::tempdir().unwrap();
     let db = recording(dir.path());
     for args in [
-        &["timeline", "pod/evil", "-n", "shop", "--cluster", "c", "-o", "json"][..],
-        &["query", "object-events", "--param", "name=evil", "-o", "json"],
+        &[
+            "timeline",
+            "pod/evil",
+            "-n",
+            "shop",
+            "--cluster",
+            "c",
+            "-o",
+            "json",
+        ][..],
+        &[
+            "query",
+            "object-events",
+            "--param",
+            "name=evil",
+            "-o",
+            "json",
+        ],
         &["sql", "SELECT s AS text FROM strings", "-o", "jsonl"],
         &["export", "--cluster", "c"],
     ] {
@@ -139,7 +178,10 @@ fn json_output_escapes_terminal_controls_as_json_does() {
         // And the JSON reads back as the very text that was stored.
         let docs: Vec<serde_json::Value> = match serde_json::from_str(&out) {
             Ok(doc) => vec![doc],
-            Err(_) => out.lines().map(|l| serde_json::from_str(l).unwrap()).collect(),
+            Err(_) => out
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
         };
         assert!(
             docs.iter().any(holds_attack),

@@ -57,8 +57,14 @@ pub const METADATA_ONLY: &[(&str, &str)] = &[
     ("rbac.authorization.k8s.io", "rolebindings"),
     ("rbac.authorization.k8s.io", "clusterroles"),
     ("rbac.authorization.k8s.io", "clusterrolebindings"),
-    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"),
-    ("admissionregistration.k8s.io", "validatingwebhookconfigurations"),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingwebhookconfigurations",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingwebhookconfigurations",
+    ),
     ("scheduling.k8s.io", "priorityclasses"),
     ("storage.k8s.io", "storageclasses"),
     ("storage.k8s.io", "csidrivers"),

@@ -468,7 +468,8 @@ mod props {
                 prop_assert!(
                     digits.is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())
                         && n.parse::<u32>().ok() == Some(m.total_nodes)),
-                    "{} nodes from {text:?}", m.total_nodes
+                    "{} nodes from {text:?}",
+                    m.total_nodes
                 );
                 let all = m
                     .reasons

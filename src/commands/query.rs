@@ -266,8 +266,9 @@ pub fn run(
         Ok(_) => {}
         Err(StreamError::Write(e)) => return Err(e.into()),
         Err(StreamError::Sql(e)) => {
-            return Err(anyhow::Error::new(e)
-                .context(format!("running query {} ({})", q.name, q.source)));
+            return Err(
+                anyhow::Error::new(e).context(format!("running query {} ({})", q.name, q.source))
+            );
         }
     }
     buffered.flush()?;

@@ -326,8 +326,9 @@ pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::
             )));
         }
         Err(StreamError::Sql(e)) => {
-            return Err(anyhow::Error::new(e)
-                .context(format!("running the SQL over {}", path.display())));
+            return Err(
+                anyhow::Error::new(e).context(format!("running the SQL over {}", path.display()))
+            );
         }
     }
     buffered.flush()?;
@@ -498,10 +499,11 @@ mod tests {
     #[test]
     fn an_endless_result_stops_at_a_closed_pipe() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n";
+        let endless =
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n";
         for format in [OutputFormat::Json, OutputFormat::Jsonl, OutputFormat::Csv] {
-            let err = stream(&conn, endless, &[], format, &mut ClosedAfter { left: 4096 })
-                .unwrap_err();
+            let err =
+                stream(&conn, endless, &[], format, &mut ClosedAfter { left: 4096 }).unwrap_err();
             assert!(
                 matches!(&err, StreamError::Write(e) if e.kind() == std::io::ErrorKind::BrokenPipe),
                 "{format:?}: {err}"
@@ -512,8 +514,7 @@ mod tests {
     #[test]
     fn a_deadline_interrupts_the_statement_and_says_so() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let endless =
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
+        let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
         let started = std::time::Instant::now();
         let deadline = Deadline::start(&conn, Duration::from_millis(200));
         let result = stream(&conn, endless, &[], OutputFormat::Csv, &mut Vec::new());

@@ -490,8 +490,9 @@ mod tests {
                 );
                 // A watch's events carry one object each: PartialObjectMetadata.
                 assert_eq!(
-                    accept(&watched)
-                        .starts_with("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"),
+                    accept(&watched).starts_with(
+                        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+                    ),
                     metadata,
                     "{kind} watch: {}",
                     accept(&watched)
