@@ -198,3 +198,26 @@ fn holds_attack(v: &serde_json::Value) -> bool {
         _ => false,
     }
 }
+
+/// The error that lists the recorded names of a kind prints them escaped: an
+/// imported Event can name any object, no apiserver validated it.
+#[test]
+fn the_names_an_error_lists_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let mut e = event("odd.1", "BackOff", "x");
+    e["involvedObject"]["name"] = "bad\u{1b}]0;owned\u{7}".into();
+    let file = dir.path().join("odd.json");
+    std::fs::write(&file, e.to_string()).unwrap();
+    diag(&db, &["import", "--cluster", "c", file.to_str().unwrap()]);
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .env("KUBECTL_DIAG_DB", &db)
+        .env("KUBECONFIG", dir.path().join("none"))
+        .args(["timeline", "pod/nope", "-n", "shop", "--cluster", "c"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_inert("timeline's error", &stderr);
+    assert!(stderr.contains(r"bad\x1b]0;owned\x07"), "{stderr}");
+}
