@@ -165,12 +165,8 @@ fn user_queries(dir: &std::path::Path, warn: &mut dyn Write) -> anyhow::Result<V
             .and_then(|text| parse_header(&file.display().to_string(), &text));
         match parsed {
             Ok(q) => queries.push(q),
-            Err(e) => writeln!(
-                warn,
-                "warning: skipping {}: {:#} (fix or remove the file)",
-                file.display(),
-                e
-            )?,
+            // The error names the file already ("PATH: no `-- name:` line …").
+            Err(e) => writeln!(warn, "warning: skipping {e:#} (fix or remove the file)")?,
         }
     }
     Ok(queries)
