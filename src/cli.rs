@@ -280,6 +280,10 @@ pub struct SqlArgs {
     /// A named parameter for the statement (`:key` in the SQL), repeatable
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub param: Vec<String>,
+
+    /// Stop the statement after this long (e.g. 30s, 2m) and exit 2; default: no limit
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
 }
 
 #[derive(Debug, Args)]

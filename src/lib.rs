@@ -44,7 +44,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         Command::Check(args) => {
             commands::check::run(&cli.global, args, out, render::Paint::for_stdout())
         }
-        Command::Query(args) => commands::query::run(&cli.global, args, out),
+        Command::Query(args) => commands::query::run(&cli.global, args, out, err),
         Command::Sql(args) => commands::sql::run(&cli.global, args, out),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

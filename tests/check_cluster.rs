@@ -418,3 +418,86 @@ async fn at_on_a_recording_finds_what_was_true_then_and_is_not_now() {
     assert_eq!(findings(&past, "S001").len(), 2, "{past:#}");
     assert_eq!(reason(&past, "Insufficient cpu")["pods"], 1);
 }
+
+/// Live `check` listed Secrets (and ConfigMaps) in full, their data in every
+/// response. They are now listed and watched as metadata only
+/// (`k8s::snapshot::tests::secrets_are_listed_and_watched_as_metadata_only`
+/// shows the request); what the checks need of them is metadata, so a Secret
+/// and a ConfigMap held by a finalizer are still found, and `--sample` watches
+/// them without error.
+#[tokio::test]
+async fn a_live_check_over_secrets_reads_their_metadata_only_and_still_finds_them() {
+    use k8s_openapi::api::core::v1::Secret;
+    let ns = TestNamespace::new("chk-secret").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unused.db");
+    let secrets: Api<Secret> = ns.api();
+    let configmaps: Api<ConfigMap> = ns.api();
+    let held = json!({"name": "held", "finalizers": ["example.com/hold"]});
+    secrets
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(
+                json!({"metadata": held, "stringData": {"password": "hunter2-do-not-print"}}),
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    configmaps
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": held, "data": {"k": "v"}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    secrets
+        .delete("held", &DeleteParams::default())
+        .await
+        .unwrap();
+    configmaps
+        .delete("held", &DeleteParams::default())
+        .await
+        .unwrap();
+    // Past --stuck-after: deletion timestamps have whole seconds.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    let (out, doc) = check(
+        &db,
+        &[
+            "finalizers",
+            "hotloop",
+            "-n",
+            &ns.name,
+            "--stuck-after",
+            "1s",
+            "--sample",
+            "2s",
+        ],
+    );
+    let f001 = findings(&doc, "F001");
+    for kind in ["Secret", "ConfigMap"] {
+        assert!(
+            f001.iter()
+                .any(|f| f["object"]["kind"] == kind && f["object"]["name"] == "held"),
+            "no F001 for the {kind}: {doc:#}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    assert!(
+        doc["notes"].as_array().is_none_or(|n| n
+            .iter()
+            .all(|n| !n.as_str().unwrap_or_default().contains("secrets"))),
+        "{doc:#}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("hunter2"), "{text}");
+
+    let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
+    let _ = secrets
+        .patch("held", &PatchParams::default(), &release)
+        .await;
+    let _ = configmaps
+        .patch("held", &PatchParams::default(), &release)
+        .await;
+}

@@ -289,3 +289,132 @@ fn restarts_and_slowest_deletions_from_object_history() {
     assert_eq!(rows[1]["name"], "quick");
     assert_eq!(rows[1]["seconds"], 30);
 }
+
+/// One broken file among the user's queries (no `-- name:` header, a directory
+/// named `x.sql`) used to fail every `query`, built-ins and `--list` included.
+#[test]
+fn a_broken_user_query_file_breaks_no_other_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    recording(&db);
+    let user = dir.path().join("kubectl-diag/queries");
+    std::fs::create_dir_all(user.join("x.sql")).unwrap();
+    std::fs::write(user.join("headless.sql"), "SELECT 1 AS one\n").unwrap();
+    std::fs::write(
+        user.join("mine.sql"),
+        "-- name: pods\n-- description: pods seen\nSELECT COUNT(*) AS pods FROM objects\n",
+    )
+    .unwrap();
+    for args in [
+        &["query", "--list"][..],
+        &["query", "warnings-by-reason", "-o", "csv"],
+        &["query", "pods", "-o", "csv"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+            .env("KUBECTL_DIAG_DB", &db)
+            .env("XDG_CONFIG_HOME", dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        for name in ["x.sql", "headless.sql"] {
+            assert!(
+                stderr
+                    .lines()
+                    .any(|l| l.starts_with("warning: skipping") && l.contains(name)),
+                "{args:?}: {stderr}"
+            );
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("skipping"), "{args:?}: {stdout}");
+        if args[1] == "--list" {
+            assert!(stdout.contains("warnings-by-reason") && stdout.contains(" pods "));
+        }
+    }
+}
+
+/// `sql` held the whole result before printing: an endless `-o jsonl` result
+/// read by `| head -1` never ended. Now rows stream and a closed pipe stops it
+/// with exit 0.
+#[test]
+fn sql_stops_at_a_closed_pipe_instead_of_collecting_an_endless_result() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    recording(&db);
+    let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n";
+    for format in ["jsonl", "csv", "json"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+            .env("KUBECTL_DIAG_DB", &db)
+            .args(["sql", endless, "-o", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{format}: no first line");
+        // The reader is gone; the statement must end within seconds, not grow forever.
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("{format}: sql still running 20 s after its reader went away");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(0), "{format}: {stderr}");
+    }
+}
+
+/// `sql` had no limit: `--timeout` interrupts a statement that runs too long
+/// and says which flag stopped it.
+#[test]
+fn sql_timeout_interrupts_a_long_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    recording(&db);
+    let endless =
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .env("KUBECTL_DIAG_DB", &db)
+        .args(["sql", endless, "--timeout", "500ms"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("ran longer than --timeout 500ms") && stderr.contains("interrupt"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    // A bad duration is named.
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .env("KUBECTL_DIAG_DB", &db)
+        .args(["sql", "SELECT 1", "--timeout", "soon"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--timeout") && stderr.contains("'soon'"),
+        "{stderr}"
+    );
+    // A statement that ends in time is untouched by its timeout.
+    assert_eq!(
+        diag(
+            &db,
+            &["sql", "SELECT 1 AS one", "--timeout", "30s", "-o", "csv"]
+        ),
+        "one\n1\n"
+    );
+}

@@ -37,6 +37,47 @@ impl Severity {
 /// The names of the checks, in the order they run and print.
 pub const ALL: &[&str] = &["finalizers", "hotloop", "generation", "scheduling"];
 
+/// Built-in types (group, plural) whose spec and status no check reads: they
+/// have neither a status nor a spec field the checks look at. The checks use
+/// only their metadata (finalizers and deletion, generation, owners,
+/// managedFields), so live `check` lists and watches them as metadata only
+/// (`PartialObjectMetadataList`): a Secret's data and a ConfigMap's contents
+/// never reach this process. Custom resources are never here: their status
+/// (observedGeneration) is read by the generation check.
+pub const METADATA_ONLY: &[(&str, &str)] = &[
+    ("", "secrets"),
+    ("", "configmaps"),
+    ("", "serviceaccounts"),
+    ("", "endpoints"),
+    ("", "podtemplates"),
+    ("", "limitranges"),
+    ("apps", "controllerrevisions"),
+    ("coordination.k8s.io", "leases"),
+    ("discovery.k8s.io", "endpointslices"),
+    ("rbac.authorization.k8s.io", "roles"),
+    ("rbac.authorization.k8s.io", "rolebindings"),
+    ("rbac.authorization.k8s.io", "clusterroles"),
+    ("rbac.authorization.k8s.io", "clusterrolebindings"),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingwebhookconfigurations",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingwebhookconfigurations",
+    ),
+    ("scheduling.k8s.io", "priorityclasses"),
+    ("storage.k8s.io", "storageclasses"),
+    ("storage.k8s.io", "csidrivers"),
+    ("node.k8s.io", "runtimeclasses"),
+    ("networking.k8s.io", "ingressclasses"),
+];
+
+/// Whether live `check` reads only this type's metadata (see [`METADATA_ONLY`]).
+pub fn metadata_only(group: &str, plural: &str) -> bool {
+    METADATA_ONLY.contains(&(group, plural))
+}
+
 /// The object a finding is about, as the JSON output shows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct FindingObject {

@@ -52,12 +52,18 @@ pub enum Parsed {
 
 const PREFIX_START: &str = "0/";
 const PREFIX_MIDDLE: &str = " nodes are available: ";
-const PREEMPTION: &str = "preemption: ";
+// NB: without its trailing space: a message cut after "preemption:" is trimmed
+// to end there, and must still be seen as a preemption clause (here, a broken one).
+const PREEMPTION: &str = "preemption:";
 
 /// Splits `0/N nodes are available: REST` into (N, REST).
 fn availability_prefix(text: &str) -> Option<(u32, &str)> {
     let rest = text.strip_prefix(PREFIX_START)?;
     let (total, rest) = rest.split_once(PREFIX_MIDDLE)?;
+    // NB: u32's parser takes a leading '+', which the scheduler never writes.
+    if !total.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let total = total.parse().ok()?;
     Some((total, rest))
 }
@@ -130,7 +136,7 @@ pub fn parse(message: &str) -> Parsed {
     let (main, post_filter, preemption) = match rest.find(PREEMPTION) {
         Some(at) => {
             let before = &rest[..at];
-            let clause = &rest[at + PREEMPTION.len()..];
+            let clause = rest[at + PREEMPTION.len()..].trim_start();
             let Some((p_total, p_rest)) = availability_prefix(clause) else {
                 return raw();
             };
@@ -310,10 +316,177 @@ mod tests {
             "no nodes available to schedule pods",
             "pod does not fit: custom-scheduler rejected it",
             "0/x nodes are available: 1 Insufficient cpu.",
+            "0/+3 nodes are available: 1 Insufficient cpu.",
+            "0/3 nodes are available: 1 Insufficient cpu. preemption: ",
             "0/3 nodes are available: 1 Insufficient cpu. preemption: victims were not found",
             "",
         ] {
             assert_eq!(parse(raw), Parsed::Raw(raw.to_string()), "{raw}");
         }
+    }
+}
+
+/// Property tests: arbitrary text never panics the parser, text outside the
+/// grammar stays raw, and a message built from reasons parses back to them.
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One word of a reason: plain words, the scheduler's `node(s)`, and braces
+    /// holding ", " (a taint list), which must not split the reason.
+    fn word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => "[a-zA-Z][a-z'-]{0,9}",
+            1 => Just("node(s)".to_string()),
+            1 => "[a-z]{1,5}: [a-z]{0,5}".prop_map(|kv| format!("{{{kv}}}")),
+            1 => "[a-z]{1,5}: [a-z]{1,5}, [a-z]{1,5}: [a-z]{0,5}".prop_map(|kv| format!("{{{kv}}}")),
+        ]
+    }
+
+    /// A reason's text: words, never starting with "that " (the old taint
+    /// wording's continuation, which joins the reason before it).
+    fn reason_text() -> impl Strategy<Value = String> {
+        prop::collection::vec(word(), 1..6)
+            .prop_map(|w| w.join(" "))
+            .prop_filter("a continuation, not a reason", |r| {
+                !r.starts_with("that ") && r != "that"
+            })
+    }
+
+    fn reason() -> impl Strategy<Value = Reason> {
+        (proptest::option::weighted(0.8, any::<u32>()), reason_text())
+            .prop_map(|(nodes, reason)| Reason { reason, nodes })
+    }
+
+    fn clause(total: u32, reasons: &[Reason]) -> String {
+        let items: Vec<String> = reasons
+            .iter()
+            .map(|r| match r.nodes {
+                Some(n) => format!("{n} {}", r.reason),
+                None => r.reason.clone(),
+            })
+            .collect();
+        format!("0/{total} nodes are available: {}", items.join(", "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_text_never_panics_and_never_invents(text in any::<String>()) {
+            check_no_invention(&text)?;
+        }
+
+        /// Text that starts like the grammar and then goes anywhere: what
+        /// the parser reports must come from the message itself.
+        #[test]
+        fn near_grammar_text_never_panics_and_never_invents(
+            total in any::<u32>(),
+            sign in "\\+?",
+            rest in "[0-9a-z ,.:(){}\\[\\]'\"/é-]{0,80}",
+            preemption in any::<bool>(),
+        ) {
+            let text = if preemption {
+                format!("0/{sign}{total} nodes are available: {rest}. preemption: 0/{total} nodes are available: {rest}")
+            } else {
+                format!("0/{sign}{total} nodes are available: {rest}")
+            };
+            check_no_invention(&text)?;
+        }
+
+        #[test]
+        fn text_without_the_prefix_stays_raw(text in any::<String>()) {
+            prop_assume!(availability_prefix(text.trim()).is_none());
+            prop_assert_eq!(parse(&text), Parsed::Raw(text.clone()));
+        }
+
+        /// "preemption: " followed by anything but an availability clause is
+        /// another scheduler's wording: kept raw, not half-parsed.
+        #[test]
+        fn a_preemption_marker_without_its_clause_stays_raw(
+            main in prop::collection::vec(reason(), 1..4),
+            tail in "[a-z1-9 ,.:]{0,40}",
+        ) {
+            let text = format!("{}. preemption: {tail}", clause(3, &main));
+            prop_assume!(availability_prefix(&tail).is_none());
+            prop_assert_eq!(parse(&text), Parsed::Raw(text.clone()));
+        }
+
+        /// Every wording the grammar names, built from reasons, parses back
+        /// to exactly those reasons.
+        #[test]
+        fn a_message_built_from_reasons_parses_back_to_them(
+            total in any::<u32>(),
+            main in prop::collection::vec(reason(), 1..5),
+            preempt in proptest::option::of((any::<u32>(), prop::collection::vec(reason(), 1..4))),
+            post in proptest::option::of(prop::collection::vec(reason_text(), 1..3)),
+            double_dot in any::<bool>(),
+        ) {
+            let end = if double_dot { ".." } else { "." };
+            let mut text = clause(total, &main);
+            let mut post_filter = Vec::new();
+            let preemption = match &preempt {
+                Some((p_total, p_reasons)) => {
+                    text.push_str(". ");
+                    if let Some(post) = &post {
+                        let post = post.join(", ");
+                        text.push_str(&post);
+                        text.push_str(", ");
+                        post_filter.push(post);
+                    }
+                    text.push_str("preemption: ");
+                    text.push_str(&clause(*p_total, p_reasons));
+                    Some(Availability { total_nodes: *p_total, reasons: p_reasons.clone() })
+                }
+                None => None,
+            };
+            text.push_str(end);
+            let expected = SchedulingMessage {
+                total_nodes: total,
+                reasons: main.clone(),
+                preemption,
+                post_filter,
+                message: text.clone(),
+            };
+            prop_assert_eq!(parse(&text), Parsed::Scheduler(expected));
+        }
+    }
+
+    /// A parse that is not raw keeps the message, takes its node count from
+    /// the message's own prefix, and reports only reasons found in its text.
+    fn check_no_invention(text: &str) -> Result<(), TestCaseError> {
+        match parse(text) {
+            Parsed::Raw(raw) => prop_assert_eq!(raw, text),
+            Parsed::Scheduler(m) => {
+                prop_assert_eq!(&m.message, text);
+                let digits = text
+                    .trim()
+                    .strip_prefix("0/")
+                    .and_then(|t| t.split_once(" nodes are available: "))
+                    .map(|(n, _)| n);
+                prop_assert!(
+                    digits.is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())
+                        && n.parse::<u32>().ok() == Some(m.total_nodes)),
+                    "{} nodes from {text:?}",
+                    m.total_nodes
+                );
+                let all = m
+                    .reasons
+                    .iter()
+                    .chain(m.preemption.iter().flat_map(|p| p.reasons.iter()));
+                for r in all {
+                    prop_assert!(text.contains(&r.reason), "{:?} not in {text:?}", r.reason);
+                    if let Some(n) = r.nodes {
+                        let counted = format!("{n} {}", r.reason);
+                        prop_assert!(text.contains(&counted), "{counted:?} not in {text:?}");
+                    }
+                }
+                for p in &m.post_filter {
+                    prop_assert!(text.contains(p.as_str()), "{p:?} not in {text:?}");
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::checks::{self, Finding, Options, Report, Severity};
 use crate::cli::{CheckArgs, GlobalArgs, OutputFormat};
-use crate::render::{Paint, plain_table};
+use crate::render::{Paint, escape, plain_table};
 use crate::store::{self, Mode, snapshot};
 use crate::units::{human_duration, parse_duration_ms, parse_time_ms, rfc3339};
 
@@ -179,7 +179,7 @@ fn fold<'a>(findings: &[&'a Finding]) -> Vec<Vec<&'a Finding>> {
 }
 
 fn object_name(f: &Finding) -> String {
-    format!("{}/{}", f.object.kind, f.object.name)
+    escape(&format!("{}/{}", f.object.kind, f.object.name)).into_owned()
 }
 
 fn paint_severity(paint: Paint, s: Severity) -> String {
@@ -219,7 +219,7 @@ pub fn render(
                 paint.dim(&format!(
                     "checked {} {} at {}",
                     source.kind,
-                    source.cluster,
+                    escape(&source.cluster),
                     rfc3339(source.at)
                 ))
             )?;
@@ -267,15 +267,15 @@ pub fn render(
                     let mut row = vec![
                         paint_severity(paint, f.severity),
                         f.code.to_string(),
-                        f.object.namespace.clone(),
-                        object,
+                        escape(&f.object.namespace).into_owned(),
+                        escape(&object).into_owned(),
                         since
                             .map(|s| human_duration(source.at - s))
                             .unwrap_or_else(|| "-".into()),
-                        f.summary.clone(),
+                        escape(&f.summary).into_owned(),
                     ];
                     if wide {
-                        row.push(f.object.uid.clone());
+                        row.push(escape(&f.object.uid).into_owned());
                     }
                     row
                 });
@@ -293,7 +293,7 @@ pub fn render(
                     ["REASON", "PODS", "NODES REJECTING"],
                     report.summary.reasons.iter().map(|r| {
                         vec![
-                            r.reason.clone(),
+                            escape(&r.reason).into_owned(),
                             r.pods.to_string(),
                             r.nodes.map_or_else(|| "-".into(), |n| n.to_string()),
                         ]
@@ -308,7 +308,7 @@ pub fn render(
                 )?;
             }
             for note in &report.notes {
-                writeln!(out, "\n{} {note}", paint.yellow("note:"))?;
+                writeln!(out, "\n{} {}", paint.yellow("note:"), escape(note))?;
             }
         }
         other => anyhow::bail!(

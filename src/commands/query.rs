@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use super::sql::{execute, parse_params, render};
+use super::sql::{StreamError, parse_params, stream};
 use crate::cli::{GlobalArgs, OutputFormat, QueryArgs};
 use crate::store::{self, Mode};
 use crate::units::parse_time_ms;
@@ -122,24 +122,51 @@ fn user_dir() -> Option<PathBuf> {
 }
 
 /// Built-in queries, then the user's (which replace a built-in of the same name).
-pub fn all_queries() -> anyhow::Result<Vec<NamedQuery>> {
+///
+/// A user file that cannot be used (unreadable, not a file, no `-- name:`
+/// header) is skipped with a warning on `warn` naming it: one broken file must
+/// not take the built-ins and every other query down with it.
+pub fn all_queries(warn: &mut dyn Write) -> anyhow::Result<Vec<NamedQuery>> {
     let mut queries: Vec<NamedQuery> = BUILT_IN
         .iter()
         .map(|(_, text)| parse_header("built-in", text))
         .collect::<anyhow::Result<_>>()?;
     if let Some(dir) = user_dir().filter(|d| d.is_dir()) {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .with_context(|| format!("reading {}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "sql"))
-            .collect();
-        files.sort();
-        for file in files {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            let q = parse_header(&file.display().to_string(), &text)?;
+        for q in user_queries(&dir, warn)? {
             queries.retain(|existing| existing.name != q.name);
             queries.push(q);
+        }
+    }
+    Ok(queries)
+}
+
+/// The usable `*.sql` files in `dir`, sorted by path; the others are named on `warn`.
+fn user_queries(dir: &std::path::Path, warn: &mut dyn Write) -> anyhow::Result<Vec<NamedQuery>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            writeln!(
+                warn,
+                "warning: skipping your queries in {}: {e}",
+                dir.display()
+            )?;
+            return Ok(Vec::new());
+        }
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+        .collect();
+    files.sort();
+    let mut queries = Vec::new();
+    for file in files {
+        let parsed = std::fs::read_to_string(&file)
+            .with_context(|| format!("{}: cannot be read", file.display()))
+            .and_then(|text| parse_header(&file.display().to_string(), &text));
+        match parsed {
+            Ok(q) => queries.push(q),
+            // The error names the file already ("PATH: no `-- name:` line …").
+            Err(e) => writeln!(warn, "warning: skipping {e:#} (fix or remove the file)")?,
         }
     }
     Ok(queries)
@@ -190,8 +217,13 @@ pub fn bind(
         .collect()
 }
 
-pub fn run(global: &GlobalArgs, args: &QueryArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let queries = all_queries()?;
+pub fn run(
+    global: &GlobalArgs,
+    args: &QueryArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let queries = all_queries(err)?;
     let Some(name) = args.name.as_deref().filter(|_| !args.list) else {
         let rows = queries.iter().map(|q| {
             let params: Vec<String> = q
@@ -202,7 +234,8 @@ pub fn run(global: &GlobalArgs, args: &QueryArgs, out: &mut dyn Write) -> anyhow
                     None => format!("{} (required)", p.name),
                 })
                 .collect();
-            [q.name.clone(), q.description.clone(), params.join(" ")]
+            [&q.name, &q.description, &params.join(" ")]
+                .map(|text| crate::render::escape(text).into_owned())
         });
         crate::render::plain_table(out, ["NAME", "DESCRIPTION", "PARAMETERS"], rows)?;
         return Ok(crate::exit::OK);
@@ -222,14 +255,25 @@ pub fn run(global: &GlobalArgs, args: &QueryArgs, out: &mut dyn Write) -> anyhow
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::ReadOnly)?;
     conn.pragma_update(None, "query_only", true)?;
-    let set = execute(&conn, &q.sql, &params)
-        .with_context(|| format!("running query {} ({})", q.name, q.source))?;
-    render(&set, global.output.unwrap_or(OutputFormat::Table), out)?;
+    // NB: buffered, as in `sql`: main's stdout is line-buffered.
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let format = global.output.unwrap_or(OutputFormat::Table);
+    match stream(&conn, &q.sql, &params, format, &mut buffered) {
+        Ok(_) => {}
+        Err(StreamError::Write(e)) => return Err(e.into()),
+        Err(StreamError::Sql(e)) => {
+            return Err(
+                anyhow::Error::new(e).context(format!("running query {} ({})", q.name, q.source))
+            );
+        }
+    }
+    buffered.flush()?;
     Ok(crate::exit::OK)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::sql::execute;
     use super::*;
 
     #[test]
@@ -282,6 +326,36 @@ mod tests {
                 .to_string()
                 .contains("has no parameter nope")
         );
+    }
+
+    #[test]
+    fn a_broken_user_query_file_is_skipped_with_a_warning_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a-no-header.sql"), "SELECT 1").unwrap();
+        std::fs::create_dir(dir.path().join("b-directory.sql")).unwrap();
+        std::fs::write(
+            dir.path().join("c-bad-param.sql"),
+            "-- name: c\n-- param: a date 1\nSELECT 1",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("d-good.sql"), "-- name: good\nSELECT 1").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a query").unwrap();
+        let mut warn = Vec::new();
+        let queries = user_queries(dir.path(), &mut warn).unwrap();
+        let warn = String::from_utf8(warn).unwrap();
+        assert_eq!(
+            queries.iter().map(|q| q.name.as_str()).collect::<Vec<_>>(),
+            ["good"]
+        );
+        for name in ["a-no-header.sql", "b-directory.sql", "c-bad-param.sql"] {
+            assert!(
+                warn.lines()
+                    .any(|l| l.starts_with("warning: skipping") && l.contains(name)),
+                "{name}: {warn}"
+            );
+        }
+        assert!(warn.contains("no `-- name:`"), "{warn}");
+        assert_eq!(warn.lines().count(), 3, "{warn}");
     }
 
     #[test]

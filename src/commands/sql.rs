@@ -2,8 +2,16 @@
 //!
 //! The file is opened read-only and `query_only` is set, so a write statement
 //! fails with a clear error and changes nothing.
+//!
+//! Rows are written as SQLite steps to them: `-o json`, `jsonl` and `csv` hold
+//! one row at a time, and a reader that goes away (`| head`) stops the
+//! statement at the next write. Only the table keeps every row, because its
+//! columns are as wide as their widest cell. `--timeout` interrupts the
+//! statement through SQLite's interrupt handle.
 
 use std::io::Write;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use anyhow::Context;
 use rusqlite::types::ValueRef;
@@ -28,6 +36,16 @@ pub enum Cell {
 }
 
 impl Cell {
+    fn of(value: ValueRef<'_>) -> Cell {
+        match value {
+            ValueRef::Null => Cell::Null,
+            ValueRef::Integer(v) => Cell::Integer(v),
+            ValueRef::Real(v) => Cell::Real(v),
+            ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+            ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+        }
+    }
+
     fn text(&self) -> String {
         match self {
             Cell::Null => String::new(),
@@ -51,12 +69,12 @@ impl Cell {
     }
 }
 
-/// Runs one statement with named parameters, collecting every row.
-pub fn execute(
-    conn: &rusqlite::Connection,
+/// Prepares one read-only statement and binds its named parameters.
+fn prepare<'c>(
+    conn: &'c rusqlite::Connection,
     sql: &str,
     params: &[(String, String)],
-) -> rusqlite::Result<ResultSet> {
+) -> rusqlite::Result<rusqlite::Statement<'c>> {
     let mut st = conn.prepare(sql)?;
     if !st.readonly() {
         return Err(rusqlite::Error::SqliteFailure(
@@ -67,29 +85,69 @@ pub fn execute(
             ),
         ));
     }
-    let columns: Vec<String> = st.column_names().map(str::to_string).collect();
     for (name, value) in params {
         let key = format!(":{name}");
         if let Some(index) = st.parameter_index(&key)? {
             st.raw_bind_parameter(index, value)?;
         }
     }
+    Ok(st)
+}
+
+/// Runs one statement with named parameters, collecting every row.
+pub fn execute(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: &[(String, String)],
+) -> rusqlite::Result<ResultSet> {
+    let mut st = prepare(conn, sql, params)?;
+    let columns: Vec<String> = st.column_names().map(str::to_string).collect();
     let mut rows = st.raw_query();
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
-        let mut cells = Vec::with_capacity(columns.len());
-        for i in 0..columns.len() {
-            cells.push(match row.get_ref(i)? {
-                ValueRef::Null => Cell::Null,
-                ValueRef::Integer(v) => Cell::Integer(v),
-                ValueRef::Real(v) => Cell::Real(v),
-                ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
-                ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
-            });
-        }
+        let cells = (0..columns.len())
+            .map(|i| row.get_ref(i).map(Cell::of))
+            .collect::<rusqlite::Result<_>>()?;
         out.push(cells);
     }
     Ok(ResultSet { columns, rows: out })
+}
+
+/// Why a streamed statement stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    /// Writing failed; a closed pipe is the reader's choice (see `exit::is_broken_pipe`).
+    #[error(transparent)]
+    Write(#[from] std::io::Error),
+}
+
+/// Runs one statement and writes each row as it comes; returns the row count.
+pub fn stream(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: &[(String, String)],
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> Result<u64, StreamError> {
+    let mut st = prepare(conn, sql, params)?;
+    let columns: Vec<String> = st.column_names().map(str::to_string).collect();
+    let mut sink = Sink::new(format, columns);
+    sink.start(out)?;
+    let mut rows = st.raw_query();
+    let mut cells = Vec::with_capacity(sink.columns.len());
+    let mut n = 0u64;
+    while let Some(row) = rows.next()? {
+        cells.clear();
+        for i in 0..sink.columns.len() {
+            cells.push(Cell::of(row.get_ref(i)?));
+        }
+        sink.row(&mut cells, out)?;
+        n += 1;
+    }
+    sink.finish(out)?;
+    Ok(n)
 }
 
 fn csv_field(s: &str) -> String {
@@ -100,61 +158,180 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Renders a result set as a table, JSON (an array of objects) or CSV.
-pub fn render(set: &ResultSet, format: OutputFormat, out: &mut dyn Write) -> std::io::Result<()> {
-    match format {
-        OutputFormat::Json | OutputFormat::Jsonl => {
-            let objects: Vec<serde_json::Value> = set
-                .rows
-                .iter()
-                .map(|row| {
-                    let map: serde_json::Map<String, serde_json::Value> = set
-                        .columns
-                        .iter()
-                        .cloned()
-                        .zip(row.iter().map(Cell::json))
-                        .collect();
-                    serde_json::Value::Object(map)
-                })
-                .collect();
-            if format == OutputFormat::Jsonl {
-                for o in objects {
-                    serde_json::to_writer(&mut *out, &o)?;
-                    writeln!(out)?;
-                }
-            } else {
-                serde_json::to_writer_pretty(&mut *out, &objects)?;
-                writeln!(out)?;
-            }
-        }
-        OutputFormat::Csv => {
-            let header: Vec<String> = set.columns.iter().map(|c| csv_field(c)).collect();
-            writeln!(out, "{}", header.join(","))?;
-            for row in &set.rows {
-                let cells: Vec<String> = row.iter().map(|c| csv_field(&c.text())).collect();
-                writeln!(out, "{}", cells.join(","))?;
-            }
-        }
-        _ => {
-            crate::render::plain_table(
-                out,
-                set.columns.iter().map(|c| c.to_uppercase()),
-                set.rows.iter().map(|row| row.iter().map(Cell::text)),
-            )?;
+/// One output format, fed a row at a time.
+struct Sink {
+    format: OutputFormat,
+    columns: Vec<String>,
+    /// Rows so far: only the table keeps them.
+    table: Vec<Vec<String>>,
+    first: bool,
+}
+
+impl Sink {
+    fn new(format: OutputFormat, columns: Vec<String>) -> Sink {
+        Sink {
+            format,
+            columns,
+            table: Vec::new(),
+            first: true,
         }
     }
-    Ok(())
+
+    fn start(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.format == OutputFormat::Csv {
+            let header: Vec<String> = self.columns.iter().map(|c| csv_field(c)).collect();
+            writeln!(out, "{}", header.join(","))?;
+        }
+        Ok(())
+    }
+
+    fn object(&self, cells: &[Cell]) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.columns
+                .iter()
+                .cloned()
+                .zip(cells.iter().map(Cell::json))
+                .collect(),
+        )
+    }
+
+    fn row(&mut self, cells: &mut Vec<Cell>, out: &mut dyn Write) -> std::io::Result<()> {
+        match self.format {
+            OutputFormat::Jsonl => {
+                serde_json::to_writer(&mut *out, &self.object(cells))?;
+                writeln!(out)?;
+            }
+            OutputFormat::Json => {
+                // NB: the same bytes as `to_writer_pretty` of the whole array: each
+                // object pretty-printed and indented one level. JSON strings hold
+                // no raw newline, so indenting line by line is exact.
+                let object = serde_json::to_string_pretty(&self.object(cells))?;
+                out.write_all(if self.first { b"[\n" } else { b",\n" })?;
+                for (i, line) in object.lines().enumerate() {
+                    if i > 0 {
+                        out.write_all(b"\n")?;
+                    }
+                    write!(out, "  {line}")?;
+                }
+            }
+            OutputFormat::Csv => {
+                let fields: Vec<String> = cells.iter().map(|c| csv_field(&c.text())).collect();
+                writeln!(out, "{}", fields.join(","))?;
+            }
+            _ => self.table.push(
+                cells
+                    .drain(..)
+                    .map(|c| crate::render::escape(&c.text()).into_owned())
+                    .collect(),
+            ),
+        }
+        self.first = false;
+        Ok(())
+    }
+
+    fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        match self.format {
+            OutputFormat::Json if self.first => writeln!(out, "[]"),
+            OutputFormat::Json => out.write_all(b"\n]\n"),
+            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
+            _ => crate::render::plain_table(
+                out,
+                self.columns
+                    .iter()
+                    .map(|c| crate::render::escape(&c.to_uppercase()).into_owned()),
+                std::mem::take(&mut self.table),
+            ),
+        }
+    }
+}
+
+/// Renders a collected result set as a table, JSON (an array of objects),
+/// JSON Lines or CSV: the same bytes as `stream`.
+pub fn render(set: &ResultSet, format: OutputFormat, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut sink = Sink::new(format, set.columns.clone());
+    sink.start(out)?;
+    for row in &set.rows {
+        sink.row(&mut row.clone(), out)?;
+    }
+    sink.finish(out)
+}
+
+/// Interrupts the connection's statement when `limit` passes, unless dropped first.
+struct Deadline {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<bool>>,
+}
+
+impl Deadline {
+    fn start(conn: &rusqlite::Connection, limit: Duration) -> Deadline {
+        let handle = conn.get_interrupt_handle();
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            // Disconnected (the statement ended) or a message: no interrupt.
+            if let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(limit) {
+                handle.interrupt();
+                return true;
+            }
+            false
+        });
+        Deadline {
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Ends the timer; true when it had fired.
+    fn end(mut self) -> bool {
+        drop(self.stop.take());
+        self.thread
+            .take()
+            .is_some_and(|t| t.join().unwrap_or(false))
+    }
 }
 
 pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let path = crate::paths::db_path(global.db.as_ref());
+    let limit = args
+        .timeout
+        .as_deref()
+        .map(crate::units::parse_duration_ms)
+        .transpose()
+        .context("--timeout")?
+        .filter(|ms| *ms > 0)
+        .map(|ms| Duration::from_millis(ms.unsigned_abs()));
     let conn = store::open(&path, Mode::ReadOnly)?;
     conn.pragma_update(None, "query_only", true)
         .context("making the connection read-only")?;
     let params = parse_params(&args.param)?;
-    let set = execute(&conn, &args.statement, &params)
-        .with_context(|| format!("running the SQL over {}", path.display()))?;
-    render(&set, global.output.unwrap_or(OutputFormat::Table), out)?;
+    // NB: main's stdout is line-buffered: a row per write(2) would make 175k
+    // rows 175k system calls. A closed pipe still shows at the next 64 KiB.
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let deadline = limit.map(|l| Deadline::start(&conn, l));
+    let result = stream(
+        &conn,
+        &args.statement,
+        &params,
+        global.output.unwrap_or(OutputFormat::Table),
+        &mut buffered,
+    );
+    let fired = deadline.is_some_and(Deadline::end);
+    match result {
+        Ok(_) => {}
+        Err(StreamError::Write(e)) => return Err(e.into()),
+        Err(StreamError::Sql(e)) if fired => {
+            return Err(anyhow::Error::new(e).context(format!(
+                "the SQL over {} ran longer than --timeout {}: stopped; narrow it (WHERE, LIMIT) or give a longer --timeout",
+                path.display(),
+                args.timeout.as_deref().unwrap_or_default()
+            )));
+        }
+        Err(StreamError::Sql(e)) => {
+            return Err(
+                anyhow::Error::new(e).context(format!("running the SQL over {}", path.display()))
+            );
+        }
+    }
+    buffered.flush()?;
     Ok(crate::exit::OK)
 }
 
@@ -169,7 +346,6 @@ pub fn parse_params(raw: &[String]) -> anyhow::Result<Vec<(String, String)>> {
         })
         .collect()
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,5 +429,115 @@ mod tests {
         .unwrap();
         assert_eq!(set.rows, vec![vec![Cell::Text("1-two".into())]]);
         assert!(parse_params(&["novalue".into()]).is_err());
+    }
+
+    #[test]
+    fn golden_jsonl_and_empty_json() {
+        assert_eq!(
+            rendered(OutputFormat::Jsonl),
+            "{\"reason\":\"BackOff\",\"n\":12,\"note\":null}\n{\"reason\":\"Failed, \\\"badly\\\"\",\"n\":3,\"note\":\"x\"}\n"
+        );
+        let empty = ResultSet {
+            columns: vec!["a".into()],
+            rows: Vec::new(),
+        };
+        let mut out = Vec::new();
+        render(&empty, OutputFormat::Json, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "[]\n");
+    }
+
+    /// The streamed bytes are the collected ones, for every format.
+    #[test]
+    fn streaming_writes_what_rendering_the_whole_set_writes() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let sql = "SELECT 'BackOff' AS reason, 12 AS n, NULL AS note \
+                   UNION ALL SELECT 'Failed, \"badly\"', 3, 'x' \
+                   UNION ALL SELECT 'multi\nline', 1.5, X'00ff'";
+        let set = execute(&conn, sql, &[]).unwrap();
+        for format in [
+            OutputFormat::Table,
+            OutputFormat::Json,
+            OutputFormat::Jsonl,
+            OutputFormat::Csv,
+        ] {
+            let mut whole = Vec::new();
+            render(&set, format, &mut whole).unwrap();
+            let mut streamed = Vec::new();
+            assert_eq!(stream(&conn, sql, &[], format, &mut streamed).unwrap(), 3);
+            assert_eq!(
+                String::from_utf8(streamed).unwrap(),
+                String::from_utf8(whole).unwrap(),
+                "{format:?}"
+            );
+        }
+        let mut pretty = Vec::new();
+        render(&set, OutputFormat::Json, &mut pretty).unwrap();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&pretty).unwrap();
+        assert_eq!(rows.len(), 3);
+    }
+
+    /// A writer that fails like a closed pipe after `left` bytes.
+    struct ClosedAfter {
+        left: usize,
+    }
+
+    impl Write for ClosedAfter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            let n = buf.len().min(self.left);
+            self.left -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_endless_result_stops_at_a_closed_pipe() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let endless =
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n";
+        for format in [OutputFormat::Json, OutputFormat::Jsonl, OutputFormat::Csv] {
+            let err =
+                stream(&conn, endless, &[], format, &mut ClosedAfter { left: 4096 }).unwrap_err();
+            assert!(
+                matches!(&err, StreamError::Write(e) if e.kind() == std::io::ErrorKind::BrokenPipe),
+                "{format:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_deadline_interrupts_the_statement_and_says_so() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
+        let started = std::time::Instant::now();
+        let deadline = Deadline::start(&conn, Duration::from_millis(200));
+        let result = stream(&conn, endless, &[], OutputFormat::Csv, &mut Vec::new());
+        assert!(deadline.end());
+        assert!(
+            matches!(
+                result,
+                Err(StreamError::Sql(rusqlite::Error::SqliteFailure(e, _)))
+                    if e.code == rusqlite::ErrorCode::OperationInterrupted
+            ),
+            "{result:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // A statement that ends first is not interrupted, and neither is the next one.
+        let deadline = Deadline::start(&conn, Duration::from_secs(60));
+        assert_eq!(
+            stream(&conn, "SELECT 1", &[], OutputFormat::Csv, &mut Vec::new()).unwrap(),
+            1
+        );
+        assert!(!deadline.end());
+        assert_eq!(
+            stream(&conn, "SELECT 2", &[], OutputFormat::Csv, &mut Vec::new()).unwrap(),
+            1
+        );
     }
 }

@@ -168,7 +168,12 @@ pub fn run(
                 t.kind
             )
         } else {
-            format!("recorded {}s{where_}: {}", t.kind, known.join(", "))
+            // NB: stored names come from imports too, which no apiserver validated.
+            format!(
+                "recorded {}s{where_}: {}",
+                t.kind,
+                crate::render::escape(&known.join(", "))
+            )
         };
         let missing = format!(
             "{type_name}/{name}: no {} named {name}{where_} in the recording {}; {hint}",

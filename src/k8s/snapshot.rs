@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::core::ApiResource;
 use kube::{Api, Client};
@@ -46,6 +46,8 @@ type ListResult = Result<(Vec<RecordedObject>, Listed), kube::Error>;
 /// One listed type: what the hot-loop sample needs to watch it.
 struct Listed {
     resource: ApiResource,
+    /// Listed, and so watched, as metadata only.
+    metadata_only: bool,
     namespace: Option<String>,
     resource_version: String,
     /// uid -> (generation, managedFields marks) at the end of the list.
@@ -69,6 +71,39 @@ fn spec_written(managers: &[ManagerEntry]) -> Option<i64> {
         .max()
 }
 
+/// The request for one page of a type: whole objects, or, for the types whose
+/// spec and status no check reads (`checks::metadata_only`), their metadata
+/// only, so that the apiserver never sends a Secret's data.
+fn list_request(
+    url: &str,
+    metadata_only: bool,
+    params: &ListParams,
+) -> Result<http::Request<Vec<u8>>, kube::Error> {
+    let request = kube::core::Request::new(url);
+    if metadata_only {
+        request.list_metadata(params)
+    } else {
+        request.list(params)
+    }
+    .map_err(kube::Error::BuildRequest)
+}
+
+/// The watch of a type for the hot-loop sample, metadata only as its list.
+fn watch_request(
+    url: &str,
+    metadata_only: bool,
+    params: &WatchParams,
+    version: &str,
+) -> Result<http::Request<Vec<u8>>, kube::Error> {
+    let request = kube::core::Request::new(url);
+    if metadata_only {
+        request.watch_metadata(params, version)
+    } else {
+        request.watch(params, version)
+    }
+    .map_err(kube::Error::BuildRequest)
+}
+
 async fn list_type(
     client: &Client,
     t: &ResourceType,
@@ -80,11 +115,16 @@ async fn list_type(
         (Some(ns), true) => Api::namespaced_with(client.clone(), ns, &ar),
         _ => Api::all_with(client.clone(), &ar),
     };
+    let metadata_only = crate::checks::metadata_only(&t.group, &t.plural);
     let mut params = ListParams::default().limit(PAGE);
     let mut objects = Vec::new();
     let mut known = HashMap::new();
     loop {
-        let page = api.list(&params).await?;
+        // NB: a PartialObjectMetadataList decodes as a list of WireObjects
+        // without spec and status, which is all these types are read for.
+        let page: kube::core::ObjectList<WireObject> = client
+            .request(list_request(api.resource_url(), metadata_only, &params)?)
+            .await?;
         for item in page.items {
             let o = item.into_observation(&ar);
             known.insert(
@@ -108,6 +148,7 @@ async fn list_type(
             None => {
                 let listed = Listed {
                     resource: ar,
+                    metadata_only,
                     namespace: namespace.filter(|_| t.namespaced).map(str::to_string),
                     resource_version: page.metadata.resource_version.unwrap_or_default(),
                     known,
@@ -170,17 +211,25 @@ async fn list_events(
 /// Watches one listed type for `sample`, counting updates per object and writer.
 async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<ObjectUpdates> {
     let api: Api<WireObject> = match &listed.namespace {
-        Some(ns) => Api::namespaced_with(client, ns, &listed.resource),
-        None => Api::all_with(client, &listed.resource),
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &listed.resource),
+        None => Api::all_with(client.clone(), &listed.resource),
     };
     let params = WatchParams::default().timeout(sample.as_secs().max(1) as u32);
-    let Ok(stream) = api.watch(&params, &listed.resource_version).await else {
+    let Ok(request) = watch_request(
+        api.resource_url(),
+        listed.metadata_only,
+        &params,
+        &listed.resource_version,
+    ) else {
+        return Vec::new();
+    };
+    let Ok(stream) = client.request_events::<WireObject>(request).await else {
         return Vec::new();
     };
     let mut known = listed.known;
     let mut seen: HashMap<String, (ObjectRef, ObjectUpdates, String)> = HashMap::new();
     let deadline = tokio::time::Instant::now() + sample;
-    let mut stream = std::pin::pin!(stream.into_stream());
+    let mut stream = std::pin::pin!(stream);
     loop {
         let item = tokio::select! {
             item = stream.next() => item,
@@ -385,4 +434,89 @@ pub async fn events_about(
             },
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(request: &http::Request<Vec<u8>>) -> &str {
+        request
+            .headers()
+            .get(http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+    }
+
+    fn core(kind: &str, plural: &str) -> ResourceType {
+        ResourceType {
+            group: String::new(),
+            version: "v1".into(),
+            kind: kind.into(),
+            plural: plural.into(),
+            namespaced: true,
+            verbs: vec!["list".into(), "watch".into()],
+            ..ResourceType::default()
+        }
+    }
+
+    /// Live `check` listed Secrets in full (their data in every response);
+    /// Secrets and ConfigMaps are now asked for as metadata only, list and
+    /// watch alike, and Pods, whose status the checks read, in full.
+    #[test]
+    fn secrets_are_listed_and_watched_as_metadata_only() {
+        use kube::Resource;
+        let params = ListParams::default().limit(PAGE);
+        let watch = WatchParams::default();
+        for (kind, plural, metadata) in [
+            ("Secret", "secrets", true),
+            ("ConfigMap", "configmaps", true),
+            ("Pod", "pods", false),
+        ] {
+            let t = core(kind, plural);
+            assert_eq!(crate::checks::metadata_only(&t.group, &t.plural), metadata);
+            for namespace in [Some("shop"), None] {
+                let url = WireObject::url_path(&api_resource(&t), namespace);
+                let list = list_request(&url, metadata, &params).unwrap();
+                let watched = watch_request(&url, metadata, &watch, "1").unwrap();
+                assert!(list.uri().path().ends_with(plural), "{}", list.uri());
+                assert_eq!(
+                    accept(&list).starts_with(
+                        "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+                    ),
+                    metadata,
+                    "{kind} list: {}",
+                    accept(&list)
+                );
+                // A watch's events carry one object each: PartialObjectMetadata.
+                assert_eq!(
+                    accept(&watched).starts_with(
+                        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+                    ),
+                    metadata,
+                    "{kind} watch: {}",
+                    accept(&watched)
+                );
+            }
+        }
+    }
+
+    /// What the apiserver answers to a metadata-only list decodes as objects
+    /// with their metadata, and nothing else.
+    #[test]
+    fn a_partial_object_metadata_list_decodes_as_wire_objects() {
+        let page = r#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",
+            "metadata":{"resourceVersion":"42","continue":""},
+            "items":[{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1",
+              "metadata":{"name":"db-password","namespace":"shop","uid":"u-1","resourceVersion":"41",
+                "creationTimestamp":"2026-11-30T10:00:00Z","deletionTimestamp":"2026-11-30T11:00:00Z",
+                "finalizers":["example.com/hold"]}}]}"#;
+        let list: kube::core::ObjectList<WireObject> = serde_json::from_str(page).unwrap();
+        let ar = api_resource(&core("Secret", "secrets"));
+        let o = list.items.into_iter().next().unwrap().into_observation(&ar);
+        assert_eq!(o.object.kind, "Secret");
+        assert_eq!(o.object.name, "db-password");
+        assert_eq!(o.object.uid, "u-1");
+        assert_eq!(list.metadata.resource_version.as_deref(), Some("42"));
+    }
 }

@@ -14,8 +14,12 @@ const LABEL: f64 = 300.0;
 const LANE: f64 = 34.0;
 const TOP: f64 = 40.0;
 
+/// HTML-escapes stored text, after making its control characters visible
+/// (`\x1b`): a browser ignores most of them, but the page is also read with
+/// `cat` and `less`, where they would act.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    super::escape(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::{Paint, plain_table};
+use super::{Paint, escape, plain_table};
 use crate::timeline::{Entry, EntryKind, Timeline};
 use crate::units::human_duration;
 
@@ -16,12 +16,12 @@ fn object(e: &Entry) -> String {
     if e.entry == EntryKind::Gap {
         "(recorder)".to_string()
     } else {
-        format!("{}/{}", e.object.kind, e.object.name)
+        escape(&format!("{}/{}", e.object.kind, e.object.name)).into_owned()
     }
 }
 
 fn message(e: &Entry) -> String {
-    let text = e.message.replace('\n', " ");
+    let text = escape(&e.message.replace('\n', " ")).into_owned();
     match (e.entry, e.until_ms) {
         (EntryKind::Event, Some(until)) if e.count > 1 => format!(
             "×{} over {} (until {}): {text}",
@@ -50,10 +50,11 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
         header.extend(["WRITER", "SOURCE"]);
     }
     let rows = t.entries.iter().map(|e| {
+        let reason = escape(&e.reason);
         let reason = match (e.entry, e.type_.as_str()) {
-            (EntryKind::Gap, _) => paint.red(&e.reason),
-            (_, "Warning") => paint.yellow(&e.reason),
-            _ => e.reason.clone(),
+            (EntryKind::Gap, _) => paint.red(&reason),
+            (_, "Warning") => paint.yellow(&reason),
+            _ => reason.into_owned(),
         };
         let mut row = vec![
             time(e.at_ms),
@@ -64,8 +65,8 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
             message(e),
         ];
         if wide {
-            row.push(e.writers.join(","));
-            row.push(e.source.clone());
+            row.push(escape(&e.writers.join(",")).into_owned());
+            row.push(escape(&e.source).into_owned());
         }
         row
     });
