@@ -159,7 +159,9 @@ pub fn recorded(
 
     let has_objects = conn
         .prepare_cached(SQL_HAS_HISTORY)
-        .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+        .and_then(|mut st| {
+            st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
+        })
         .map_err(q("history lookup", path))?;
     Ok(Snapshot {
         at,
@@ -203,4 +205,94 @@ fn node_origins(
         ));
     }
     Ok(origins)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        Change, EventChange, EventObservation, ObjectChange, ObjectObservation, ObjectState, Seen,
+    };
+    use crate::store::writer::Writer;
+    use crate::store::{Mode, open, session};
+
+    const MESSAGE: &str = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.";
+
+    /// Regression (flake of `at_on_a_recording_finds_what_was_true_then_and_is_not_now`):
+    /// a check early in a recording, before any object watch had stored an
+    /// object, read the scheduling Events alone and found the Pod; the same
+    /// moment asked again once object history existed read it as a recording
+    /// with history, in which the Pod did not exist yet, and found nothing.
+    #[test]
+    fn a_moment_before_object_history_is_read_from_events_alone_later_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        let mut w = Writer::new(conn, &path, cluster);
+        let pod = ObjectRef {
+            api_version: "v1".into(),
+            kind: "Pod".into(),
+            namespace: "shop".into(),
+            name: "too-big".into(),
+            uid: "pod-uid".into(),
+            field_path: String::new(),
+        };
+        w.begin().unwrap();
+        w.apply_change(&Change::Event(EventChange::Upsert(Box::new(
+            EventObservation {
+                uid: "00000000-0000-4000-8000-000000000001".into(),
+                namespace: "shop".into(),
+                name: "too-big.187c000000000001".into(),
+                involved: pod.clone(),
+                reason: "FailedScheduling".into(),
+                type_: "Warning".into(),
+                message: MESSAGE.into(),
+                first: 1_000,
+                last: 1_000,
+                count: 1,
+                ..EventObservation::default()
+            },
+        ))))
+        .unwrap();
+        w.commit().unwrap();
+        let s001 = |w: &Writer, at: i64| {
+            let snap = recorded(w.connection(), &path, cluster, at, 600_000).unwrap();
+            let report = crate::checks::run(
+                &snap,
+                &["scheduling".to_string()],
+                &crate::checks::Options::default(),
+            );
+            report.findings.iter().filter(|f| f.code == "S001").count()
+        };
+        assert_eq!(s001(&w, 1_500), 1, "Events alone: the Pod is unschedulable");
+        // The object watches store their first objects after that moment.
+        w.begin().unwrap();
+        w.apply_change(&Change::Object(ObjectChange {
+            seen: Seen::Listed,
+            at: 2_000,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "Namespace".into(),
+                    name: "shop".into(),
+                    uid: "ns-uid".into(),
+                    ..ObjectRef::default()
+                },
+                state: ObjectState {
+                    phase: "Active".into(),
+                    ..ObjectState::default()
+                },
+                ..ObjectObservation::default()
+            }),
+        }))
+        .unwrap();
+        w.commit().unwrap();
+        assert_eq!(
+            s001(&w, 1_500),
+            1,
+            "the same moment reads the same way later"
+        );
+    }
 }
