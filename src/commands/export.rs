@@ -17,7 +17,7 @@ use crate::store::{self, Mode};
 use crate::units::{parse_time_ms, rfc3339};
 
 pub fn line(row: &OccurrenceRow) -> serde_json::Value {
-    json!({
+    let mut line = json!({
         "cluster": row.cluster,
         "event_uid": row.event_uid,
         "count": row.count,
@@ -40,7 +40,11 @@ pub fn line(row: &OccurrenceRow) -> serde_json::Value {
         "reporting_instance": row.reporting_instance,
         "source_host": row.source_host,
         "action": row.action,
-    })
+    });
+    if row.message_truncated {
+        line["message_truncated"] = json!(true);
+    }
+    line
 }
 
 pub fn run(global: &GlobalArgs, args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {

@@ -420,18 +420,27 @@ enum Plan {
     Known,
 }
 
-/// Decides, for one text row, whether it is an Event stored already. A
-/// text-only Event it outcounts is replaced by it; an Event with a uid of its
-/// own takes any occurrences the row adds.
-fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, store::StoreError> {
-    let o = &t.obs;
-    let found = imported::candidates(
+/// The stored Events that `o` may be: same object and reason.
+fn candidates(
+    writer: &Writer,
+    path: &Path,
+    o: &EventObservation,
+) -> Result<Vec<imported::Candidate>, store::StoreError> {
+    imported::candidates(
         writer.connection(),
         path,
         writer.cluster(),
         (&o.involved.kind, &o.involved.namespace, &o.involved.name),
         &o.reason,
-    )?;
+    )
+}
+
+/// Decides, for one text row, whether it is an Event stored already. A
+/// text-only Event it outcounts is replaced by it; an Event with a uid of its
+/// own takes any occurrences the row adds.
+fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, store::StoreError> {
+    let o = &t.obs;
+    let found = candidates(writer, path, o)?;
     let Some(c) = found
         .iter()
         .filter(|c| c.uid == o.uid || matches(c, o, t.has_source))
@@ -463,13 +472,7 @@ fn plan_object(
     path: &Path,
     o: &EventObservation,
 ) -> Result<Plan, store::StoreError> {
-    let found = imported::candidates(
-        writer.connection(),
-        path,
-        writer.cluster(),
-        (&o.involved.kind, &o.involved.namespace, &o.involved.name),
-        &o.reason,
-    )?;
+    let found = candidates(writer, path, o)?;
     for c in found
         .iter()
         .filter(|c| c.from_text() && matches(c, o, true))

@@ -24,6 +24,9 @@ pub struct OccurrenceRow {
     pub type_: String,
     pub reason: String,
     pub message: String,
+    /// The message was cut by kubectl (a text import whose message ends in
+    /// `...`): stored as printed, marked here.
+    pub message_truncated: bool,
     pub object: ObjectRef,
     pub reporting_controller: String,
     pub reporting_instance: String,
@@ -46,16 +49,20 @@ pub fn for_each_occurrence(
         .map_err(err)?;
     while let Some(r) = rows.next().map_err(err)? {
         let uid: super::UidKey = r.get(1).map_err(err)?;
+        let event_uid = uid_text(&uid);
+        let message: String = r.get(8).map_err(err)?;
         let row = OccurrenceRow {
             cluster: r.get(0).map_err(err)?,
-            event_uid: uid_text(&uid),
+            message_truncated: event_uid.starts_with(super::imported::TEXT_UID_PREFIX)
+                && message.ends_with("..."),
+            event_uid,
             count: r.get(2).map_err(err)?,
             occurrences: r.get(3).map_err(err)?,
             first: r.get(4).map_err(err)?,
             last: r.get(5).map_err(err)?,
             type_: r.get(6).map_err(err)?,
             reason: r.get(7).map_err(err)?,
-            message: r.get(8).map_err(err)?,
+            message,
             object: ObjectRef {
                 api_version: r.get(9).map_err(err)?,
                 kind: r.get(10).map_err(err)?,
