@@ -105,9 +105,16 @@ pub struct ObjectState {
     /// A Node's `spec.unschedulable` (cordoned).
     #[serde(rename = "cordon", skip_serializing_if = "std::ops::Not::not")]
     pub unschedulable: bool,
-    /// A Pod's tolerations: which taints it accepts.
+    /// A Pod's tolerations: which taints it accepts, less the two that
+    /// admission adds to nearly every Pod (see `default_tolerations`).
     #[serde(rename = "tol", skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Vec<Toleration>,
+    /// The Pod has both tolerations the DefaultTolerationSeconds admission
+    /// plugin adds (`node.kubernetes.io/not-ready` and `unreachable`, Exists,
+    /// NoExecute, 300 s). NB: a flag, not two entries in every Pod version: about
+    /// 130 bytes less per stored Pod state.
+    #[serde(rename = "dtol", skip_serializing_if = "std::ops::Not::not")]
+    pub default_tolerations: bool,
     /// A Node's labels: what node selectors and affinity match.
     #[serde(
         rename = "lbl",
@@ -232,7 +239,23 @@ pub struct Toleration {
     pub effect: String,
 }
 
+/// The keys of the two tolerations admission adds (see `ObjectState::default_tolerations`).
+pub const DEFAULT_TOLERATION_KEYS: [&str; 2] = [
+    "node.kubernetes.io/not-ready",
+    "node.kubernetes.io/unreachable",
+];
+
 impl Toleration {
+    /// One of the two tolerations admission adds.
+    pub fn default_for(key: &str) -> Toleration {
+        Toleration {
+            key: key.to_string(),
+            operator: "Exists".into(),
+            value: String::new(),
+            effect: "NoExecute".into(),
+        }
+    }
+
     /// Whether this toleration tolerates `taint`, as `v1.Toleration.ToleratesTaint` decides.
     pub fn tolerates(&self, taint: &Taint) -> bool {
         if !self.effect.is_empty() && self.effect != taint.effect {

@@ -122,6 +122,8 @@ fn is_cordon_reason(reason: &str) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub struct PodNeeds<'a> {
     pub tolerations: &'a [Toleration],
+    /// The two tolerations admission adds (`ObjectState::default_tolerations`).
+    pub default_tolerations: bool,
     pub node_selector: &'a BTreeMap<String, String>,
     pub node_affinity: &'a [Vec<crate::model::Requirement>],
 }
@@ -133,6 +135,7 @@ impl Default for PodNeeds<'_> {
     fn default() -> Self {
         PodNeeds {
             tolerations: &[],
+            default_tolerations: false,
             node_selector: &NO_SELECTOR,
             node_affinity: &[],
         }
@@ -143,6 +146,7 @@ impl<'a> PodNeeds<'a> {
     pub fn of(state: &'a crate::model::ObjectState) -> PodNeeds<'a> {
         PodNeeds {
             tolerations: &state.tolerations,
+            default_tolerations: state.default_tolerations,
             node_selector: &state.node_selector,
             node_affinity: &state.node_affinity,
         }
@@ -157,7 +161,20 @@ pub fn explain(
     nodes: &[&RecordedObject],
     origins: &[Origin],
 ) -> Vec<Cause> {
-    let tolerations = pod.tolerations;
+    let defaults: Vec<Toleration> = if pod.default_tolerations {
+        crate::model::DEFAULT_TOLERATION_KEYS
+            .iter()
+            .map(|k| Toleration::default_for(k))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let tolerated = |taint: &crate::model::Taint| {
+        pod.tolerations
+            .iter()
+            .chain(&defaults)
+            .any(|t| t.tolerates(taint))
+    };
     let mut causes = Vec::new();
     let origin = |node: &str, what: &str| origins.iter().find(|o| o.node == node && o.what == what);
     if let Some(reason) = reasons.iter().find(|r| is_taint_reason(r)) {
@@ -165,7 +182,7 @@ pub fn explain(
         let mut by_taint: BTreeMap<String, Cause> = BTreeMap::new();
         for node in nodes {
             for taint in node.state.taints.iter().filter(|t| t.filters()) {
-                if tolerations.iter().any(|t| t.tolerates(taint)) {
+                if tolerated(taint) {
                     continue;
                 }
                 let text = taint.text();
@@ -366,6 +383,25 @@ mod tests {
             ..PodNeeds::default()
         };
         assert!(explain(&[TAINTED.into()], &pod, &refs, &[]).is_empty());
+    }
+
+    #[test]
+    fn the_admission_defaults_tolerate_an_unreachable_node() {
+        let nodes = [node(
+            "a",
+            vec![
+                taint("node.kubernetes.io/unreachable", "", "NoExecute"),
+                taint("node.kubernetes.io/unreachable", "", "NoSchedule"),
+            ],
+        )];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let pod = PodNeeds {
+            default_tolerations: true,
+            ..PodNeeds::default()
+        };
+        let causes = explain(&[TAINTED.into()], &pod, &refs, &[]);
+        assert_eq!(causes.len(), 1, "{causes:?}");
+        assert_eq!(causes[0].taint, "node.kubernetes.io/unreachable:NoSchedule");
     }
 
     #[test]

@@ -235,6 +235,36 @@ struct SlimToleration {
     operator: String,
     value: String,
     effect: String,
+    toleration_seconds: Option<i64>,
+}
+
+impl SlimToleration {
+    /// Whether this is one of the two tolerations DefaultTolerationSeconds adds.
+    fn is_default(&self) -> bool {
+        crate::model::DEFAULT_TOLERATION_KEYS.contains(&self.key.as_str())
+            && self.operator == "Exists"
+            && self.value.is_empty()
+            && self.effect == "NoExecute"
+            && self.toleration_seconds == Some(300)
+    }
+}
+
+/// A Pod's tolerations, with the two admission defaults folded into a flag
+/// when both are there.
+fn tolerations(all: Vec<SlimToleration>) -> (Vec<Toleration>, bool) {
+    let defaults = all.iter().filter(|t| t.is_default()).count();
+    let fold = defaults == crate::model::DEFAULT_TOLERATION_KEYS.len();
+    let kept = all
+        .into_iter()
+        .filter(|t| !(fold && t.is_default()))
+        .map(|t| Toleration {
+            key: t.key,
+            operator: t.operator,
+            value: t.value,
+            effect: t.effect,
+        })
+        .collect();
+    (kept, fold)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -431,12 +461,14 @@ impl WireObject {
     pub fn into_observation(self, resource: &ApiResource) -> ObjectObservation {
         let meta = self.metadata;
         let spec: SlimSpec = decode(&self.spec);
-        let scheduling: SlimSchedulingSpec =
+        let mut scheduling: SlimSchedulingSpec =
             if resource.group.is_empty() && matches!(resource.kind.as_str(), "Node" | "Pod") {
                 decode(&self.spec)
             } else {
                 SlimSchedulingSpec::default()
             };
+        let (tolerations, default_tolerations) =
+            tolerations(std::mem::take(&mut scheduling.tolerations));
         let status: SlimStatus = decode(&self.status);
         let mut replicas = BTreeMap::new();
         for (name, value) in COUNTERS.iter().zip(status.counters()) {
@@ -556,16 +588,8 @@ impl WireObject {
                         .collect()
                 })
                 .collect(),
-            tolerations: scheduling
-                .tolerations
-                .into_iter()
-                .map(|t| Toleration {
-                    key: t.key,
-                    operator: t.operator,
-                    value: t.value,
-                    effect: t.effect,
-                })
-                .collect(),
+            tolerations,
+            default_tolerations,
         };
         let managers = meta
             .managed_fields
@@ -687,6 +711,36 @@ mod tests {
         assert_eq!(p.state.node_affinity[0].len(), 2);
         assert_eq!(p.state.node_affinity[0][1].key, "metadata.name");
         assert!(p.state.labels.is_empty(), "a Pod's labels are not kept");
+        assert!(!p.state.default_tolerations);
+    }
+
+    #[test]
+    fn the_two_admission_tolerations_fold_into_a_flag() {
+        let p = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "web", "uid": "p"},
+            "spec": {"tolerations": [
+                {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"},
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+            ]}
+        }))
+        .unwrap()
+        .into_observation(&pods());
+        assert!(p.state.default_tolerations);
+        assert_eq!(p.state.tolerations.len(), 1);
+        assert_eq!(p.state.tolerations[0].key, "dedicated");
+        // Other seconds are the Pod's own choice: kept as they are.
+        let q = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "web", "uid": "q"},
+            "spec": {"tolerations": [
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30},
+                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+            ]}
+        }))
+        .unwrap()
+        .into_observation(&pods());
+        assert!(!q.state.default_tolerations);
+        assert_eq!(q.state.tolerations.len(), 2);
     }
 
     #[test]
