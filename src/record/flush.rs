@@ -7,8 +7,9 @@
 //! few hundred a second its own transaction: ~42 KB written per occurrence,
 //! and a WAL of 300 MiB before a checkpoint (issue 20). So a transaction now
 //! stays open for [`COMMIT_WINDOW`] after its oldest change, or for
-//! [`BUSY_COMMIT_WINDOW`] when that first window brought many changes (or
-//! until it is [`MAX_BATCH`] messages), and the WAL has a small page budget while
+//! [`BUSY_COMMIT_WINDOW`] when that first window brought many changes but not
+//! [`LARGE_BATCH`] (or until it is [`MAX_BATCH`] messages, catching up), and
+//! the WAL has a small page budget while
 //! the recorder keeps up, and a large one only while it catches up, where a
 //! large WAL saves copying the same index pages back again and again
 //! (docs/performance.md, "Disk I/O").
@@ -35,11 +36,22 @@ pub const BUSY_COMMIT_WINDOW: Duration = Duration::from_millis(750);
 /// first window): below this, latency matters more than the bytes a commit costs.
 pub const BUSY_BATCH: usize = 32;
 
+/// Messages in one transaction that make a longer window pointless: the
+/// commit's fixed pages are already spread thin, and at thousands a second
+/// the commit's own time (longer on a loaded machine) must still fit in the
+/// second of lag allowed. Such a transaction commits after [`COMMIT_WINDOW`].
+pub const LARGE_BATCH: usize = 2_000;
+
 /// The WAL's size, in bytes, at which it is checkpointed while the recorder
 /// keeps up. After the checkpoint the WAL starts over and is cut back to this
 /// size, so the disk holds the recording plus about this much (and a `kill -9`
 /// leaves at most about this much beside it).
 pub const STEADY_WAL_BYTES: u64 = 8 << 20;
+
+/// Longest sleep of the writer while a transaction waits for more: what
+/// arrives meanwhile waits in the channel at most this long before it is
+/// stored into the open transaction, so a burst does not pile up there.
+pub const WAIT_SLICE: Duration = Duration::from_millis(10);
 
 /// What the writer does after taking what the channel held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +60,8 @@ pub enum Next {
     Commit,
     /// Take what is waiting in the channel into this transaction.
     Take,
-    /// Nothing is waiting: sleep this long, then take what came (or commit if nothing did).
+    /// Nothing is waiting and the window is still open for this long: sleep
+    /// (at most [`WAIT_SLICE`]), then decide again.
     Wait(Duration),
 }
 
@@ -61,7 +74,7 @@ pub fn next(taken: usize, age: Duration, channel_empty: bool, channel_closed: bo
     if !channel_empty {
         return Next::Take;
     }
-    let window = if taken >= BUSY_BATCH {
+    let window = if (BUSY_BATCH..LARGE_BATCH).contains(&taken) {
         BUSY_COMMIT_WINDOW
     } else {
         COMMIT_WINDOW
@@ -158,7 +171,18 @@ mod tests {
             next(BUSY_BATCH - 1, COMMIT_WINDOW, true, false),
             Next::Commit
         );
-        assert_eq!(next(5_000, BUSY_COMMIT_WINDOW, true, false), Next::Commit);
+        assert_eq!(next(1_500, BUSY_COMMIT_WINDOW, true, false), Next::Commit);
+    }
+
+    #[test]
+    fn a_large_transaction_does_not_wait_for_the_busy_window() {
+        assert_eq!(next(LARGE_BATCH, COMMIT_WINDOW, true, false), Next::Commit);
+        assert_eq!(
+            next(LARGE_BATCH, COMMIT_WINDOW / 2, true, false),
+            Next::Wait(COMMIT_WINDOW / 2)
+        );
+        // Catching up (the channel is not empty), it keeps taking up to MAX_BATCH.
+        assert_eq!(next(LARGE_BATCH, COMMIT_WINDOW, false, false), Next::Take);
     }
 
     #[test]
