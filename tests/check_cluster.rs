@@ -318,6 +318,22 @@ async fn scheduling_parses_every_pods_reasons_and_aggregates_them() {
         summary.contains("taint dedicated=batch:NoSchedule on 1 node (kwok-large-tainted)"),
         "{summary}"
     );
+    // Requested against the most free: with -n, other namespaces' Pods are not counted.
+    let summary = big["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(
+            "Insufficient cpu: the Pod requests 100 cpu; the most free on any node is 16 cpu (kwok-large-tainted) (Pods of other namespaces not counted)"
+        ),
+        "{summary}"
+    );
+    let cause = big["details"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "resources")
+        .unwrap();
+    assert_eq!(cause["resource"], "cpu");
+    assert_eq!(cause["requested"], 100_000);
 }
 
 #[tokio::test]

@@ -195,6 +195,9 @@ pub struct Snapshot {
     pub unreadable: Vec<String>,
     /// When each Node's taints and cordon began and who wrote them (recordings only).
     pub origins: Vec<scheduling_causes::Origin>,
+    /// What the Pods bound to each Node request, counted while the snapshot
+    /// was built (from Pods [`Relevance`] then drops).
+    pub usage: scheduling_causes::Usage,
 }
 
 /// The knobs of the checks.

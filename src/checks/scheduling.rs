@@ -167,7 +167,7 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     for (object, message, since) in &pods {
         let (mut details, reasons) = details(message);
         let names: Vec<String> = reasons.iter().map(|(r, _)| r.clone()).collect();
-        let causes: Vec<Cause> = explain(&names, &needs(object), &nodes, &s.origins);
+        let causes: Vec<Cause> = explain(&names, &needs(object), &nodes, &s.origins, &s.usage);
         let summary = if reasons.is_empty() {
             format!("unschedulable: {message}")
         } else {

@@ -20,6 +20,7 @@ use kube::{Api, Client};
 use super::discovery::{api_resource, discover};
 use super::event::WireEvent;
 use super::object::WireObject;
+use crate::checks::scheduling_causes::Usage;
 use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
 use crate::model::{
     ManagerEntry, ManagerMark, ObjectRef, RecordedObject, ResourceType, manager_marks, writers,
@@ -41,7 +42,7 @@ pub struct LiveOptions {
 }
 
 /// A type's objects and what its sample needs, or why it could not be listed.
-type ListResult = Result<(Vec<RecordedObject>, Listed), kube::Error>;
+type ListResult = Result<(Vec<RecordedObject>, Listed, Usage), kube::Error>;
 
 /// One listed type: what the hot-loop sample needs to watch it.
 struct Listed {
@@ -109,7 +110,7 @@ async fn list_type(
     t: &ResourceType,
     namespace: Option<&str>,
     relevance: &crate::checks::Relevance,
-) -> Result<(Vec<RecordedObject>, Listed), kube::Error> {
+) -> ListResult {
     let ar = api_resource(t);
     let api: Api<WireObject> = match (namespace, t.namespaced) {
         (Some(ns), true) => Api::namespaced_with(client.clone(), ns, &ar),
@@ -119,6 +120,7 @@ async fn list_type(
     let mut params = ListParams::default().limit(PAGE);
     let mut objects = Vec::new();
     let mut known = HashMap::new();
+    let mut usage = Usage::default();
     loop {
         // NB: a PartialObjectMetadataList decodes as a list of WireObjects
         // without spec and status, which is all these types are read for.
@@ -138,6 +140,8 @@ async fn list_type(
                 state: o.state,
                 ..RecordedObject::default()
             };
+            // What a bound Pod requests is counted before it is dropped.
+            usage.add(&object);
             // NB: only what a check may need is kept, page by page: memory follows the trouble.
             if relevance.wanted(&object) {
                 objects.push(object);
@@ -153,7 +157,7 @@ async fn list_type(
                     resource_version: page.metadata.resource_version.unwrap_or_default(),
                     known,
                 };
-                return Ok((objects, listed));
+                return Ok((objects, listed, usage));
             }
         }
     }
@@ -314,7 +318,7 @@ pub async fn live(
         .partition(|t| t.group.is_empty() && t.plural == "namespaces");
     for t in namespaces {
         let r = list_type(client, &t, namespace, &relevance).await;
-        if let Ok((objects, _)) = &r {
+        if let Ok((objects, _, _)) = &r {
             for o in objects {
                 relevance.keep(o);
             }
@@ -348,11 +352,20 @@ pub async fn live(
             .collect(),
         ..Snapshot::default()
     };
+    // NB: with -n only that namespace's Pods are listed, so what other
+    // namespaces' Pods hold on each Node is unknown; sentences say so.
+    snapshot.usage.only_namespace = namespace.map(str::to_string);
     let mut listed = Vec::new();
     for (t, result) in results {
         match result {
-            Ok((objects, l)) => {
+            Ok((objects, l, usage)) => {
                 snapshot.objects.extend(objects);
+                for (node, used) in usage.by_node {
+                    let total = snapshot.usage.by_node.entry(node).or_default();
+                    for (r, v) in used {
+                        *total.entry(r).or_default() += v;
+                    }
+                }
                 listed.push((t, l));
             }
             Err(e) => {

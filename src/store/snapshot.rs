@@ -76,7 +76,9 @@ pub fn recorded(
 ) -> Result<Snapshot, StoreError> {
     let mut objects = Vec::new();
     let mut relevance = crate::checks::Relevance::default();
+    let mut usage = crate::checks::scheduling_causes::Usage::default();
     history::for_each_state_at(conn, path, cluster, at, |o| {
+        usage.add(&o);
         if relevance.keep(&o) {
             objects.push(o);
         }
@@ -171,6 +173,7 @@ pub fn recorded(
         stale_groups: Vec::new(),
         unreadable: Vec::new(),
         origins,
+        usage,
     })
 }
 
