@@ -174,6 +174,10 @@ pub struct ObjectUpdates {
     /// How often the writer changed from one update to the next, when the
     /// sequence is known (a live sample); None from per-minute counters.
     pub alternations: Option<i64>,
+    /// Updates per minute: (start of the minute, epoch ms; updates), oldest
+    /// first, minutes without updates left out. A burst hides in the window's
+    /// average; not in these.
+    pub per_minute: Vec<(i64, i64)>,
 }
 
 /// Everything the checks look at: one moment of one cluster.

@@ -232,7 +232,9 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
     };
     let mut known = listed.known;
     let mut seen: HashMap<String, (ObjectRef, ObjectUpdates, String)> = HashMap::new();
-    let deadline = tokio::time::Instant::now() + sample;
+    let started = tokio::time::Instant::now();
+    let started_ms = chrono::Utc::now().timestamp_millis();
+    let deadline = started + sample;
     let mut stream = std::pin::pin!(stream);
     loop {
         let item = tokio::select! {
@@ -267,6 +269,12 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
         });
         entry.1.updates += 1;
         entry.1.generation_moves += i64::from(moved);
+        // NB: live minutes count from the sample's start, not the clock's.
+        let minute = started_ms + (started.elapsed().as_millis() as i64 / 60_000) * 60_000;
+        match entry.1.per_minute.last_mut() {
+            Some((m, n)) if *m == minute => *n += 1,
+            _ => entry.1.per_minute.push((minute, 1)),
+        }
         if !entry.2.is_empty() && entry.2 != label {
             entry.1.alternations = entry.1.alternations.map(|a| a + 1);
         }

@@ -134,10 +134,16 @@ pub fn recorded(
     // Update counters over the window, per object.
     let mut per_object: HashMap<i64, ObjectUpdates> = HashMap::new();
     let mut managers: HashMap<(i64, String), i64> = HashMap::new();
+    let mut minutes: HashMap<i64, std::collections::BTreeMap<i64, i64>> = HashMap::new();
     for c in history::update_counts(conn, path, cluster, from, at)? {
         let u = per_object.entry(c.object_id).or_default();
         u.updates += c.updates;
         u.generation_moves += c.generation;
+        *minutes
+            .entry(c.object_id)
+            .or_default()
+            .entry(c.minute * 60_000)
+            .or_default() += c.updates;
         *managers.entry((c.object_id, c.manager)).or_default() += c.updates;
     }
     let mut updates = Vec::new();
@@ -149,6 +155,11 @@ pub fn recorded(
             continue;
         };
         u.object = o.object;
+        u.per_minute = minutes
+            .remove(&id)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         u.managers = managers
             .iter()
             .filter(|((oid, _), _)| *oid == id)
