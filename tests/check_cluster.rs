@@ -8,8 +8,8 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use common::{
-    Background, TestNamespace, apply_scenario, diag, wait_available, wait_for, wait_until,
-    widget_crd,
+    Background, TestNamespace, apply_scenario, diag, viewer_kubeconfig, wait_available, wait_for,
+    wait_until, widget_crd,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
@@ -516,4 +516,32 @@ async fn a_live_check_over_secrets_reads_their_metadata_only_and_still_finds_the
     let _ = configmaps
         .patch("held", &PatchParams::default(), &release)
         .await;
+}
+
+/// A user who may list nothing got "No findings." and exit 0 over 66 notes:
+/// nothing examined is not health. Now it is an error naming what was forbidden.
+#[tokio::test]
+async fn a_kubeconfig_that_may_list_nothing_is_an_error_not_health() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unused.db");
+    let out = diag(&db)
+        .env("KUBECONFIG", viewer_kubeconfig())
+        .args(["check", "--sample", "1s"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("check finalizers, hotloop, generation, scheduling examined nothing"),
+        "{err}"
+    );
+    assert!(err.contains("were forbidden: "), "{err}");
+    for forbidden in ["namespaces", "pods", "events", "deployments.apps"] {
+        assert!(
+            err.contains(&format!(" {forbidden},")) || err.contains(&format!(" {forbidden};")),
+            "{forbidden}: {err}"
+        );
+    }
+    assert!(out.stdout.is_empty(), "no report over nothing");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("No findings"));
 }

@@ -367,6 +367,7 @@ pub async fn live(
     for (t, result) in results {
         match result {
             Ok((objects, l, usage)) => {
+                snapshot.examined.push(t.full_name());
                 snapshot.objects.extend(objects);
                 for (node, used) in usage.by_node {
                     let total = snapshot.usage.by_node.entry(node).or_default();
@@ -379,6 +380,10 @@ pub async fn live(
             Err(e) => {
                 let why =
                     super::connect::explain(e, "list", &t.full_name(), namespace, &options.server);
+                snapshot.not_examined.push(t.full_name());
+                if !matches!(why, super::connect::ClusterError::Forbidden { .. }) {
+                    snapshot.failing.push(t.full_name());
+                }
                 snapshot
                     .unreadable
                     .push(format!("{} not examined: {why}", t.full_name()));
@@ -387,11 +392,20 @@ pub async fn live(
     }
     progress(show, format_args!("listing Events…"));
     match list_events(client, namespace, snapshot.at).await {
-        Ok(events) => snapshot.events = events,
-        Err(e) => snapshot.unreadable.push(format!(
-            "events not examined: {}",
-            super::connect::explain(e, "list", "events", namespace, &options.server)
-        )),
+        Ok(events) => {
+            snapshot.events = events;
+            snapshot.examined.push("events".into());
+        }
+        Err(e) => {
+            let why = super::connect::explain(e, "list", "events", namespace, &options.server);
+            snapshot.not_examined.push("events".into());
+            if !matches!(why, super::connect::ClusterError::Forbidden { .. }) {
+                snapshot.failing.push("events".into());
+            }
+            snapshot
+                .unreadable
+                .push(format!("events not examined: {why}"));
+        }
     }
     snapshot.window_ms = 60_000;
     if let Some(sample) = options.sample {

@@ -185,6 +185,9 @@ pub fn recorded(
         unreadable: Vec::new(),
         origins,
         usage,
+        examined: Vec::new(),
+        not_examined: Vec::new(),
+        failing: Vec::new(),
     })
 }
 
