@@ -123,8 +123,9 @@ impl Cause {
     /// `Insufficient cpu: the Pod requests 100 cpu; the most free on any node is 3.5 cpu (n1)`.
     fn resources_sentence(&self) -> String {
         let show = |v: i64| crate::quantity::show(&self.resource, i128::from(v));
-        let mut s = format!("Insufficient {}:", self.resource);
-        if let Some(r) = self.requested {
+        let mut s = format!("{}:", self.reason);
+        // NB: every Pod takes one slot of a Node's `pods`; saying so adds nothing.
+        if let Some(r) = self.requested.filter(|_| self.resource != "pods") {
             s.push_str(&format!(" the Pod requests {};", show(r)));
         }
         match self.most_free {
@@ -173,8 +174,12 @@ impl Usage {
     }
 }
 
-/// The `R` of an `Insufficient R` reason.
+/// The `R` of an `Insufficient R` reason; `pods` for "Too many pods", the
+/// NodeResourcesFit wording when a Node's `pods` allocatable is used up.
 fn insufficient(reason: &str) -> Option<&str> {
+    if reason == "Too many pods" {
+        return Some("pods");
+    }
     reason
         .strip_prefix("Insufficient ")
         .map(str::trim)
@@ -702,7 +707,7 @@ mod tests {
             "Insufficient cpu: the Pod requests 600m cpu; the most free on any node is 500m cpu (b, c) (Pods of other namespaces not counted)"
         );
         let pods = explain(
-            &["Insufficient pods".into()],
+            &["Too many pods".into()],
             &PodNeeds::default(),
             &refs,
             &[],
@@ -711,6 +716,10 @@ mod tests {
         assert_eq!(pods[0].requested, Some(1));
         assert_eq!(pods[0].most_free, Some(110));
         assert_eq!(pods[0].nodes, vec!["b", "c"]);
+        assert_eq!(
+            pods[0].sentence(|_| String::new()),
+            "Too many pods: the most free on any node is 110 pods (b, c) (Pods of other namespaces not counted)"
+        );
     }
 
     const SELECTOR: &str = "node(s) didn't match Pod's node affinity/selector";

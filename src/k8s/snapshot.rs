@@ -163,6 +163,38 @@ async fn list_type(
     }
 }
 
+/// What the non-terminal Pods bound to each Node request, over all
+/// namespaces: for `Insufficient R` under `-n`, where the namespace's own list
+/// says nothing of other namespaces' Pods. Only bound, running-or-pending Pods
+/// are asked for (field selectors), page by page, and only their sums kept.
+async fn bound_pods_usage(client: &Client) -> Result<Usage, kube::Error> {
+    let ar = ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&());
+    let url = {
+        use kube::Resource;
+        WireObject::url_path(&ar, None)
+    };
+    let mut params = ListParams::default()
+        .limit(PAGE)
+        .fields("spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed");
+    let mut usage = Usage::default();
+    loop {
+        let page: kube::core::ObjectList<WireObject> =
+            client.request(list_request(&url, false, &params)?).await?;
+        for item in page.items {
+            let o = item.into_observation(&ar);
+            usage.add(&RecordedObject {
+                object: o.object,
+                state: o.state,
+                ..RecordedObject::default()
+            });
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(usage),
+        }
+    }
+}
+
 async fn list_events(
     client: &Client,
     namespace: Option<&str>,
@@ -388,6 +420,27 @@ pub async fn live(
                     .unreadable
                     .push(format!("{} not examined: {why}", t.full_name()));
             }
+        }
+    }
+    // NB: under -n, what other namespaces' Pods hold on each Node is asked
+    // for only when some Pod here lacks resources, and only the sums are kept.
+    let short = |o: &RecordedObject| {
+        o.object.kind == "Pod"
+            && o.state.node_name.is_empty()
+            && o.state
+                .conditions
+                .iter()
+                .any(|c| c.type_ == "PodScheduled" && c.message.contains("Insufficient "))
+    };
+    if namespace.is_some() && snapshot.objects.iter().any(short) {
+        progress(
+            show,
+            format_args!("counting what the Pods of every namespace request on each node…"),
+        );
+        // A user who may not list Pods cluster-wide keeps the namespace's sums,
+        // and the sentences say that other namespaces were not counted.
+        if let Ok(all) = bound_pods_usage(client).await {
+            snapshot.usage = all;
         }
     }
     progress(show, format_args!("listing Events…"));
