@@ -440,6 +440,19 @@ async fn at_on_a_recording_finds_what_was_true_then_and_is_not_now() {
     assert_eq!(out.status.code(), Some(1), "{past:#}");
     assert_eq!(findings(&past, "S001").len(), 2, "{past:#}");
     assert_eq!(reason(&past, "Insufficient cpu")["pods"], 1);
+    // The recording's own Nodes and Pods explain it; recorded with -n, it
+    // says that other namespaces' Pods were not counted.
+    let big = findings(&past, "S001")
+        .into_iter()
+        .find(|f| f["object"]["name"] == "too-big")
+        .unwrap();
+    let summary = big["summary"].as_str().unwrap();
+    assert!(
+        summary
+            .contains("Insufficient cpu: the Pod requests 100 cpu; the most free on any node is ")
+            && summary.ends_with("(Pods of other namespaces not counted)"),
+        "{summary}"
+    );
 }
 
 /// Live `check` listed Secrets (and ConfigMaps) in full, their data in every

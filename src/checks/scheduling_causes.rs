@@ -150,7 +150,9 @@ pub struct Usage {
     /// Node name -> resource -> the summed requests of its non-terminal Pods;
     /// `pods` counts them.
     pub by_node: BTreeMap<String, BTreeMap<String, i128>>,
-    /// Only Pods of this namespace were counted (live `check -n`).
+    /// Only Pods of some namespaces were counted: live `check -n` whose
+    /// cluster-wide list was forbidden (that namespace), or a recording made
+    /// with `record -n` (empty).
     pub only_namespace: Option<String>,
 }
 

@@ -14,6 +14,7 @@ const SQL_CHECK_EVENTS: &str = include_str!("../../queries/store/check_events.sq
 const SQL_CLUSTER_FIND: &str = include_str!("../../queries/store/cluster_find.sql");
 const SQL_LATEST_TIME: &str = include_str!("../../queries/store/latest_time.sql");
 const SQL_HAS_HISTORY: &str = include_str!("../../queries/store/has_history.sql");
+const SQL_PODS_SCOPE: &str = include_str!("../../queries/store/pods_scope.sql");
 
 /// A recorded cluster: (row id, uid, label).
 pub type ClusterRow = (i64, String, String);
@@ -170,6 +171,15 @@ pub fn recorded(
     }
     updates.sort_by_key(|u| std::cmp::Reverse(u.updates));
 
+    // NB: a recorder run with -n saw only its namespaces' Pods; what others
+    // hold on each Node is unknown, and the sentences say so.
+    let pods_scope: Option<i64> = conn
+        .prepare_cached(SQL_PODS_SCOPE)
+        .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+        .map_err(q("pods scope", path))?;
+    if pods_scope == Some(0) {
+        usage.only_namespace = Some(String::new());
+    }
     let has_objects = conn
         .prepare_cached(SQL_HAS_HISTORY)
         .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
