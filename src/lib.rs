@@ -20,6 +20,7 @@ pub mod exit;
 pub mod k8s;
 pub mod model;
 pub mod paths;
+pub mod quantity;
 pub mod record;
 pub mod render;
 pub mod store;

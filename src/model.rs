@@ -130,6 +130,20 @@ pub struct ObjectState {
     /// A Pod's required node affinity: terms ORed, each a list of requirements ANDed.
     #[serde(rename = "aff", skip_serializing_if = "Vec::is_empty")]
     pub node_affinity: Vec<Vec<Requirement>>,
+    /// A Node's `status.allocatable`, per resource: CPU in millicores, others
+    /// in units ([`crate::quantity`]).
+    #[serde(
+        rename = "alloc",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub allocatable: std::collections::BTreeMap<String, i64>,
+    /// What a Pod requests, per resource, as the scheduler sums it (containers,
+    /// init containers and sidecars, overhead); units as `allocatable`.
+    #[serde(
+        rename = "req",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub requests: std::collections::BTreeMap<String, i64>,
 }
 
 /// One requirement of a node selector term (`matchExpressions`, or

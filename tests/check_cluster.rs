@@ -8,8 +8,8 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use common::{
-    Background, TestNamespace, apply_scenario, diag, wait_available, wait_for, wait_until,
-    widget_crd,
+    Background, TestNamespace, apply_scenario, diag, viewer_kubeconfig, wait_available, wait_for,
+    wait_until, widget_crd,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
@@ -318,6 +318,29 @@ async fn scheduling_parses_every_pods_reasons_and_aggregates_them() {
         summary.contains("taint dedicated=batch:NoSchedule on 1 node (kwok-large-tainted)"),
         "{summary}"
     );
+    // Requested against the most free on any Node. Under -n the Pods of every
+    // namespace are counted all the same (the admin may list them), so the
+    // sentence does not say that other namespaces were left out. Other tests'
+    // Pods may run meanwhile: the free amount is at most the largest Node's 16.
+    let summary = big["summary"].as_str().unwrap();
+    assert!(
+        summary
+            .contains("Insufficient cpu: the Pod requests 100 cpu; the most free on any node is "),
+        "{summary}"
+    );
+    assert!(!summary.contains("not counted"), "{summary}");
+    let cause = big["details"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "resources")
+        .unwrap();
+    assert_eq!(cause["resource"], "cpu");
+    assert_eq!(cause["requested"], 100_000);
+    assert!(cause["partial"].is_null(), "{cause}");
+    let free = cause["most_free"].as_i64().unwrap();
+    assert!((0..=16_000).contains(&free), "{cause}");
+    assert!(!cause["nodes"].as_array().unwrap().is_empty(), "{cause}");
 }
 
 #[tokio::test]
@@ -417,6 +440,19 @@ async fn at_on_a_recording_finds_what_was_true_then_and_is_not_now() {
     assert_eq!(out.status.code(), Some(1), "{past:#}");
     assert_eq!(findings(&past, "S001").len(), 2, "{past:#}");
     assert_eq!(reason(&past, "Insufficient cpu")["pods"], 1);
+    // The recording's own Nodes and Pods explain it; recorded with -n, it
+    // says that other namespaces' Pods were not counted.
+    let big = findings(&past, "S001")
+        .into_iter()
+        .find(|f| f["object"]["name"] == "too-big")
+        .unwrap();
+    let summary = big["summary"].as_str().unwrap();
+    assert!(
+        summary
+            .contains("Insufficient cpu: the Pod requests 100 cpu; the most free on any node is ")
+            && summary.ends_with("(Pods of other namespaces not counted)"),
+        "{summary}"
+    );
 }
 
 /// Live `check` listed Secrets (and ConfigMaps) in full, their data in every
@@ -500,4 +536,32 @@ async fn a_live_check_over_secrets_reads_their_metadata_only_and_still_finds_the
     let _ = configmaps
         .patch("held", &PatchParams::default(), &release)
         .await;
+}
+
+/// A user who may list nothing got "No findings." and exit 0 over 66 notes:
+/// nothing examined is not health. Now it is an error naming what was forbidden.
+#[tokio::test]
+async fn a_kubeconfig_that_may_list_nothing_is_an_error_not_health() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unused.db");
+    let out = diag(&db)
+        .env("KUBECONFIG", viewer_kubeconfig())
+        .args(["check", "--sample", "1s"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("check finalizers, hotloop, generation, scheduling examined nothing"),
+        "{err}"
+    );
+    assert!(err.contains("were forbidden: "), "{err}");
+    for forbidden in ["namespaces", "pods", "events", "deployments.apps"] {
+        assert!(
+            err.contains(&format!(" {forbidden},")) || err.contains(&format!(" {forbidden};")),
+            "{forbidden}: {err}"
+        );
+    }
+    assert!(out.stdout.is_empty(), "no report over nothing");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("No findings"));
 }

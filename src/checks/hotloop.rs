@@ -30,6 +30,77 @@ fn fight(u: &ObjectUpdates) -> Option<String> {
     (big.len() >= 2 && alternating).then(|| format!("fight between {}", big.join(" and ")))
 }
 
+/// The busiest minute and the first and last minute above `rate`, when the
+/// window spans more than one minute (else the window figure says it all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Burst {
+    peak: i64,
+    /// Start of the first and of the last minute above the rate (epoch ms).
+    above: Option<(i64, i64)>,
+}
+
+fn burst(u: &ObjectUpdates, window_ms: i64, rate: f64) -> Option<Burst> {
+    if window_ms <= 60_000 || u.per_minute.is_empty() {
+        return None;
+    }
+    let peak = u.per_minute.iter().map(|(_, n)| *n).max()?;
+    let mut over = u.per_minute.iter().filter(|(_, n)| *n as f64 > rate);
+    let first = over.next().map(|(m, _)| *m);
+    let last = over.next_back().map(|(m, _)| *m).or(first);
+    Some(Burst {
+        peak,
+        above: first.zip(last),
+    })
+}
+
+fn hh_mm(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%H:%M").to_string())
+        .unwrap_or_default()
+}
+
+/// `, peak 300/min, above 10/min from 13:02 to 13:03 UTC`.
+fn burst_text(b: &Burst, rate: f64) -> String {
+    let mut s = format!(", peak {}/min", b.peak);
+    match b.above {
+        Some((first, last)) if first == last => {
+            s.push_str(&format!(
+                ", above {rate}/min only in the minute of {} UTC",
+                hh_mm(first)
+            ));
+        }
+        Some((first, last)) => s.push_str(&format!(
+            ", above {rate}/min from {} to {} UTC",
+            hh_mm(first),
+            hh_mm(last + 60_000)
+        )),
+        None => {}
+    }
+    s
+}
+
+/// Who writes the object, or why that cannot be told.
+fn writers_text(u: &ObjectUpdates) -> String {
+    // NB: the writer is told from managedFields; an object created without
+    // any (an empty ConfigMap) never gets them, later updates included.
+    if u.managers.iter().all(|(m, _)| m.is_empty()) {
+        return "writers unknown: the object has no managedFields, so the apiserver does not say who writes it".to_string();
+    }
+    let list = u
+        .managers
+        .iter()
+        .map(|(m, n)| {
+            if m.is_empty() {
+                format!("unknown, no managedFields ({n})")
+            } else {
+                format!("{m} ({n})")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("writers: {list}")
+}
+
 pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
     let minutes = (s.window_ms as f64 / 60_000.0).max(1.0 / 60.0);
     let mut found = Vec::new();
@@ -43,12 +114,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
         }
         let spec = u.generation_moves > 0;
         let fight = fight(u);
-        let writers = u
-            .managers
-            .iter()
-            .map(|(m, n)| format!("{} ({n})", if m.is_empty() { "unknown" } else { m }))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let burst = burst(u, s.window_ms, o.rate_per_minute);
         let what = if spec {
             format!("the spec changed {} time(s)", u.generation_moves)
         } else {
@@ -60,13 +126,23 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
             if spec { Severity::Error } else { Severity::Warning },
             &u.object,
             format!(
-                "{rate:.0} updates/min over {}: {what}; {}",
+                "{rate:.0} updates/min over {}{}: {what}; {}",
                 crate::units::human_duration(s.window_ms),
-                fight.clone().unwrap_or_else(|| format!("writers: {writers}"))
+                burst
+                    .map(|b| burst_text(&b, o.rate_per_minute))
+                    .unwrap_or_default(),
+                fight.clone().unwrap_or_else(|| writers_text(u))
             ),
-            Some(s.at - s.window_ms),
+            Some(
+                burst
+                    .and_then(|b| b.above)
+                    .map_or(s.at - s.window_ms, |(first, _)| first),
+            ),
             json!({
                 "rate_per_minute": (rate * 10.0).round() / 10.0,
+                "peak_per_minute": burst.map(|b| b.peak),
+                "above_rate_from": burst.and_then(|b| b.above).map(|(f, _)| crate::units::rfc3339(f)),
+                "above_rate_until": burst.and_then(|b| b.above).map(|(_, l)| crate::units::rfc3339(l + 60_000)),
                 "updates": u.updates,
                 "generation_changes": u.generation_moves,
                 "managers": u.managers.iter().map(|(m, n)| json!({"manager": m, "updates": n})).collect::<Vec<_>>(),
@@ -133,6 +209,7 @@ mod tests {
             generation_moves: generation,
             managers: managers.iter().map(|(m, n)| (m.to_string(), *n)).collect(),
             alternations: None,
+            per_minute: Vec::new(),
         }
     }
 
@@ -182,6 +259,91 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(check(&s, &noisy).len(), 2);
+    }
+
+    #[test]
+    fn a_short_burst_shows_its_peak_and_span_next_to_the_window_average() {
+        // 300 writes/min for 30 s, then quiet: 150 updates over 10 minutes.
+        let mut u = updates("ConfigMap", 150, 0, &[("fighter-a", 75), ("fighter-b", 75)]);
+        let minute = 29_000_000 * 60_000;
+        u.per_minute = vec![(minute, 100), (minute + 60_000, 50)];
+        let s = Snapshot {
+            at: minute + 600_000,
+            window_ms: 600_000,
+            updates: vec![u],
+            ..Snapshot::default()
+        };
+        let f = check(&s, &Options::default());
+        assert_eq!(
+            f[0].summary,
+            format!(
+                "15 updates/min over 10m, peak 100/min, above 10/min from {} to {} UTC: generation never moved: status/metadata churn; fight between fighter-a and fighter-b",
+                hh_mm(minute),
+                hh_mm(minute + 120_000)
+            )
+        );
+        assert_eq!(f[0].details["peak_per_minute"], 100);
+        assert_eq!(
+            f[0].details["above_rate_from"],
+            crate::units::rfc3339(minute)
+        );
+        assert_eq!(
+            f[0].since_ms,
+            Some(minute),
+            "since the burst began, not the window"
+        );
+        let mut one = s.clone();
+        one.updates[0].per_minute = vec![(minute, 150)];
+        assert!(
+            check(&one, &Options::default())[0]
+                .summary
+                .contains(&format!(
+                    ", peak 150/min, above 10/min only in the minute of {} UTC:",
+                    hh_mm(minute)
+                ))
+        );
+    }
+
+    #[test]
+    fn unknown_writers_say_why() {
+        let s = snapshot(vec![updates("ConfigMap", 100, 0, &[("", 100)])]);
+        let f = check(&s, &Options::default());
+        assert!(
+            f[0].summary.ends_with(
+                "; writers unknown: the object has no managedFields, so the apiserver does not say who writes it"
+            ),
+            "{}",
+            f[0].summary
+        );
+        let s = snapshot(vec![updates(
+            "ConfigMap",
+            100,
+            0,
+            &[("kubectl", 90), ("", 10)],
+        )]);
+        assert!(
+            check(&s, &Options::default())[0]
+                .summary
+                .ends_with("writers: kubectl (90), unknown, no managedFields (10)")
+        );
+    }
+
+    #[test]
+    fn a_window_of_one_minute_needs_no_peak() {
+        let mut u = updates("ConfigMap", 100, 0, &[("a", 100)]);
+        u.per_minute = vec![(0, 100)];
+        let s = Snapshot {
+            at: 60_000,
+            window_ms: 60_000,
+            updates: vec![u],
+            ..Snapshot::default()
+        };
+        let f = check(&s, &Options::default());
+        assert_eq!(
+            f[0].summary,
+            "100 updates/min over 1m: generation never moved: status/metadata churn; writers: a (100)"
+        );
+        assert_eq!(f[0].details["peak_per_minute"], serde_json::Value::Null);
     }
 
     #[test]

@@ -174,6 +174,10 @@ pub struct ObjectUpdates {
     /// How often the writer changed from one update to the next, when the
     /// sequence is known (a live sample); None from per-minute counters.
     pub alternations: Option<i64>,
+    /// Updates per minute: (start of the minute, epoch ms; updates), oldest
+    /// first, minutes without updates left out. A burst hides in the window's
+    /// average; not in these.
+    pub per_minute: Vec<(i64, i64)>,
 }
 
 /// Everything the checks look at: one moment of one cluster.
@@ -195,6 +199,46 @@ pub struct Snapshot {
     pub unreadable: Vec<String>,
     /// When each Node's taints and cordon began and who wrote them (recordings only).
     pub origins: Vec<scheduling_causes::Origin>,
+    /// What the Pods bound to each Node request, counted while the snapshot
+    /// was built (from Pods [`Relevance`] then drops).
+    pub usage: scheduling_causes::Usage,
+    /// Live: the types listed (full names, `pods`, `deployments.apps`, and
+    /// `events`); empty for a recording, whose coverage is the recorder's.
+    pub examined: Vec<String>,
+    /// Live: the types that could not be listed (forbidden, or failing).
+    pub not_examined: Vec<String>,
+    /// Those of `not_examined` that failed for another reason than RBAC.
+    pub failing: Vec<String>,
+}
+
+/// The types a check reads, as full names; empty: any type at all (finalizers,
+/// generation and hot loops are found on every kind).
+fn reads(check: &str) -> &'static [&'static str] {
+    match check {
+        // NB: from Events alone the scheduling check still finds FailedScheduling.
+        "scheduling" => &["pods", "events"],
+        _ => &[],
+    }
+}
+
+/// The chosen checks (all when `selected` is empty) that could examine none of
+/// the types they read: their silence would not be health. Only a live
+/// snapshot says what it could not list; a recording never counts as blind.
+pub fn blind(snapshot: &Snapshot, selected: &[String]) -> Vec<&'static str> {
+    if snapshot.not_examined.is_empty() {
+        return Vec::new();
+    }
+    ALL.iter()
+        .copied()
+        .filter(|c| selected.is_empty() || selected.iter().any(|s| s == c))
+        .filter(|c| {
+            let wanted = reads(c);
+            !snapshot
+                .examined
+                .iter()
+                .any(|t| wanted.is_empty() || wanted.contains(&t.as_str()))
+        })
+        .collect()
 }
 
 /// The knobs of the checks.
@@ -298,6 +342,33 @@ pub fn run(snapshot: &Snapshot, selected: &[String], options: &Options) -> Repor
 mod tests {
     use super::fixtures::object;
     use super::*;
+
+    #[test]
+    fn a_check_that_could_list_none_of_its_types_is_blind() {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let nothing = Snapshot {
+            not_examined: strings(&["namespaces", "pods", "events", "configmaps"]),
+            ..Snapshot::default()
+        };
+        assert_eq!(blind(&nothing, &[]), ALL.to_vec());
+        assert_eq!(
+            blind(&nothing, &strings(&["scheduling"])),
+            vec!["scheduling"]
+        );
+        // Partial coverage: what could be listed is examined, the rest are notes.
+        let some = Snapshot {
+            examined: strings(&["configmaps"]),
+            ..nothing.clone()
+        };
+        assert_eq!(blind(&some, &[]), vec!["scheduling"]);
+        assert!(blind(&some, &strings(&["finalizers", "hotloop"])).is_empty());
+        let events = Snapshot {
+            examined: strings(&["events"]),
+            ..nothing
+        };
+        assert!(blind(&events, &strings(&["scheduling"])).is_empty());
+        assert!(blind(&Snapshot::default(), &[]).is_empty(), "a recording");
+    }
 
     #[test]
     fn relevance_drops_healthy_pods_and_keeps_trouble() {

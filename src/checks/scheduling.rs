@@ -47,13 +47,13 @@ fn details(message: &str) -> (serde_json::Value, Vec<(String, Option<u32>)>) {
             (
                 json!({
                     "total_nodes": m.total_nodes, "reasons": m.reasons, "preemption": m.preemption,
-                    "message": message,
+                    "preemption_message": m.preemption_message, "message": message,
                 }),
                 reasons,
             )
         }
         Parsed::Raw(raw) => (
-            json!({"total_nodes": null, "reasons": [], "preemption": null, "message": raw}),
+            json!({"total_nodes": null, "reasons": [], "preemption": null, "preemption_message": null, "message": raw}),
             Vec::new(),
         ),
     }
@@ -167,7 +167,7 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     for (object, message, since) in &pods {
         let (mut details, reasons) = details(message);
         let names: Vec<String> = reasons.iter().map(|(r, _)| r.clone()).collect();
-        let causes: Vec<Cause> = explain(&names, &needs(object), &nodes, &s.origins);
+        let causes: Vec<Cause> = explain(&names, &needs(object), &nodes, &s.origins, &s.usage);
         let summary = if reasons.is_empty() {
             format!("unschedulable: {message}")
         } else {
@@ -303,6 +303,32 @@ mod tests {
                 .iter()
                 .any(|r| r.reason == "Insufficient memory" && r.nodes == Some(3))
         );
+    }
+
+    #[test]
+    fn a_pod_that_may_not_preempt_keeps_its_reasons() {
+        let mut pod = object("Pod", "shop", "never");
+        pod.state.conditions = vec![condition(
+            "PodScheduled",
+            "False",
+            "Unschedulable",
+            "0/3 nodes are available: 3 Insufficient memory. preemption: not eligible due to preemptionPolicy=Never.",
+        )];
+        let s = Snapshot {
+            objects: vec![pod],
+            has_objects: true,
+            ..Snapshot::default()
+        };
+        let (f, summary) = check(&s, &Options::default());
+        assert_eq!(
+            f[0].summary,
+            "unschedulable on all 3 nodes: Insufficient memory (3)"
+        );
+        assert_eq!(
+            f[0].details["preemption_message"],
+            "not eligible due to preemptionPolicy=Never"
+        );
+        assert_eq!(summary.reasons[0].reason, "Insufficient memory");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Why the scheduler's reasons hold, from the cluster's own state: which
 //! taints a Pod does not tolerate and on which Nodes, which Nodes are
 //! cordoned, and (from a recording) since when and by whom; which label of a
-//! Pod's nodeSelector or required node affinity the Nodes lack.
+//! Pod's nodeSelector or required node affinity the Nodes lack; for
+//! `Insufficient R`, what the Pod requests against the most any Node has free.
 //!
 //! NB: since Kubernetes 1.27 the scheduler writes "node(s) had untolerated
 //! taint(s)" without naming the taint, so the message alone cannot say what
@@ -34,8 +35,22 @@ pub const CORDON: &str = "cordon";
 pub struct Cause {
     /// The scheduler's reason it explains.
     pub reason: String,
-    /// `taint`, `cordon`, `selector` or `affinity`.
+    /// `taint`, `cordon`, `selector`, `affinity` or `resources`.
     pub kind: &'static str,
+    /// The resource (kind `resources`): `cpu`, `memory`, `nvidia.com/gpu`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub resource: String,
+    /// What the Pod requests of it (kind `resources`; CPU in millicores,
+    /// others in units), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<i64>,
+    /// The most of it free on any Node (kind `resources`, same units): its
+    /// allocatable minus the requests of the non-terminal Pods bound there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub most_free: Option<i64>,
+    /// Whether `most_free` left out Pods of other namespaces (live `-n`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     /// The taint as `key=value:Effect` (kind `taint`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub taint: String,
@@ -82,6 +97,7 @@ impl Cause {
             )
         };
         let what = match self.kind {
+            "resources" => return self.resources_sentence(),
             "taint" => format!("taint {}", self.taint),
             "selector" => return lacking("nodeSelector", "lack it"),
             "affinity" => return lacking("node affinity needs", "do not match"),
@@ -101,6 +117,128 @@ impl Cause {
         }
         s
     }
+}
+
+impl Cause {
+    /// `Insufficient cpu: the Pod requests 100 cpu; the most free on any node is 3.5 cpu (n1)`.
+    fn resources_sentence(&self) -> String {
+        let show = |v: i64| crate::quantity::show(&self.resource, i128::from(v));
+        let mut s = format!("{}:", self.reason);
+        // NB: every Pod takes one slot of a Node's `pods`; saying so adds nothing.
+        if let Some(r) = self.requested.filter(|_| self.resource != "pods") {
+            s.push_str(&format!(" the Pod requests {};", show(r)));
+        }
+        match self.most_free {
+            Some(free) => s.push_str(&format!(
+                " the most free on any node is {} ({})",
+                show(free),
+                node_list(&self.nodes)
+            )),
+            None => s.push_str(&format!(" no node has {} allocatable", self.resource)),
+        }
+        if self.partial {
+            s.push_str(" (Pods of other namespaces not counted)");
+        }
+        s
+    }
+}
+
+/// What the Pods bound to each Node request: what `Insufficient R` weighs
+/// against the Node's allocatable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Node name -> resource -> the summed requests of its non-terminal Pods;
+    /// `pods` counts them.
+    pub by_node: BTreeMap<String, BTreeMap<String, i128>>,
+    /// Only Pods of some namespaces were counted: live `check -n` whose
+    /// cluster-wide list was forbidden (that namespace), or a recording made
+    /// with `record -n` (empty).
+    pub only_namespace: Option<String>,
+}
+
+impl Usage {
+    /// Counts `o` if it is a Pod that holds resources on a Node: bound, and
+    /// neither Succeeded nor Failed (the scheduler's own rule).
+    pub fn add(&mut self, o: &RecordedObject) {
+        let s = &o.state;
+        if o.object.kind != "Pod"
+            || o.object.api_version != "v1"
+            || s.node_name.is_empty()
+            || matches!(s.phase.as_str(), "Succeeded" | "Failed")
+        {
+            return;
+        }
+        let node = self.by_node.entry(s.node_name.clone()).or_default();
+        for (r, v) in &s.requests {
+            *node.entry(r.clone()).or_default() += i128::from(*v);
+        }
+        *node.entry("pods".to_string()).or_default() += 1;
+    }
+}
+
+/// The `R` of an `Insufficient R` reason; `pods` for "Too many pods", the
+/// NodeResourcesFit wording when a Node's `pods` allocatable is used up.
+fn insufficient(reason: &str) -> Option<&str> {
+    if reason == "Too many pods" {
+        return Some("pods");
+    }
+    reason
+        .strip_prefix("Insufficient ")
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+}
+
+/// What the Pod requests of `resource` against the most any Node has free.
+fn resource_cause(
+    reason: &str,
+    resource: &str,
+    pod: &PodNeeds,
+    nodes: &[&RecordedObject],
+    usage: &Usage,
+) -> Option<Cause> {
+    // NB: Nodes recorded before allocatable was kept say nothing; no guess then.
+    if nodes.iter().all(|n| n.state.allocatable.is_empty()) {
+        return None;
+    }
+    let requested = if resource == "pods" {
+        Some(1)
+    } else {
+        pod.requests.get(resource).copied()
+    };
+    let mut best: Option<(i128, Vec<String>)> = None;
+    for node in nodes {
+        let Some(allocatable) = node.state.allocatable.get(resource) else {
+            continue;
+        };
+        let used = usage
+            .by_node
+            .get(&node.object.name)
+            .and_then(|u| u.get(resource))
+            .copied()
+            .unwrap_or(0);
+        // NB: static Pods and overcommit can leave less than nothing; none is free then.
+        let free = (i128::from(*allocatable) - used).max(0);
+        match &mut best {
+            Some((most, names)) if *most == free => names.push(node.object.name.clone()),
+            Some((most, _)) if *most > free => {}
+            _ => best = Some((free, vec![node.object.name.clone()])),
+        }
+    }
+    let (most_free, names) = match best {
+        Some((free, names)) => (Some(free.min(i128::from(i64::MAX)) as i64), names),
+        None => (None, Vec::new()),
+    };
+    Some(Cause {
+        reason: reason.to_string(),
+        kind: "resources",
+        resource: resource.to_string(),
+        requested,
+        most_free,
+        partial: usage.only_namespace.is_some(),
+        nodes: names,
+        of_nodes: Some(nodes.len()),
+        ..Cause::default()
+    })
 }
 
 /// Whether a scheduler reason is about taints (new and old wordings).
@@ -126,7 +264,12 @@ pub struct PodNeeds<'a> {
     pub default_tolerations: bool,
     pub node_selector: &'a BTreeMap<String, String>,
     pub node_affinity: &'a [Vec<crate::model::Requirement>],
+    /// Per resource, as [`crate::model::ObjectState::requests`].
+    pub requests: &'a BTreeMap<String, i64>,
 }
+
+/// No requests at all.
+static NO_REQUESTS: BTreeMap<String, i64> = BTreeMap::new();
 
 /// No selector at all: what `Default` would give if `&BTreeMap` had one.
 static NO_SELECTOR: BTreeMap<String, String> = BTreeMap::new();
@@ -138,6 +281,7 @@ impl Default for PodNeeds<'_> {
             default_tolerations: false,
             node_selector: &NO_SELECTOR,
             node_affinity: &[],
+            requests: &NO_REQUESTS,
         }
     }
 }
@@ -149,17 +293,20 @@ impl<'a> PodNeeds<'a> {
             default_tolerations: state.default_tolerations,
             node_selector: &state.node_selector,
             node_affinity: &state.node_affinity,
+            requests: &state.requests,
         }
     }
 }
 
 /// The causes behind `reasons` for a Pod with these needs, from `nodes`
-/// (the snapshot's Nodes) and what the recording knows of their history.
+/// (the snapshot's Nodes), what the recording knows of their history, and
+/// what the Pods bound to them request.
 pub fn explain(
     reasons: &[String],
     pod: &PodNeeds,
     nodes: &[&RecordedObject],
     origins: &[Origin],
+    usage: &Usage,
 ) -> Vec<Cause> {
     let defaults: Vec<Toleration> = if pod.default_tolerations {
         crate::model::DEFAULT_TOLERATION_KEYS
@@ -240,6 +387,11 @@ pub fn explain(
     }
     if let Some(reason) = reasons.iter().find(|r| is_selector_reason(r)) {
         causes.extend(selector_causes(reason, pod, nodes));
+    }
+    for reason in reasons {
+        if let Some(resource) = insufficient(reason) {
+            causes.extend(resource_cause(reason, resource, pod, nodes, usage));
+        }
     }
     causes
 }
@@ -350,7 +502,13 @@ mod tests {
             ),
         ];
         let refs: Vec<&RecordedObject> = nodes.iter().collect();
-        let causes = explain(&[TAINTED.into()], &PodNeeds::default(), &refs, &[]);
+        let causes = explain(
+            &[TAINTED.into()],
+            &PodNeeds::default(),
+            &refs,
+            &[],
+            &Usage::default(),
+        );
         assert_eq!(causes.len(), 2);
         assert_eq!(causes[0].taint, "drill/maintenance=true:NoSchedule");
         assert_eq!(causes[0].nodes, vec!["a", "b", "c"]);
@@ -382,7 +540,7 @@ mod tests {
             tolerations: &tolerations,
             ..PodNeeds::default()
         };
-        assert!(explain(&[TAINTED.into()], &pod, &refs, &[]).is_empty());
+        assert!(explain(&[TAINTED.into()], &pod, &refs, &[], &Usage::default()).is_empty());
     }
 
     #[test]
@@ -399,7 +557,7 @@ mod tests {
             default_tolerations: true,
             ..PodNeeds::default()
         };
-        let causes = explain(&[TAINTED.into()], &pod, &refs, &[]);
+        let causes = explain(&[TAINTED.into()], &pod, &refs, &[], &Usage::default());
         assert_eq!(causes.len(), 1, "{causes:?}");
         assert_eq!(causes[0].taint, "node.kubernetes.io/unreachable:NoSchedule");
     }
@@ -459,6 +617,7 @@ mod tests {
             &PodNeeds::default(),
             &refs,
             &origins,
+            &Usage::default(),
         );
         assert_eq!(causes[0].since_ms, Some(3_000), "the latest unbroken run");
         assert_eq!(causes[0].by, vec!["kubectl-taint"]);
@@ -476,12 +635,128 @@ mod tests {
         let refs: Vec<&RecordedObject> = nodes.iter().collect();
         assert!(
             explain(
+                &["node(s) had volume node affinity conflict".into()],
+                &PodNeeds::default(),
+                &refs,
+                &[],
+                &Usage::default()
+            )
+            .is_empty()
+        );
+        // Nodes recorded before allocatable was kept: nothing to weigh, no guess.
+        assert!(
+            explain(
                 &["Insufficient cpu".into()],
                 &PodNeeds::default(),
                 &refs,
-                &[]
+                &[],
+                &Usage::default()
             )
             .is_empty()
+        );
+    }
+
+    fn sized(name: &str, cpu: i64, gpus: Option<i64>) -> RecordedObject {
+        let mut n = object("Node", "", name);
+        n.state.allocatable = [("cpu".to_string(), cpu), ("pods".to_string(), 110)].into();
+        if let Some(g) = gpus {
+            n.state.allocatable.insert("example.com/gpu".into(), g);
+        }
+        n
+    }
+
+    fn bound(node: &str, phase: &str, cpu: i64) -> RecordedObject {
+        let mut p = object("Pod", "shop", &format!("on-{node}-{phase}-{cpu}"));
+        p.state.node_name = node.into();
+        p.state.phase = phase.into();
+        p.state.requests = [("cpu".to_string(), cpu)].into();
+        p
+    }
+
+    #[test]
+    fn insufficient_weighs_the_request_against_the_most_free_on_any_node() {
+        let nodes = [sized("small", 2_000, None), sized("large", 16_000, Some(1))];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let mut usage = Usage::default();
+        for p in [
+            bound("large", "Running", 12_500),
+            bound("large", "Succeeded", 4_000),
+            bound("small", "Pending", 1_000),
+            object("Pod", "shop", "unbound"),
+        ] {
+            usage.add(&p);
+        }
+        let requests: BTreeMap<String, i64> = [
+            ("cpu".to_string(), 100_000),
+            ("example.com/gpu".to_string(), 2),
+        ]
+        .into();
+        let pod = PodNeeds {
+            requests: &requests,
+            ..PodNeeds::default()
+        };
+        let reasons = [
+            "Insufficient cpu".to_string(),
+            "Insufficient example.com/gpu".to_string(),
+            "Insufficient hugepages-2Mi".to_string(),
+        ];
+        let causes = explain(&reasons, &pod, &refs, &[], &usage);
+        assert_eq!(causes.len(), 3);
+        assert_eq!(causes[0].kind, "resources");
+        assert_eq!(
+            (causes[0].requested, causes[0].most_free),
+            (Some(100_000), Some(3_500))
+        );
+        assert_eq!(
+            causes[0].sentence(|_| String::new()),
+            "Insufficient cpu: the Pod requests 100 cpu; the most free on any node is 3.5 cpu (large)"
+        );
+        assert_eq!(
+            causes[1].sentence(|_| String::new()),
+            "Insufficient example.com/gpu: the Pod requests 2 example.com/gpu; the most free on any node is 1 example.com/gpu (large)"
+        );
+        assert_eq!(
+            causes[2].sentence(|_| String::new()),
+            "Insufficient hugepages-2Mi: no node has hugepages-2Mi allocatable"
+        );
+    }
+
+    #[test]
+    fn a_full_node_has_nothing_free_and_ties_are_all_named() {
+        let nodes = [
+            sized("a", 1_000, None),
+            sized("b", 500, None),
+            sized("c", 500, None),
+        ];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let mut usage = Usage {
+            only_namespace: Some("shop".into()),
+            ..Usage::default()
+        };
+        usage.add(&bound("a", "Running", 1_500));
+        let requests: BTreeMap<String, i64> = [("cpu".to_string(), 600)].into();
+        let pod = PodNeeds {
+            requests: &requests,
+            ..PodNeeds::default()
+        };
+        let causes = explain(&["Insufficient cpu".into()], &pod, &refs, &[], &usage);
+        assert_eq!(
+            causes[0].sentence(|_| String::new()),
+            "Insufficient cpu: the Pod requests 600m cpu; the most free on any node is 500m cpu (b, c) (Pods of other namespaces not counted)"
+        );
+        let pods = explain(
+            &["Too many pods".into()],
+            &PodNeeds::default(),
+            &refs,
+            &[],
+            &usage,
+        );
+        assert_eq!(pods[0].requested, Some(1));
+        assert_eq!(pods[0].most_free, Some(110));
+        assert_eq!(pods[0].nodes, vec!["b", "c"]);
+        assert_eq!(
+            pods[0].sentence(|_| String::new()),
+            "Too many pods: the most free on any node is 110 pods (b, c) (Pods of other namespaces not counted)"
         );
     }
 
@@ -510,7 +785,7 @@ mod tests {
             node_selector: &selector,
             ..PodNeeds::default()
         };
-        let causes = explain(&[SELECTOR.into()], &pod, &refs, &[]);
+        let causes = explain(&[SELECTOR.into()], &pod, &refs, &[], &Usage::default());
         assert_eq!(causes.len(), 1);
         assert_eq!(
             causes[0].sentence(|_| String::new()),
@@ -539,7 +814,7 @@ mod tests {
             node_affinity: &unmet,
             ..PodNeeds::default()
         };
-        let causes = explain(&[SELECTOR.into()], &pod, &refs, &[]);
+        let causes = explain(&[SELECTOR.into()], &pod, &refs, &[], &Usage::default());
         assert_eq!(
             causes[0].sentence(|_| String::new()),
             "node affinity needs zone In [us-1a]: 2 of 2 nodes do not match (a, b)"
@@ -549,7 +824,7 @@ mod tests {
             node_affinity: &met,
             ..pod
         };
-        assert!(explain(&[SELECTOR.into()], &pod, &refs, &[]).is_empty());
+        assert!(explain(&[SELECTOR.into()], &pod, &refs, &[], &Usage::default()).is_empty());
     }
 
     #[test]

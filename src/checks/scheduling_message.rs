@@ -12,6 +12,13 @@
 //! - the preemption tail: `. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.`
 //!   and the `..` ending of 1.25–1.27
 //! - other PostFilter text before it, such as `no new claims to deallocate, preemption: …`
+//! - a preemption part that is not an availability clause: what the default
+//!   preemption (`DefaultPreemption.PostFilter`, which prefixes "preemption: "
+//!   to its status) writes when it does not dry-run every node —
+//!   `not eligible due to preemptionPolicy=Never.`, `not eligible due to a
+//!   terminating pod on the nominated node.`, `no candidate node for
+//!   preemption`, `no nodes available`, or an error's own text. The main
+//!   reasons are kept and the text goes to `preemption_message`.
 //!
 //! A message outside this grammar (another scheduler's) is kept raw and never mis-parsed.
 
@@ -38,6 +45,9 @@ pub struct SchedulingMessage {
     pub reasons: Vec<Reason>,
     /// The preemption attempt's own clause, when the message has one.
     pub preemption: Option<Availability>,
+    /// What preemption said when it is not an availability clause
+    /// (`not eligible due to preemptionPolicy=Never`), trailing dots removed.
+    pub preemption_message: Option<String>,
     /// PostFilter text that is neither (e.g. "no new claims to deallocate").
     pub post_filter: Vec<String>,
     pub message: String,
@@ -133,15 +143,29 @@ pub fn parse(message: &str) -> Parsed {
     };
     // The preemption clause starts at "preemption: 0/N nodes are available:",
     // after ". " (1.24+) or after other PostFilter text and ", ".
-    let (main, post_filter, preemption) = match rest.find(PREEMPTION) {
+    let (main, post_filter, preemption, preemption_message) = match rest.find(PREEMPTION) {
         Some(at) => {
             let before = &rest[..at];
             let clause = rest[at + PREEMPTION.len()..].trim_start();
-            let Some((p_total, p_rest)) = availability_prefix(clause) else {
-                return raw();
-            };
-            let Some(p_reasons) = reasons(p_rest) else {
-                return raw();
+            // NB: preemption that never dry-ran the nodes writes a sentence, not
+            // "0/N nodes are available: …"; the main reasons still hold.
+            let (preemption, preemption_message) = match availability_prefix(clause) {
+                Some((p_total, p_rest)) => {
+                    let Some(p_reasons) = reasons(p_rest) else {
+                        return raw();
+                    };
+                    (
+                        Some(Availability {
+                            total_nodes: p_total,
+                            reasons: p_reasons,
+                        }),
+                        None,
+                    )
+                }
+                None => {
+                    let text = clause.trim_end().trim_end_matches('.').trim_end();
+                    (None, (!text.is_empty()).then(|| text.to_string()))
+                }
             };
             // `before` is "MAIN. " or "MAIN. OTHER, " (other PostFilter text).
             let before = before.trim_end().trim_end_matches(',').trim_end();
@@ -154,16 +178,9 @@ pub fn parse(message: &str) -> Parsed {
             } else {
                 vec![other.trim_end_matches('.').to_string()]
             };
-            (
-                main,
-                post,
-                Some(Availability {
-                    total_nodes: p_total,
-                    reasons: p_reasons,
-                }),
-            )
+            (main, post, preemption, preemption_message)
         }
-        None => (rest, Vec::new(), None),
+        None => (rest, Vec::new(), None, None),
     };
     let Some(main_reasons) = reasons(main) else {
         return raw();
@@ -172,6 +189,7 @@ pub fn parse(message: &str) -> Parsed {
         total_nodes: total,
         reasons: main_reasons,
         preemption,
+        preemption_message,
         post_filter,
         message: message.to_string(),
     })
@@ -317,12 +335,103 @@ mod tests {
             "pod does not fit: custom-scheduler rejected it",
             "0/x nodes are available: 1 Insufficient cpu.",
             "0/+3 nodes are available: 1 Insufficient cpu.",
-            "0/3 nodes are available: 1 Insufficient cpu. preemption: ",
-            "0/3 nodes are available: 1 Insufficient cpu. preemption: victims were not found",
             "",
         ] {
             assert_eq!(parse(raw), Parsed::Raw(raw.to_string()), "{raw}");
         }
+    }
+
+    /// Every text `DefaultPreemption.PostFilter` can put after "preemption: "
+    /// (pkg/scheduler/framework/preemption/preemption.go `Evaluator.Preempt`,
+    /// plugins/defaultpreemption `PodEligibleToPreemptOthers`): the
+    /// availability clause of a dry run, or a sentence. Each keeps the main
+    /// reasons, with one dot (1.28+) or two (1.25–1.27).
+    #[test]
+    fn every_preemption_text_of_the_default_scheduler_keeps_the_main_reasons() {
+        let main =
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.";
+        let sentences = [
+            // PodEligibleToPreemptOthers.
+            "not eligible due to preemptionPolicy=Never.",
+            "not eligible due to a terminating pod on the nominated node.",
+            // Preempt, when no candidate survives SelectCandidate.
+            "no candidate node for preemption",
+            // findCandidates with an empty node snapshot.
+            "no nodes available",
+            // framework.AsStatus(err): the Pod lister's error, an extender's, an API error.
+            "pods \"web-1\" not found",
+            "extender \"gpu\" failed: connection refused",
+        ];
+        for sentence in sentences {
+            for end in ["", "."] {
+                let text = format!("{main} preemption: {sentence}{end}");
+                let m = parsed(&text);
+                assert_eq!(m.total_nodes, 3, "{text}");
+                assert_eq!(
+                    m.reasons,
+                    vec![
+                        r(Some(1), "node(s) had untolerated taint(s)"),
+                        r(Some(2), "Insufficient cpu")
+                    ],
+                    "{text}"
+                );
+                assert_eq!(m.preemption, None, "{text}");
+                assert_eq!(
+                    m.preemption_message.as_deref(),
+                    Some(sentence.trim_end_matches('.')),
+                    "{text}"
+                );
+            }
+        }
+        // The dry run's clause: nodes where preemption cannot help, nodes with
+        // no lower-priority victims, and filter reasons that remain after removing them.
+        for (clause, expected) in [
+            (
+                "0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+                vec![r(Some(3), "Preemption is not helpful for scheduling")],
+            ),
+            (
+                "0/3 nodes are available: 3 No preemption victims found for incoming pod.",
+                vec![r(Some(3), "No preemption victims found for incoming pod")],
+            ),
+            (
+                "0/3 nodes are available: 1 Insufficient cpu, 2 Preemption is not helpful for scheduling.",
+                vec![
+                    r(Some(1), "Insufficient cpu"),
+                    r(Some(2), "Preemption is not helpful for scheduling"),
+                ],
+            ),
+        ] {
+            let m = parsed(&format!("{main} preemption: {clause}"));
+            assert_eq!(m.reasons.len(), 2);
+            assert_eq!(m.preemption.unwrap().reasons, expected);
+            assert_eq!(m.preemption_message, None);
+        }
+    }
+
+    #[test]
+    fn preemption_sentences_after_other_post_filter_text_and_cut_messages() {
+        let m = parsed(
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
+        );
+        assert_eq!(m.reasons, vec![r(Some(1), "Insufficient cpu")]);
+        assert_eq!(m.post_filter, vec!["no new claims to deallocate"]);
+        assert_eq!(
+            m.preemption_message.as_deref(),
+            Some("not eligible due to preemptionPolicy=Never")
+        );
+        let m = parsed(
+            "0/3 nodes are available: 3 Insufficient memory. preemption: not eligible due to preemptionPolicy=Never..",
+        );
+        assert_eq!(
+            m.preemption_message.as_deref(),
+            Some("not eligible due to preemptionPolicy=Never"),
+            "the 1.25–1.27 double dot"
+        );
+        // A message cut right after the marker still has its main reasons.
+        let m = parsed("0/3 nodes are available: 1 Insufficient cpu. preemption: ");
+        assert_eq!(m.reasons, vec![r(Some(1), "Insufficient cpu")]);
+        assert_eq!((m.preemption, m.preemption_message), (None, None));
     }
 }
 
@@ -401,16 +510,25 @@ mod props {
             prop_assert_eq!(parse(&text), Parsed::Raw(text.clone()));
         }
 
-        /// "preemption: " followed by anything but an availability clause is
-        /// another scheduler's wording: kept raw, not half-parsed.
+        /// "preemption: " followed by a sentence rather than an availability
+        /// clause (preemptionPolicy=Never, an error): the main reasons are kept
+        /// exactly, and the sentence verbatim, without its trailing dots.
         #[test]
-        fn a_preemption_marker_without_its_clause_stays_raw(
+        fn a_preemption_sentence_keeps_the_main_reasons_and_its_text(
             main in prop::collection::vec(reason(), 1..4),
-            tail in "[a-z1-9 ,.:]{0,40}",
+            tail in "[a-z1-9 ,.:=]{0,40}",
         ) {
             let text = format!("{}. preemption: {tail}", clause(3, &main));
-            prop_assume!(availability_prefix(&tail).is_none());
-            prop_assert_eq!(parse(&text), Parsed::Raw(text.clone()));
+            prop_assume!(availability_prefix(tail.trim_start()).is_none());
+            prop_assume!(!tail.contains("preemption:"));
+            let Parsed::Scheduler(m) = parse(&text) else {
+                return Err(TestCaseError::fail(format!("raw: {text:?}")));
+            };
+            prop_assert_eq!(m.reasons, main);
+            prop_assert_eq!(m.preemption, None);
+            let kept = tail.trim().trim_end_matches('.').trim_end();
+            prop_assert_eq!(m.preemption_message.as_deref(), (!kept.is_empty()).then_some(kept));
+            check_no_invention(&text)?;
         }
 
         /// Every wording the grammar names, built from reasons, parses back
@@ -446,6 +564,7 @@ mod props {
                 total_nodes: total,
                 reasons: main.clone(),
                 preemption,
+                preemption_message: None,
                 post_filter,
                 message: text.clone(),
             };
@@ -481,6 +600,9 @@ mod props {
                         let counted = format!("{n} {}", r.reason);
                         prop_assert!(text.contains(&counted), "{counted:?} not in {text:?}");
                     }
+                }
+                if let Some(p) = &m.preemption_message {
+                    prop_assert!(text.contains(p.as_str()), "{p:?} not in {text:?}");
                 }
                 for p in &m.post_filter {
                     prop_assert!(text.contains(p.as_str()), "{p:?} not in {text:?}");

@@ -125,6 +125,7 @@ pub fn run(
                 server: conn.server.clone(),
             };
             let snap = crate::k8s::snapshot::live(&conn.client, &live).await?;
+            blind_is_an_error(&snap, &selected, namespace.as_deref())?;
             let at = snap.at;
             anyhow::Ok((
                 snap,
@@ -152,6 +153,51 @@ pub fn run(
     } else {
         crate::exit::OK
     })
+}
+
+/// A live check that could examine none of the types it reads would print
+/// "No findings." over nothing: that is an error (exit 2), naming what could
+/// not be listed. Partial coverage stays a note.
+fn blind_is_an_error(
+    snap: &checks::Snapshot,
+    selected: &[String],
+    namespace: Option<&str>,
+) -> anyhow::Result<()> {
+    let blind = checks::blind(snap, selected);
+    if blind.is_empty() {
+        return Ok(());
+    }
+    let scope = namespace.map_or_else(String::new, |ns| format!(" (-n {ns})"));
+    let how = if snap.failing.is_empty() {
+        "forbidden".to_string()
+    } else {
+        format!(
+            "forbidden or failing (failing: {})",
+            snap.failing.join(", ")
+        )
+    };
+    let others: Vec<&str> = checks::ALL
+        .iter()
+        .copied()
+        .filter(|c| !blind.contains(c) && (selected.is_empty() || selected.iter().any(|s| s == c)))
+        .collect();
+    let fix = if others.is_empty() {
+        "use a kubeconfig whose user may list and watch them (deploy/rbac.yaml has the ClusterRole)"
+            .to_string()
+    } else {
+        format!(
+            "use a kubeconfig whose user may list and watch them (deploy/rbac.yaml has the ClusterRole), or run only `kubectl diag check {}`",
+            others.join(" ")
+        )
+    };
+    let mut names = snap.not_examined.clone();
+    names.sort();
+    anyhow::bail!(
+        "check {} examined nothing: all {} types it tried to list{scope} were {how}: {}; {fix}",
+        blind.join(", "),
+        names.len(),
+        names.join(", "),
+    )
 }
 
 /// Findings that say the same of objects with the same controller, in one

@@ -186,6 +186,90 @@ struct SlimSchedulingSpec {
     affinity: SlimAffinity,
 }
 
+/// What a Pod requests of a Node, decoded only for Pods (as
+/// [`SlimSchedulingSpec`]), and a Node's allocatable, only for Nodes.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimPodResources {
+    containers: Vec<SlimResourceContainer>,
+    init_containers: Vec<SlimResourceContainer>,
+    overhead: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimResourceContainer {
+    resources: SlimRequests,
+    restart_policy: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimRequests {
+    requests: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimNodeStatus {
+    allocatable: BTreeMap<String, String>,
+}
+
+/// Quantities per resource as integers ([`crate::quantity`]); what does not
+/// parse is left out.
+fn amounts(quantities: &BTreeMap<String, String>) -> BTreeMap<String, i128> {
+    quantities
+        .iter()
+        .filter_map(|(r, q)| crate::quantity::parse(r, q).map(|v| (r.clone(), v)))
+        .collect()
+}
+
+fn clamp(values: BTreeMap<String, i128>) -> BTreeMap<String, i64> {
+    values
+        .into_iter()
+        .map(|(r, v)| (r, v.clamp(i64::MIN as i128, i64::MAX as i128) as i64))
+        .collect()
+}
+
+/// A Pod's requests as the scheduler sums them (`resourcehelper.PodRequests`):
+/// the containers plus the sidecars (init containers with `restartPolicy:
+/// Always`), or, when larger, each other init container plus the sidecars
+/// started before it; then the overhead.
+fn pod_requests(spec: &SlimPodResources) -> BTreeMap<String, i64> {
+    let add = |into: &mut BTreeMap<String, i128>, from: &BTreeMap<String, i128>| {
+        for (r, v) in from {
+            *into.entry(r.clone()).or_default() += v;
+        }
+    };
+    let mut sum: BTreeMap<String, i128> = BTreeMap::new();
+    for c in &spec.containers {
+        add(&mut sum, &amounts(&c.resources.requests));
+    }
+    let mut sidecars: BTreeMap<String, i128> = BTreeMap::new();
+    let mut init_peak: BTreeMap<String, i128> = BTreeMap::new();
+    for c in &spec.init_containers {
+        let own = amounts(&c.resources.requests);
+        if c.restart_policy.as_deref() == Some("Always") {
+            add(&mut sum, &own);
+            add(&mut sidecars, &own);
+        } else {
+            let mut during = sidecars.clone();
+            add(&mut during, &own);
+            for (r, v) in during {
+                let peak = init_peak.entry(r).or_default();
+                *peak = (*peak).max(v);
+            }
+        }
+    }
+    for (r, v) in init_peak {
+        let total = sum.entry(r).or_default();
+        *total = (*total).max(v);
+    }
+    add(&mut sum, &amounts(&spec.overhead));
+    sum.retain(|_, v| *v != 0);
+    clamp(sum)
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 struct SlimAffinity {
@@ -469,6 +553,18 @@ impl WireObject {
             };
         let (tolerations, default_tolerations) =
             tolerations(std::mem::take(&mut scheduling.tolerations));
+        let core = resource.group.is_empty();
+        let requests = if core && resource.kind == "Pod" {
+            pod_requests(&decode(&self.spec))
+        } else {
+            BTreeMap::new()
+        };
+        let allocatable = if core && resource.kind == "Node" {
+            let node: SlimNodeStatus = decode(&self.status);
+            clamp(amounts(&node.allocatable))
+        } else {
+            BTreeMap::new()
+        };
         let status: SlimStatus = decode(&self.status);
         let mut replicas = BTreeMap::new();
         for (name, value) in COUNTERS.iter().zip(status.counters()) {
@@ -590,6 +686,8 @@ impl WireObject {
                 .collect(),
             tolerations,
             default_tolerations,
+            allocatable,
+            requests,
         };
         let managers = meta
             .managed_fields
@@ -665,6 +763,47 @@ mod tests {
                     "lastState": {"terminated": {"reason": "Error", "exitCode": 137}}}]
             }
         })
+    }
+
+    #[test]
+    fn requests_are_summed_as_the_scheduler_sums_them() {
+        let node = ApiResource {
+            kind: "Node".into(),
+            plural: "nodes".into(),
+            ..pods()
+        };
+        let n = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "a", "uid": "u"},
+            "status": {"allocatable": {"cpu": "3500m", "memory": "4Gi", "pods": "110", "bad": "x"}}
+        }))
+        .unwrap()
+        .into_observation(&node);
+        assert_eq!(n.state.allocatable["cpu"], 3500);
+        assert_eq!(n.state.allocatable["memory"], 4 << 30);
+        assert_eq!(n.state.allocatable["pods"], 110);
+        assert!(!n.state.allocatable.contains_key("bad"));
+        let p = observe(json!({
+            "metadata": {"name": "web", "uid": "p"},
+            "spec": {
+                "containers": [
+                    {"name": "a", "resources": {"requests": {"cpu": "100m", "memory": "1Gi"}}},
+                    {"name": "b", "resources": {"requests": {"cpu": "200m"}}}
+                ],
+                "initContainers": [
+                    {"name": "sidecar", "restartPolicy": "Always", "resources": {"requests": {"cpu": "50m"}}},
+                    {"name": "migrate", "resources": {"requests": {"cpu": "1", "memory": "10Mi"}}}
+                ],
+                "overhead": {"cpu": "10m"}
+            }
+        }));
+        // cpu: max(100 + 200 + 50, 50 + 1000) + 10; memory: max(1Gi, 10Mi).
+        assert_eq!(p.state.requests["cpu"], 1060);
+        assert_eq!(p.state.requests["memory"], 1 << 30);
+        let plain =
+            observe(json!({"metadata": {"name": "x"}, "spec": {"containers": [{"name": "c"}]}}));
+        assert!(plain.state.requests.is_empty());
+        let text = serde_json::to_string(&plain.state).unwrap();
+        assert!(!text.contains("req"), "{text}");
     }
 
     #[test]

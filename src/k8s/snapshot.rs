@@ -20,6 +20,7 @@ use kube::{Api, Client};
 use super::discovery::{api_resource, discover};
 use super::event::WireEvent;
 use super::object::WireObject;
+use crate::checks::scheduling_causes::Usage;
 use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
 use crate::model::{
     ManagerEntry, ManagerMark, ObjectRef, RecordedObject, ResourceType, manager_marks, writers,
@@ -41,7 +42,7 @@ pub struct LiveOptions {
 }
 
 /// A type's objects and what its sample needs, or why it could not be listed.
-type ListResult = Result<(Vec<RecordedObject>, Listed), kube::Error>;
+type ListResult = Result<(Vec<RecordedObject>, Listed, Usage), kube::Error>;
 
 /// One listed type: what the hot-loop sample needs to watch it.
 struct Listed {
@@ -109,7 +110,7 @@ async fn list_type(
     t: &ResourceType,
     namespace: Option<&str>,
     relevance: &crate::checks::Relevance,
-) -> Result<(Vec<RecordedObject>, Listed), kube::Error> {
+) -> ListResult {
     let ar = api_resource(t);
     let api: Api<WireObject> = match (namespace, t.namespaced) {
         (Some(ns), true) => Api::namespaced_with(client.clone(), ns, &ar),
@@ -119,6 +120,7 @@ async fn list_type(
     let mut params = ListParams::default().limit(PAGE);
     let mut objects = Vec::new();
     let mut known = HashMap::new();
+    let mut usage = Usage::default();
     loop {
         // NB: a PartialObjectMetadataList decodes as a list of WireObjects
         // without spec and status, which is all these types are read for.
@@ -138,6 +140,8 @@ async fn list_type(
                 state: o.state,
                 ..RecordedObject::default()
             };
+            // What a bound Pod requests is counted before it is dropped.
+            usage.add(&object);
             // NB: only what a check may need is kept, page by page: memory follows the trouble.
             if relevance.wanted(&object) {
                 objects.push(object);
@@ -153,8 +157,40 @@ async fn list_type(
                     resource_version: page.metadata.resource_version.unwrap_or_default(),
                     known,
                 };
-                return Ok((objects, listed));
+                return Ok((objects, listed, usage));
             }
+        }
+    }
+}
+
+/// What the non-terminal Pods bound to each Node request, over all
+/// namespaces: for `Insufficient R` under `-n`, where the namespace's own list
+/// says nothing of other namespaces' Pods. Only bound, running-or-pending Pods
+/// are asked for (field selectors), page by page, and only their sums kept.
+async fn bound_pods_usage(client: &Client) -> Result<Usage, kube::Error> {
+    let ar = ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&());
+    let url = {
+        use kube::Resource;
+        WireObject::url_path(&ar, None)
+    };
+    let mut params = ListParams::default()
+        .limit(PAGE)
+        .fields("spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed");
+    let mut usage = Usage::default();
+    loop {
+        let page: kube::core::ObjectList<WireObject> =
+            client.request(list_request(&url, false, &params)?).await?;
+        for item in page.items {
+            let o = item.into_observation(&ar);
+            usage.add(&RecordedObject {
+                object: o.object,
+                state: o.state,
+                ..RecordedObject::default()
+            });
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(usage),
         }
     }
 }
@@ -228,7 +264,9 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
     };
     let mut known = listed.known;
     let mut seen: HashMap<String, (ObjectRef, ObjectUpdates, String)> = HashMap::new();
-    let deadline = tokio::time::Instant::now() + sample;
+    let started = tokio::time::Instant::now();
+    let started_ms = chrono::Utc::now().timestamp_millis();
+    let deadline = started + sample;
     let mut stream = std::pin::pin!(stream);
     loop {
         let item = tokio::select! {
@@ -263,6 +301,12 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
         });
         entry.1.updates += 1;
         entry.1.generation_moves += i64::from(moved);
+        // NB: live minutes count from the sample's start, not the clock's.
+        let minute = started_ms + (started.elapsed().as_millis() as i64 / 60_000) * 60_000;
+        match entry.1.per_minute.last_mut() {
+            Some((m, n)) if *m == minute => *n += 1,
+            _ => entry.1.per_minute.push((minute, 1)),
+        }
         if !entry.2.is_empty() && entry.2 != label {
             entry.1.alternations = entry.1.alternations.map(|a| a + 1);
         }
@@ -314,7 +358,7 @@ pub async fn live(
         .partition(|t| t.group.is_empty() && t.plural == "namespaces");
     for t in namespaces {
         let r = list_type(client, &t, namespace, &relevance).await;
-        if let Ok((objects, _)) = &r {
+        if let Ok((objects, _, _)) = &r {
             for o in objects {
                 relevance.keep(o);
             }
@@ -348,29 +392,73 @@ pub async fn live(
             .collect(),
         ..Snapshot::default()
     };
+    // NB: with -n only that namespace's Pods are listed, so what other
+    // namespaces' Pods hold on each Node is unknown; sentences say so.
+    snapshot.usage.only_namespace = namespace.map(str::to_string);
     let mut listed = Vec::new();
     for (t, result) in results {
         match result {
-            Ok((objects, l)) => {
+            Ok((objects, l, usage)) => {
+                snapshot.examined.push(t.full_name());
                 snapshot.objects.extend(objects);
+                for (node, used) in usage.by_node {
+                    let total = snapshot.usage.by_node.entry(node).or_default();
+                    for (r, v) in used {
+                        *total.entry(r).or_default() += v;
+                    }
+                }
                 listed.push((t, l));
             }
             Err(e) => {
                 let why =
                     super::connect::explain(e, "list", &t.full_name(), namespace, &options.server);
+                snapshot.not_examined.push(t.full_name());
+                if !matches!(why, super::connect::ClusterError::Forbidden { .. }) {
+                    snapshot.failing.push(t.full_name());
+                }
                 snapshot
                     .unreadable
                     .push(format!("{} not examined: {why}", t.full_name()));
             }
         }
     }
+    // NB: under -n, what other namespaces' Pods hold on each Node is asked
+    // for only when some Pod here lacks resources, and only the sums are kept.
+    let short = |o: &RecordedObject| {
+        o.object.kind == "Pod"
+            && o.state.node_name.is_empty()
+            && o.state
+                .conditions
+                .iter()
+                .any(|c| c.type_ == "PodScheduled" && c.message.contains("Insufficient "))
+    };
+    if namespace.is_some() && snapshot.objects.iter().any(short) {
+        progress(
+            show,
+            format_args!("counting what the Pods of every namespace request on each node…"),
+        );
+        // A user who may not list Pods cluster-wide keeps the namespace's sums,
+        // and the sentences say that other namespaces were not counted.
+        if let Ok(all) = bound_pods_usage(client).await {
+            snapshot.usage = all;
+        }
+    }
     progress(show, format_args!("listing Events…"));
     match list_events(client, namespace, snapshot.at).await {
-        Ok(events) => snapshot.events = events,
-        Err(e) => snapshot.unreadable.push(format!(
-            "events not examined: {}",
-            super::connect::explain(e, "list", "events", namespace, &options.server)
-        )),
+        Ok(events) => {
+            snapshot.events = events;
+            snapshot.examined.push("events".into());
+        }
+        Err(e) => {
+            let why = super::connect::explain(e, "list", "events", namespace, &options.server);
+            snapshot.not_examined.push("events".into());
+            if !matches!(why, super::connect::ClusterError::Forbidden { .. }) {
+                snapshot.failing.push("events".into());
+            }
+            snapshot
+                .unreadable
+                .push(format!("events not examined: {why}"));
+        }
     }
     snapshot.window_ms = 60_000;
     if let Some(sample) = options.sample {

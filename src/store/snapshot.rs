@@ -14,6 +14,7 @@ const SQL_CHECK_EVENTS: &str = include_str!("../../queries/store/check_events.sq
 const SQL_CLUSTER_FIND: &str = include_str!("../../queries/store/cluster_find.sql");
 const SQL_LATEST_TIME: &str = include_str!("../../queries/store/latest_time.sql");
 const SQL_HAS_HISTORY: &str = include_str!("../../queries/store/has_history.sql");
+const SQL_PODS_SCOPE: &str = include_str!("../../queries/store/pods_scope.sql");
 
 /// A recorded cluster: (row id, uid, label).
 pub type ClusterRow = (i64, String, String);
@@ -76,7 +77,9 @@ pub fn recorded(
 ) -> Result<Snapshot, StoreError> {
     let mut objects = Vec::new();
     let mut relevance = crate::checks::Relevance::default();
+    let mut usage = crate::checks::scheduling_causes::Usage::default();
     history::for_each_state_at(conn, path, cluster, at, |o| {
+        usage.add(&o);
         if relevance.keep(&o) {
             objects.push(o);
         }
@@ -132,10 +135,16 @@ pub fn recorded(
     // Update counters over the window, per object.
     let mut per_object: HashMap<i64, ObjectUpdates> = HashMap::new();
     let mut managers: HashMap<(i64, String), i64> = HashMap::new();
+    let mut minutes: HashMap<i64, std::collections::BTreeMap<i64, i64>> = HashMap::new();
     for c in history::update_counts(conn, path, cluster, from, at)? {
         let u = per_object.entry(c.object_id).or_default();
         u.updates += c.updates;
         u.generation_moves += c.generation;
+        *minutes
+            .entry(c.object_id)
+            .or_default()
+            .entry(c.minute * 60_000)
+            .or_default() += c.updates;
         *managers.entry((c.object_id, c.manager)).or_default() += c.updates;
     }
     let mut updates = Vec::new();
@@ -147,6 +156,11 @@ pub fn recorded(
             continue;
         };
         u.object = o.object;
+        u.per_minute = minutes
+            .remove(&id)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         u.managers = managers
             .iter()
             .filter(|((oid, _), _)| *oid == id)
@@ -157,6 +171,15 @@ pub fn recorded(
     }
     updates.sort_by_key(|u| std::cmp::Reverse(u.updates));
 
+    // NB: a recorder run with -n saw only its namespaces' Pods; what others
+    // hold on each Node is unknown, and the sentences say so.
+    let pods_scope: Option<i64> = conn
+        .prepare_cached(SQL_PODS_SCOPE)
+        .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+        .map_err(q("pods scope", path))?;
+    if pods_scope == Some(0) {
+        usage.only_namespace = Some(String::new());
+    }
     let has_objects = conn
         .prepare_cached(SQL_HAS_HISTORY)
         .and_then(|mut st| {
@@ -173,6 +196,10 @@ pub fn recorded(
         stale_groups: Vec::new(),
         unreadable: Vec::new(),
         origins,
+        usage,
+        examined: Vec::new(),
+        not_examined: Vec::new(),
+        failing: Vec::new(),
     })
 }
 
