@@ -12,7 +12,6 @@ use crate::model::{Discovered, ResourceType};
 use crate::render::Paint;
 use crate::store::timeline::{self as load, Walk};
 use crate::store::{self, Mode, history};
-use crate::timeline::Relation;
 use crate::units::{parse_time_ms, rfc3339};
 
 /// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
@@ -253,20 +252,21 @@ pub fn run(
         related: !args.no_related,
     };
     let subjects = load::subjects(&conn, &path, cluster, target.clone(), walk)?;
-    let since_ms = since.unwrap_or(0);
-    let until_ms = until.unwrap_or_else(|| now.timestamp_millis());
-    let events = load::events(&conn, &path, cluster, &subjects, since_ms, until_ms)?;
-    let begin = subjects
-        .iter()
-        .filter(|s| !matches!(s.relation, Some(Relation::Node | Relation::Claim)))
-        .filter_map(|s| s.object.created.or(s.object.first_seen))
-        .chain(events.iter().map(|e| e.first))
-        .min()
-        .unwrap_or(since_ms);
-    let gaps = load::gaps(&conn, &path, cluster, since.unwrap_or(begin), until_ms)?;
-    // Without --since, the story starts where the earliest object or Event does.
-    let timeline =
-        crate::timeline::assemble(&subjects, &events, &gaps, since.unwrap_or(begin), until_ms);
+    let now_ms = now.timestamp_millis();
+    let events = load::events(
+        &conn,
+        &path,
+        cluster,
+        &subjects,
+        since.unwrap_or(0),
+        until.unwrap_or(now_ms),
+    )?;
+    // The window is the subject's lifetime (with a margin), narrowed by --since/--until:
+    // a Node older than the Deployment must not stretch the story back to its birth.
+    let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);
+    let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
+    let gaps = load::gaps(&conn, &path, cluster, since_ms, until_ms)?;
+    let timeline = crate::timeline::assemble(&subjects, &events, &gaps, since_ms, until_ms);
 
     let target_json = serde_json::json!({
         "apiVersion": target.object.api_version, "kind": target.object.kind,
