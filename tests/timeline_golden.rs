@@ -193,6 +193,13 @@ fn recording(dir: &Path) -> PathBuf {
         "web-5f6b4c-x9y8z",
         "d0000000-0000-4000-8000-000000000005",
     );
+    let pod_new2 = obj(
+        "v1",
+        "Pod",
+        ns,
+        "web-5f6b4c-q7w6e",
+        "d0000000-0000-4000-8000-000000000007",
+    );
     let node = obj(
         "v1",
         "Node",
@@ -302,7 +309,7 @@ fn recording(dir: &Path) -> PathBuf {
         owners: vec![owner("Deployment", "web", &deploy.uid)],
         ..ObjectState::default()
     };
-    new_rs.replicas.insert("spec.replicas".into(), 1);
+    new_rs.replicas.insert("spec.replicas".into(), 2);
     r.object(
         Seen::Added,
         T + 60 * S + 200,
@@ -316,7 +323,7 @@ fn recording(dir: &Path) -> PathBuf {
         &deploy,
         "Normal",
         "ScalingReplicaSet",
-        "Scaled up replica set web-5f6b4c from 0 to 1",
+        "Scaled up replica set web-5f6b4c from 0 to 2",
         1,
         T + 60 * S + 100,
         T + 60 * S + 100,
@@ -370,54 +377,70 @@ fn recording(dir: &Path) -> PathBuf {
         },
         ..ObjectState::default()
     };
-    r.object(
-        Seen::Added,
-        T + 60 * S + 300,
-        &pod_new,
-        T + 60 * S + 300,
-        vec![writer_entry("kube-controller-manager", "", T + 60 * S)],
-        pod_state("", false),
-    );
-    r.event(
-        "e0000000-0000-4000-8000-000000000002",
-        &pod_new,
-        "Normal",
-        "Scheduled",
-        "Successfully assigned shop/web-5f6b4c-x9y8z to kwok-medium",
-        1,
-        T + 60 * S + 400,
-        T + 60 * S + 400,
-        "default-scheduler",
-        "",
-    );
-    r.object(
-        Seen::Modified,
-        T + 60 * S + 500,
-        &pod_new,
-        T + 60 * S + 300,
-        vec![writer_entry("kube-scheduler", "binding", T + 60 * S)],
-        pod_state("kwok-medium", false),
-    );
-    r.object(
-        Seen::Modified,
-        T + 62 * S,
-        &pod_new,
-        T + 60 * S + 300,
-        vec![writer_entry("kwok", "status", T + 62 * S)],
-        pod_state("kwok-medium", true),
-    );
-    r.event(
-        "e0000000-0000-4000-8000-000000000003",
-        &pod_new,
-        "Warning",
-        "Failed",
-        "Error: ImagePullBackOff",
-        1,
-        T + 62 * S,
-        T + 62 * S,
-        "kubelet",
-        "kwok-medium",
-    );
+    // Two new Pods, 50 ms apart, that go the same way: the table folds what they say alike.
+    for (pod, off, scheduled_uid, failed_uid) in [
+        (
+            &pod_new,
+            0,
+            "e0000000-0000-4000-8000-000000000002",
+            "e0000000-0000-4000-8000-000000000003",
+        ),
+        (
+            &pod_new2,
+            50,
+            "e0000000-0000-4000-8000-000000000004",
+            "e0000000-0000-4000-8000-000000000005",
+        ),
+    ] {
+        r.object(
+            Seen::Added,
+            T + 60 * S + 300 + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kube-controller-manager", "", T + 60 * S)],
+            pod_state("", false),
+        );
+        r.event(
+            scheduled_uid,
+            pod,
+            "Normal",
+            "Scheduled",
+            &format!("Successfully assigned shop/{} to kwok-medium", pod.name),
+            1,
+            T + 60 * S + 400 + off,
+            T + 60 * S + 400 + off,
+            "default-scheduler",
+            "",
+        );
+        r.object(
+            Seen::Modified,
+            T + 60 * S + 500 + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kube-scheduler", "binding", T + 60 * S)],
+            pod_state("kwok-medium", false),
+        );
+        r.object(
+            Seen::Modified,
+            T + 62 * S + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kwok", "status", T + 62 * S + off)],
+            pod_state("kwok-medium", true),
+        );
+        r.event(
+            failed_uid,
+            pod,
+            "Warning",
+            "Failed",
+            "Error: ImagePullBackOff",
+            1,
+            T + 62 * S + off,
+            T + 62 * S + off,
+            "kubelet",
+            "kwok-medium",
+        );
+    }
     r.w.commit().unwrap();
 
     // 03:03–03:05 the recorder was not running.
@@ -448,6 +471,18 @@ fn recording(dir: &Path) -> PathBuf {
         "Error: ImagePullBackOff",
         9,
         T + 62 * S,
+        T + 480 * S,
+        "kubelet",
+        "kwok-medium",
+    );
+    r.event(
+        "e0000000-0000-4000-8000-000000000005",
+        &pod_new2,
+        "Warning",
+        "Failed",
+        "Error: ImagePullBackOff",
+        9,
+        T + 62 * S + 50,
         T + 480 * S,
         "kubelet",
         "kwok-medium",

@@ -4,6 +4,7 @@
 //! them, deletions, and the recorder's gaps. Pure: tests never touch a
 //! cluster or a database.
 
+pub mod fold;
 pub mod transitions;
 pub mod window;
 
@@ -63,7 +64,7 @@ pub struct GapLine {
 }
 
 /// What kind of line an entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
     Event,
@@ -96,6 +97,9 @@ pub struct Entry {
     pub writers: Vec<String>,
     /// The Event's reporting controller, or `recorder` for gaps.
     pub source: String,
+    /// For a Pod, its controller (`ReplicaSet/web-5c4f`): siblings fold on it in the table.
+    #[serde(skip)]
+    pub group: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -180,6 +184,7 @@ fn entry(
         count: 1,
         writers: Vec::new(),
         source: String::new(),
+        group: String::new(),
     }
 }
 
@@ -396,6 +401,33 @@ pub fn assemble(
         );
         line.source = "recorder".into();
         entries.push(line);
+    }
+    // Pods' controllers, so the table can fold what siblings say alike.
+    let groups: std::collections::HashMap<String, String> = subjects
+        .iter()
+        .filter(|s| s.object.object.kind == "Pod")
+        .filter_map(|s| {
+            let r = &s.object.object;
+            let owner = s
+                .versions
+                .iter()
+                .rev()
+                .flat_map(|v| v.state.owners.iter())
+                .find(|o| o.controller)?;
+            Some((
+                window::key(&r.kind, &r.namespace, &r.name),
+                format!("{}/{}", owner.kind, owner.name),
+            ))
+        })
+        .collect();
+    for e in entries.iter_mut() {
+        if let Some(g) = groups.get(&window::key(
+            &e.object.kind,
+            &e.object.namespace,
+            &e.object.name,
+        )) {
+            e.group = g.clone();
+        }
     }
     // Stable order: time, then gaps first (they frame what follows), then objects in list order.
     let order = |e: &Entry| match e.entry {
