@@ -195,6 +195,13 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
         text.contains("ImagePullBackOff") && text.contains("no data from"),
         "{text}"
     );
+    // The cause on the first screen: the image change and its writer, and why the Pods wait.
+    let first: String = text.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        first.contains("web:1 → web:broken (by rollout-test")
+            && first.contains("never ready: web: waiting (ImagePullBackOff)"),
+        "{first}"
+    );
     let html = run_ok(diag(&db).args(["timeline", "deploy/web", "-n", &ns.name, "-o", "html"]));
     let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timeline-never-ready.html");
     std::fs::write(&page, &html.stdout).unwrap();

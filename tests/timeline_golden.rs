@@ -562,14 +562,30 @@ fn timeline(db: &Path, format: &str) -> String {
 fn a_rollout_that_never_gets_ready_table() {
     let dir = tempfile::tempdir().unwrap();
     let db = recording(dir.path());
-    golden("timeline_rollout.txt", &timeline(&db, "table"));
+    let table = timeline(&db, "table");
+    golden("timeline_rollout.txt", &table);
+    // The cause is on the first screen: the bad image, who set it, and what the Pods say.
+    let first: String = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        first.contains("image web:1 → web:broken (by kubectl-set)")
+            && first.contains("NOT ready")
+            && first.contains("never ready: web: waiting (ImagePullBackOff)"),
+        "{first}"
+    );
 }
 
 #[test]
 fn a_rollout_that_never_gets_ready_json() {
     let dir = tempfile::tempdir().unwrap();
     let db = recording(dir.path());
-    golden("timeline_rollout.json", &timeline(&db, "json"));
+    let json = timeline(&db, "json");
+    golden("timeline_rollout.json", &json);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        doc["summary"]["pods"][0]["reason"],
+        "web: waiting (ImagePullBackOff)"
+    );
+    assert_eq!(doc["summary"]["changes"][0]["writers"][0], "kubectl-set");
 }
 
 #[test]
@@ -585,6 +601,10 @@ fn a_rollout_that_never_gets_ready_html_is_one_self_contained_file() {
         "no external assets"
     );
     assert!(html.contains("url(#hatch)"), "the gap is hatched");
+    assert!(
+        html.contains("<dl class=\"summary\">") && html.contains("never ready"),
+        "the summary heads the page"
+    );
     assert!(
         html.contains("Error: ImagePullBackOff"),
         "hover text and table carry the details"

@@ -252,6 +252,14 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
             esc(&e.writers.join(", "))
         );
     }
+    let mut summary = String::new();
+    if let Some(sm) = &t.summary {
+        summary.push_str("<dl class=\"summary\">");
+        for (label, text) in crate::timeline::summary::lines(sm) {
+            let _ = write!(summary, "<dt>{}</dt><dd>{}</dd>", esc(label), esc(&text));
+        }
+        summary.push_str("</dl>\n");
+    }
     write!(
         out,
         r##"<!DOCTYPE html>
@@ -266,10 +274,13 @@ table {{ border-collapse: collapse; margin-top: 20px; font-size: 13px; }}
 td, th {{ border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }}
 tr.warn td {{ background: #fff3e0; }}
 tr.gap td {{ background: #ffebee; }}
+dl.summary {{ display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 16px; font-size: 14px; }}
+dl.summary dt {{ font-weight: bold; }}
+dl.summary dd {{ margin: 0; }}
 </style></head><body>
 <h1>{title}</h1>
 <div class="sub">{} → {} · {} object(s) · {} entries · recorded by kubectl-diag</div>
-<div class="legend"><span><i style="background:#2e7d32"></i>ready</span><span><i style="background:#f9a825"></i>not ready</span><span><i style="background:#90a4ae"></i>pending</span><span><i style="background:#616161"></i>terminating</span><span><i style="background:#1565c0;border-radius:6px"></i>Normal event</span><span><i style="background:#d84315;border-radius:6px"></i>Warning event</span><span><i style="background:#263238;width:3px"></i>change</span><span><i style="background:url(#);background:repeating-linear-gradient(45deg,#fff3e0,#fff3e0 3px,#f0a070 3px,#f0a070 6px)"></i>no data (recorder gap)</span></div>
+{summary}<div class="legend"><span><i style="background:#2e7d32"></i>ready</span><span><i style="background:#f9a825"></i>not ready</span><span><i style="background:#90a4ae"></i>pending</span><span><i style="background:#616161"></i>terminating</span><span><i style="background:#1565c0;border-radius:6px"></i>Normal event</span><span><i style="background:#d84315;border-radius:6px"></i>Warning event</span><span><i style="background:#263238;width:3px"></i>change</span><span><i style="background:url(#);background:repeating-linear-gradient(45deg,#fff3e0,#fff3e0 3px,#f0a070 3px,#f0a070 6px)"></i>no data (recorder gap)</span></div>
 {svg}<table><tr><th>time (UTC)</th><th>object</th><th>entry</th><th>reason</th><th>message</th><th>writer</th></tr>
 {rows}</table></body></html>
 "##,

@@ -46,6 +46,13 @@ fn entry_kind(e: &Entry) -> &'static str {
 /// `-o table` / `-o wide`. The table folds what sibling Pods say alike into one line
 /// (`timeline::fold`); wide keeps every entry.
 pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std::io::Result<()> {
+    if let Some(summary) = &t.summary {
+        for (label, text) in crate::timeline::summary::lines(summary) {
+            let label = format!("{label}:");
+            writeln!(out, "{label:<9}{}", escape(&text.replace('\n', " ")))?;
+        }
+        writeln!(out)?;
+    }
     let start = t.entries.first().map_or(t.since_ms, |e| e.at_ms);
     let mut header = vec!["TIME (UTC)", "REL", "OBJECT", "ENTRY", "REASON", "MESSAGE"];
     if wide {
@@ -102,13 +109,16 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
 
 /// `-o json`: the shape documented in docs/timeline.md.
 pub fn json(t: &Timeline, target: &serde_json::Value, out: &mut dyn Write) -> std::io::Result<()> {
-    let doc = serde_json::json!({
+    let mut doc = serde_json::json!({
         "target": target,
         "since": t.since,
         "until": t.until,
-        "objects": t.objects,
-        "entries": t.entries,
     });
+    if let Some(summary) = &t.summary {
+        doc["summary"] = serde_json::json!(summary);
+    }
+    doc["objects"] = serde_json::json!(t.objects);
+    doc["entries"] = serde_json::json!(t.entries);
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
 }

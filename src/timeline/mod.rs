@@ -5,6 +5,7 @@
 //! cluster or a database.
 
 pub mod fold;
+pub mod summary;
 pub mod transitions;
 pub mod window;
 
@@ -156,6 +157,9 @@ pub struct Timeline {
     pub until_ms: i64,
     pub objects: Vec<ObjectLine>,
     pub entries: Vec<Entry>,
+    /// The story in a few lines, when the caller built it (`summary::summarize`).
+    #[serde(skip)]
+    pub summary: Option<summary::Summary>,
 }
 
 fn rfc(ms: i64) -> String {
@@ -450,6 +454,7 @@ pub fn assemble(
         until_ms: until,
         objects,
         entries,
+        summary: None,
     }
 }
 
