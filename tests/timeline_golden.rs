@@ -595,7 +595,21 @@ fn a_rollout_that_never_gets_ready_html_is_one_self_contained_file() {
     let html = timeline(&db, "html");
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<svg"), "an SVG picture");
-    assert!(!html.contains("<script"), "no scripts");
+    // One inline script (zoom, pan, hover details), which loads nothing.
+    assert_eq!(html.matches("<script").count(), 1, "one script");
+    let script =
+        &html[html.find("<script>").expect("inline, no src")..html.find("</script>").unwrap()];
+    for forbidden in ["http", "fetch(", "XMLHttpRequest", "import", "src="] {
+        assert!(!script.contains(forbidden), "the script uses {forbidden}");
+    }
+    assert!(
+        html.contains("id=\"zin\"") && html.contains("addEventListener('wheel'"),
+        "buttons and the wheel zoom"
+    );
+    assert!(
+        html.contains("class=\"z zw\""),
+        "state bars stretch with the zoom"
+    );
     assert!(
         !html.contains("src=\"http") && !html.contains("href=\"http"),
         "no external assets"
