@@ -19,11 +19,16 @@ pub fn is_context(s: &Subject) -> bool {
 }
 
 /// The subject's lifetime: the first creation (or first sighting) of the
-/// target and its owner chain, to the last deletion, or `now` while any of
+/// target and what it owns, to the last deletion, or `now` while any of
 /// them still exists. Without any recorded object (an Events-only import),
 /// the span of the Events about them. None when nothing is known at all.
 pub fn lifetime(subjects: &[Subject], events: &[EventLine], now: i64) -> Option<(i64, i64)> {
-    let story: Vec<&Subject> = subjects.iter().filter(|s| !is_context(s)).collect();
+    // NB: owners are not the subject: `timeline pod/x` covers the Pod's life, not its
+    // Deployment's months; the owners' changes inside that window still show.
+    let story: Vec<&Subject> = subjects
+        .iter()
+        .filter(|s| !is_context(s) && s.relation != Some(Relation::Owner))
+        .collect();
     let start = story
         .iter()
         .filter_map(|s| s.object.created.or(s.object.first_seen))
@@ -234,6 +239,16 @@ mod tests {
             (970_000, 2_000_000),
             "--since before the subject existed is narrowed to its lifetime"
         );
+    }
+
+    #[test]
+    fn a_pods_window_is_the_pods_not_its_deployments() {
+        let subjects = vec![
+            subject("Deployment", "shop", Relation::Owner, 1_000, None),
+            subject("ReplicaSet", "shop-1", Relation::Owner, 1_000, None),
+            subject("Pod", "shop-1-a", Relation::Target, 500_000, Some(600_000)),
+        ];
+        assert_eq!(lifetime(&subjects, &[], 900_000), Some((500_000, 600_000)));
     }
 
     #[test]
