@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use kubectl_diag::model::{
     Change, Condition, ContainerState, EventChange, EventObservation, ManagerEntry, ObjectChange,
-    ObjectObservation, ObjectRef, ObjectState, OwnerRef, Seen,
+    ObjectObservation, ObjectRef, ObjectState, OwnerRef, Seen, Taint,
 };
 use kubectl_diag::store::session::{self, Gap};
 use kubectl_diag::store::writer::Writer;
@@ -517,6 +517,139 @@ fn recording(dir: &Path) -> PathBuf {
     path
 }
 
+/// A Deployment whose Pod only a tainted Node could fit: the scheduler says so, and so does `check`.
+fn unschedulable(dir: &Path) -> PathBuf {
+    let path = dir.join("unschedulable.db");
+    let conn = open(&path, Mode::Write).unwrap();
+    let cluster = session::register_cluster(
+        &conn,
+        &path,
+        "c0ffee00-0000-4000-8000-000000000002",
+        "prod-eu",
+        "",
+        T,
+    )
+    .unwrap();
+    let mut r = Rec {
+        w: Writer::new(conn, &path, cluster),
+    };
+    r.w.begin().unwrap();
+    let ns = "ml";
+    let node = obj(
+        "v1",
+        "Node",
+        "",
+        "gpu-1",
+        "e1000000-0000-4000-8000-000000000001",
+    );
+    let deploy = obj(
+        "apps/v1",
+        "Deployment",
+        ns,
+        "trainer",
+        "e1000000-0000-4000-8000-000000000002",
+    );
+    let rs = obj(
+        "apps/v1",
+        "ReplicaSet",
+        ns,
+        "trainer-6d5c",
+        "e1000000-0000-4000-8000-000000000003",
+    );
+    let pod = obj(
+        "v1",
+        "Pod",
+        ns,
+        "trainer-6d5c-k2j4m",
+        "e1000000-0000-4000-8000-000000000004",
+    );
+    r.object(
+        Seen::Listed,
+        T,
+        &node,
+        T - 86_400 * S,
+        vec![writer_entry("kwok", "status", T)],
+        ObjectState {
+            conditions: vec![cond("Ready", "True", "KubeletReady", "")],
+            taints: vec![Taint {
+                key: "dedicated".into(),
+                value: "gpu".into(),
+                effect: "NoSchedule".into(),
+                ..Taint::default()
+            }],
+            ..ObjectState::default()
+        },
+    );
+    r.object(
+        Seen::Added,
+        T + 10 * S,
+        &deploy,
+        T + 10 * S,
+        vec![writer_entry("kubectl-client-side-apply", "", T + 10 * S)],
+        deployment_state(1, 1, "trainer:3", |s| {
+            s.replicas.insert("spec.replicas".into(), 1);
+        }),
+    );
+    let mut rs_state = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec!["trainer:3".into()],
+        owners: vec![owner("Deployment", "trainer", &deploy.uid)],
+        ..ObjectState::default()
+    };
+    rs_state.replicas.insert("spec.replicas".into(), 1);
+    r.object(
+        Seen::Added,
+        T + 10 * S + 100,
+        &rs,
+        T + 10 * S,
+        vec![writer_entry("kube-controller-manager", "", T + 10 * S)],
+        rs_state,
+    );
+    let message = "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+    r.object(
+        Seen::Added,
+        T + 10 * S + 200,
+        &pod,
+        T + 10 * S + 200,
+        vec![writer_entry("kube-controller-manager", "", T + 10 * S)],
+        ObjectState {
+            phase: "Pending".into(),
+            images: vec!["trainer:3".into()],
+            owners: vec![owner("ReplicaSet", "trainer-6d5c", &rs.uid)],
+            ..ObjectState::default()
+        },
+    );
+    r.object(
+        Seen::Modified,
+        T + 10 * S + 300,
+        &pod,
+        T + 10 * S + 200,
+        vec![writer_entry("kube-scheduler", "status", T + 10 * S)],
+        ObjectState {
+            phase: "Pending".into(),
+            images: vec!["trainer:3".into()],
+            owners: vec![owner("ReplicaSet", "trainer-6d5c", &rs.uid)],
+            conditions: vec![cond("PodScheduled", "False", "Unschedulable", message)],
+            ..ObjectState::default()
+        },
+    );
+    r.event(
+        "e1000000-0000-4000-8000-0000000000e1",
+        &pod,
+        "Warning",
+        "FailedScheduling",
+        message,
+        4,
+        T + 10 * S + 300,
+        T + 400 * S,
+        "default-scheduler",
+        "",
+    );
+    r.w.commit().unwrap();
+    path
+}
+
 fn golden(name: &str, got: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
@@ -533,12 +666,16 @@ fn golden(name: &str, got: &str) {
 }
 
 fn timeline(db: &Path, format: &str) -> String {
+    timeline_of(db, "deploy/web", "shop", format)
+}
+
+fn timeline_of(db: &Path, object: &str, namespace: &str, format: &str) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
         .args([
             "timeline",
-            "deploy/web",
+            object,
             "-n",
-            "shop",
+            namespace,
             "--until",
             "2026-11-29T03:15:00Z",
             "-o",
@@ -623,4 +760,21 @@ fn a_rollout_that_never_gets_ready_html_is_one_self_contained_file() {
         html.contains("Error: ImagePullBackOff"),
         "hover text and table carry the details"
     );
+}
+
+#[test]
+fn an_unschedulable_deployment_names_the_taint_on_the_first_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = unschedulable(dir.path());
+    let table = timeline_of(&db, "deploy/trainer", "ml", "table");
+    golden("timeline_unschedulable.txt", &table);
+    let first: String = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        first.contains("never ready: Unschedulable: 0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}"),
+        "{first}"
+    );
+    let json = timeline_of(&db, "deploy/trainer", "ml", "json");
+    golden("timeline_unschedulable.json", &json);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["summary"]["pods"][0]["problem"], "never-ready");
 }
