@@ -195,6 +195,13 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
         text.contains("ImagePullBackOff") && text.contains("no data from"),
         "{text}"
     );
+    // The cause on the first screen: the image change and its writer, and why the Pods wait.
+    let first: String = text.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        first.contains("web:1 → web:broken (by rollout-test")
+            && first.contains("never ready: web: waiting (ImagePullBackOff)"),
+        "{first}"
+    );
     let html = run_ok(diag(&db).args(["timeline", "deploy/web", "-n", &ns.name, "-o", "html"]));
     let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timeline-never-ready.html");
     std::fs::write(&page, &html.stdout).unwrap();
@@ -250,4 +257,154 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
         text.contains("Evicted") && text.contains("The node was low on resource"),
         "{text}"
     );
+}
+
+fn ms(v: &Value) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap())
+        .unwrap()
+        .timestamp_millis()
+}
+
+#[tokio::test]
+async fn nodes_older_than_the_deployment_show_only_while_its_pods_are_bound() {
+    let ns = TestNamespace::new("tl-win").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    // All namespaces: Events about Nodes live in `default`.
+    let recorder = Background::new(
+        diag(&db)
+            .args(["record", "--quiet", "-A"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let probe = db.clone();
+    common::wait_until(Duration::from_secs(30), "the recorder's first lists", || {
+        let db = probe.clone();
+        async move {
+            rusqlite::Connection::open(&db)
+                .and_then(|c| {
+                    c.query_row(
+                        "SELECT (SELECT count(*) FROM watch_positions WHERE resource LIKE 'events%') > 0
+                          AND (SELECT count(*) FROM watch_positions WHERE resource LIKE 'deployments.apps%') > 0",
+                        [],
+                        |r| r.get::<_, i64>(0),
+                    )
+                })
+                .is_ok_and(|n| n == 1)
+        }
+    })
+    .await;
+
+    // The Nodes were created at `scripts/cluster up`, long before this Deployment; give each an
+    // old Warning too, from before the Deployment existed, which must not open its story.
+    let client = common::client().await;
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(client, "default");
+    let old = (chrono::Utc::now() - chrono::Duration::minutes(10))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    for node in ["kwok-small", "kwok-medium", "kwok-large-tainted"] {
+        events
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(json!({
+                    "metadata": {"name": format!("{node}.{}", ns.name)},
+                    "involvedObject": {"kind": "Node", "name": node, "apiVersion": "v1"},
+                    "reason": "DiagTestOldNodeWarning", "type": "Warning", "message": "from before the Deployment",
+                    "count": 1, "firstTimestamp": old, "lastTimestamp": old,
+                    "source": {"component": "kubelet", "host": node}
+                }))
+                .unwrap(),
+            )
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    let mut healthy = common::scenario("never-ready.yaml").remove(0);
+    healthy["spec"]["template"]["metadata"]["labels"] = json!({"app": "web"});
+    healthy["spec"]["template"]["spec"]["containers"][0]["image"] = json!("web:1");
+    let deployments: Api<Deployment> = ns.api();
+    deployments
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(healthy).unwrap(),
+        )
+        .await
+        .unwrap();
+    wait_available(&deployments, "web", 2).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(recorder.terminate().success());
+
+    let out = run_ok(diag(&db).args(["timeline", "deploy/web", "-n", &ns.name, "-o", "json"]));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let objects = doc["objects"].as_array().unwrap();
+    let deployment = objects.iter().find(|o| o["relation"] == "target").unwrap();
+    let created = ms(&deployment["created"]);
+    assert!(
+        objects.iter().any(|o| o["kind"] == "Node"),
+        "the Pods' Nodes are in the walk: {objects:#?}"
+    );
+    for node in objects.iter().filter(|o| o["kind"] == "Node") {
+        assert!(
+            ms(&node["created"]) < created,
+            "the test needs Nodes older than the Deployment: {node:#}"
+        );
+    }
+    assert!(
+        ms(&doc["since"]) >= created - 30_000,
+        "the window starts with the Deployment (30 s margin), not with the Nodes: {}",
+        doc["since"]
+    );
+    let first_bound = entries(&doc, |e| {
+        e["object"]["kind"] == "Pod" && e["reason"] == "Bound"
+    })
+    .iter()
+    .map(|e| ms(&e["time"]))
+    .min()
+    .expect("the Pods were seen being bound");
+    let node_entries = entries(&doc, |e| e["object"]["kind"] == "Node");
+    for e in &node_entries {
+        assert!(
+            ms(&e["time"]) >= first_bound,
+            "no Node entry before the first Pod was bound ({}): {e:#}",
+            doc["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["reason"] == "Bound")
+                .unwrap()["time"]
+        );
+    }
+    assert!(
+        entries(&doc, |e| e["reason"] == "DiagTestOldNodeWarning").is_empty(),
+        "{doc:#}"
+    );
+
+    // An explicit --since far back does not widen it: the window is still the subject's.
+    let out = run_ok(diag(&db).args([
+        "timeline",
+        "deploy/web",
+        "-n",
+        &ns.name,
+        "--since",
+        "1h",
+        "-o",
+        "json",
+    ]));
+    let wide: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(wide["since"], doc["since"], "{wide:#}");
+    assert!(entries(&wide, |e| e["reason"] == "DiagTestOldNodeWarning").is_empty());
+    // The old Warnings are in the recording: the Node's own timeline shows them.
+    let out = run_ok(diag(&db).args(["timeline", "node/kwok-small", "-o", "json"]));
+    let node: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        entries(&node, |e| e["reason"] == "DiagTestOldNodeWarning").len(),
+        1,
+        "{node:#}"
+    );
+    for node in ["kwok-small", "kwok-medium", "kwok-large-tainted"] {
+        let _ = events
+            .delete(&format!("{node}.{}", ns.name), &Default::default())
+            .await;
+    }
 }

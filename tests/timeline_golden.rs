@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use kubectl_diag::model::{
     Change, Condition, ContainerState, EventChange, EventObservation, ManagerEntry, ObjectChange,
-    ObjectObservation, ObjectRef, ObjectState, OwnerRef, Seen,
+    ObjectObservation, ObjectRef, ObjectState, OwnerRef, Seen, Taint,
 };
 use kubectl_diag::store::session::{self, Gap};
 use kubectl_diag::store::writer::Writer;
@@ -193,6 +193,13 @@ fn recording(dir: &Path) -> PathBuf {
         "web-5f6b4c-x9y8z",
         "d0000000-0000-4000-8000-000000000005",
     );
+    let pod_new2 = obj(
+        "v1",
+        "Pod",
+        ns,
+        "web-5f6b4c-q7w6e",
+        "d0000000-0000-4000-8000-000000000007",
+    );
     let node = obj(
         "v1",
         "Node",
@@ -302,7 +309,7 @@ fn recording(dir: &Path) -> PathBuf {
         owners: vec![owner("Deployment", "web", &deploy.uid)],
         ..ObjectState::default()
     };
-    new_rs.replicas.insert("spec.replicas".into(), 1);
+    new_rs.replicas.insert("spec.replicas".into(), 2);
     r.object(
         Seen::Added,
         T + 60 * S + 200,
@@ -316,7 +323,7 @@ fn recording(dir: &Path) -> PathBuf {
         &deploy,
         "Normal",
         "ScalingReplicaSet",
-        "Scaled up replica set web-5f6b4c from 0 to 1",
+        "Scaled up replica set web-5f6b4c from 0 to 2",
         1,
         T + 60 * S + 100,
         T + 60 * S + 100,
@@ -370,54 +377,70 @@ fn recording(dir: &Path) -> PathBuf {
         },
         ..ObjectState::default()
     };
-    r.object(
-        Seen::Added,
-        T + 60 * S + 300,
-        &pod_new,
-        T + 60 * S + 300,
-        vec![writer_entry("kube-controller-manager", "", T + 60 * S)],
-        pod_state("", false),
-    );
-    r.event(
-        "e0000000-0000-4000-8000-000000000002",
-        &pod_new,
-        "Normal",
-        "Scheduled",
-        "Successfully assigned shop/web-5f6b4c-x9y8z to kwok-medium",
-        1,
-        T + 60 * S + 400,
-        T + 60 * S + 400,
-        "default-scheduler",
-        "",
-    );
-    r.object(
-        Seen::Modified,
-        T + 60 * S + 500,
-        &pod_new,
-        T + 60 * S + 300,
-        vec![writer_entry("kube-scheduler", "binding", T + 60 * S)],
-        pod_state("kwok-medium", false),
-    );
-    r.object(
-        Seen::Modified,
-        T + 62 * S,
-        &pod_new,
-        T + 60 * S + 300,
-        vec![writer_entry("kwok", "status", T + 62 * S)],
-        pod_state("kwok-medium", true),
-    );
-    r.event(
-        "e0000000-0000-4000-8000-000000000003",
-        &pod_new,
-        "Warning",
-        "Failed",
-        "Error: ImagePullBackOff",
-        1,
-        T + 62 * S,
-        T + 62 * S,
-        "kubelet",
-        "kwok-medium",
-    );
+    // Two new Pods, 50 ms apart, that go the same way: the table folds what they say alike.
+    for (pod, off, scheduled_uid, failed_uid) in [
+        (
+            &pod_new,
+            0,
+            "e0000000-0000-4000-8000-000000000002",
+            "e0000000-0000-4000-8000-000000000003",
+        ),
+        (
+            &pod_new2,
+            50,
+            "e0000000-0000-4000-8000-000000000004",
+            "e0000000-0000-4000-8000-000000000005",
+        ),
+    ] {
+        r.object(
+            Seen::Added,
+            T + 60 * S + 300 + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kube-controller-manager", "", T + 60 * S)],
+            pod_state("", false),
+        );
+        r.event(
+            scheduled_uid,
+            pod,
+            "Normal",
+            "Scheduled",
+            &format!("Successfully assigned shop/{} to kwok-medium", pod.name),
+            1,
+            T + 60 * S + 400 + off,
+            T + 60 * S + 400 + off,
+            "default-scheduler",
+            "",
+        );
+        r.object(
+            Seen::Modified,
+            T + 60 * S + 500 + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kube-scheduler", "binding", T + 60 * S)],
+            pod_state("kwok-medium", false),
+        );
+        r.object(
+            Seen::Modified,
+            T + 62 * S + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kwok", "status", T + 62 * S + off)],
+            pod_state("kwok-medium", true),
+        );
+        r.event(
+            failed_uid,
+            pod,
+            "Warning",
+            "Failed",
+            "Error: ImagePullBackOff",
+            1,
+            T + 62 * S + off,
+            T + 62 * S + off,
+            "kubelet",
+            "kwok-medium",
+        );
+    }
     r.w.commit().unwrap();
 
     // 03:03–03:05 the recorder was not running.
@@ -452,6 +475,18 @@ fn recording(dir: &Path) -> PathBuf {
         "kubelet",
         "kwok-medium",
     );
+    r.event(
+        "e0000000-0000-4000-8000-000000000005",
+        &pod_new2,
+        "Warning",
+        "Failed",
+        "Error: ImagePullBackOff",
+        9,
+        T + 62 * S + 50,
+        T + 480 * S,
+        "kubelet",
+        "kwok-medium",
+    );
     // 03:11: the progress deadline passes.
     r.object(
         Seen::Modified,
@@ -482,6 +517,139 @@ fn recording(dir: &Path) -> PathBuf {
     path
 }
 
+/// A Deployment whose Pod only a tainted Node could fit: the scheduler says so, and so does `check`.
+fn unschedulable(dir: &Path) -> PathBuf {
+    let path = dir.join("unschedulable.db");
+    let conn = open(&path, Mode::Write).unwrap();
+    let cluster = session::register_cluster(
+        &conn,
+        &path,
+        "c0ffee00-0000-4000-8000-000000000002",
+        "prod-eu",
+        "",
+        T,
+    )
+    .unwrap();
+    let mut r = Rec {
+        w: Writer::new(conn, &path, cluster),
+    };
+    r.w.begin().unwrap();
+    let ns = "ml";
+    let node = obj(
+        "v1",
+        "Node",
+        "",
+        "gpu-1",
+        "e1000000-0000-4000-8000-000000000001",
+    );
+    let deploy = obj(
+        "apps/v1",
+        "Deployment",
+        ns,
+        "trainer",
+        "e1000000-0000-4000-8000-000000000002",
+    );
+    let rs = obj(
+        "apps/v1",
+        "ReplicaSet",
+        ns,
+        "trainer-6d5c",
+        "e1000000-0000-4000-8000-000000000003",
+    );
+    let pod = obj(
+        "v1",
+        "Pod",
+        ns,
+        "trainer-6d5c-k2j4m",
+        "e1000000-0000-4000-8000-000000000004",
+    );
+    r.object(
+        Seen::Listed,
+        T,
+        &node,
+        T - 86_400 * S,
+        vec![writer_entry("kwok", "status", T)],
+        ObjectState {
+            conditions: vec![cond("Ready", "True", "KubeletReady", "")],
+            taints: vec![Taint {
+                key: "dedicated".into(),
+                value: "gpu".into(),
+                effect: "NoSchedule".into(),
+                ..Taint::default()
+            }],
+            ..ObjectState::default()
+        },
+    );
+    r.object(
+        Seen::Added,
+        T + 10 * S,
+        &deploy,
+        T + 10 * S,
+        vec![writer_entry("kubectl-client-side-apply", "", T + 10 * S)],
+        deployment_state(1, 1, "trainer:3", |s| {
+            s.replicas.insert("spec.replicas".into(), 1);
+        }),
+    );
+    let mut rs_state = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec!["trainer:3".into()],
+        owners: vec![owner("Deployment", "trainer", &deploy.uid)],
+        ..ObjectState::default()
+    };
+    rs_state.replicas.insert("spec.replicas".into(), 1);
+    r.object(
+        Seen::Added,
+        T + 10 * S + 100,
+        &rs,
+        T + 10 * S,
+        vec![writer_entry("kube-controller-manager", "", T + 10 * S)],
+        rs_state,
+    );
+    let message = "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+    r.object(
+        Seen::Added,
+        T + 10 * S + 200,
+        &pod,
+        T + 10 * S + 200,
+        vec![writer_entry("kube-controller-manager", "", T + 10 * S)],
+        ObjectState {
+            phase: "Pending".into(),
+            images: vec!["trainer:3".into()],
+            owners: vec![owner("ReplicaSet", "trainer-6d5c", &rs.uid)],
+            ..ObjectState::default()
+        },
+    );
+    r.object(
+        Seen::Modified,
+        T + 10 * S + 300,
+        &pod,
+        T + 10 * S + 200,
+        vec![writer_entry("kube-scheduler", "status", T + 10 * S)],
+        ObjectState {
+            phase: "Pending".into(),
+            images: vec!["trainer:3".into()],
+            owners: vec![owner("ReplicaSet", "trainer-6d5c", &rs.uid)],
+            conditions: vec![cond("PodScheduled", "False", "Unschedulable", message)],
+            ..ObjectState::default()
+        },
+    );
+    r.event(
+        "e1000000-0000-4000-8000-0000000000e1",
+        &pod,
+        "Warning",
+        "FailedScheduling",
+        message,
+        4,
+        T + 10 * S + 300,
+        T + 400 * S,
+        "default-scheduler",
+        "",
+    );
+    r.w.commit().unwrap();
+    path
+}
+
 fn golden(name: &str, got: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
@@ -498,12 +666,16 @@ fn golden(name: &str, got: &str) {
 }
 
 fn timeline(db: &Path, format: &str) -> String {
+    timeline_of(db, "deploy/web", "shop", format)
+}
+
+fn timeline_of(db: &Path, object: &str, namespace: &str, format: &str) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
         .args([
             "timeline",
-            "deploy/web",
+            object,
             "-n",
-            "shop",
+            namespace,
             "--until",
             "2026-11-29T03:15:00Z",
             "-o",
@@ -527,14 +699,30 @@ fn timeline(db: &Path, format: &str) -> String {
 fn a_rollout_that_never_gets_ready_table() {
     let dir = tempfile::tempdir().unwrap();
     let db = recording(dir.path());
-    golden("timeline_rollout.txt", &timeline(&db, "table"));
+    let table = timeline(&db, "table");
+    golden("timeline_rollout.txt", &table);
+    // The cause is on the first screen: the bad image, who set it, and what the Pods say.
+    let first: String = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        first.contains("image web:1 → web:broken (by kubectl-set)")
+            && first.contains("NOT ready")
+            && first.contains("never ready: web: waiting (ImagePullBackOff)"),
+        "{first}"
+    );
 }
 
 #[test]
 fn a_rollout_that_never_gets_ready_json() {
     let dir = tempfile::tempdir().unwrap();
     let db = recording(dir.path());
-    golden("timeline_rollout.json", &timeline(&db, "json"));
+    let json = timeline(&db, "json");
+    golden("timeline_rollout.json", &json);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        doc["summary"]["pods"][0]["reason"],
+        "web: waiting (ImagePullBackOff)"
+    );
+    assert_eq!(doc["summary"]["changes"][0]["writers"][0], "kubectl-set");
 }
 
 #[test]
@@ -544,14 +732,49 @@ fn a_rollout_that_never_gets_ready_html_is_one_self_contained_file() {
     let html = timeline(&db, "html");
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<svg"), "an SVG picture");
-    assert!(!html.contains("<script"), "no scripts");
+    // One inline script (zoom, pan, hover details), which loads nothing.
+    assert_eq!(html.matches("<script").count(), 1, "one script");
+    let script =
+        &html[html.find("<script>").expect("inline, no src")..html.find("</script>").unwrap()];
+    for forbidden in ["http", "fetch(", "XMLHttpRequest", "import", "src="] {
+        assert!(!script.contains(forbidden), "the script uses {forbidden}");
+    }
+    assert!(
+        html.contains("id=\"zin\"") && html.contains("addEventListener('wheel'"),
+        "buttons and the wheel zoom"
+    );
+    assert!(
+        html.contains("class=\"z zw\""),
+        "state bars stretch with the zoom"
+    );
     assert!(
         !html.contains("src=\"http") && !html.contains("href=\"http"),
         "no external assets"
     );
     assert!(html.contains("url(#hatch)"), "the gap is hatched");
     assert!(
+        html.contains("<dl class=\"summary\">") && html.contains("never ready"),
+        "the summary heads the page"
+    );
+    assert!(
         html.contains("Error: ImagePullBackOff"),
         "hover text and table carry the details"
     );
+}
+
+#[test]
+fn an_unschedulable_deployment_names_the_taint_on_the_first_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = unschedulable(dir.path());
+    let table = timeline_of(&db, "deploy/trainer", "ml", "table");
+    golden("timeline_unschedulable.txt", &table);
+    let first: String = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        first.contains("never ready: Unschedulable: 0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}"),
+        "{first}"
+    );
+    let json = timeline_of(&db, "deploy/trainer", "ml", "json");
+    golden("timeline_unschedulable.json", &json);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["summary"]["pods"][0]["problem"], "never-ready");
 }

@@ -12,7 +12,6 @@ use crate::model::{Discovered, ResourceType};
 use crate::render::Paint;
 use crate::store::timeline::{self as load, Walk};
 use crate::store::{self, Mode, history};
-use crate::timeline::Relation;
 use crate::units::{parse_time_ms, rfc3339};
 
 /// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
@@ -253,20 +252,28 @@ pub fn run(
         related: !args.no_related,
     };
     let subjects = load::subjects(&conn, &path, cluster, target.clone(), walk)?;
-    let since_ms = since.unwrap_or(0);
-    let until_ms = until.unwrap_or_else(|| now.timestamp_millis());
-    let events = load::events(&conn, &path, cluster, &subjects, since_ms, until_ms)?;
-    let begin = subjects
-        .iter()
-        .filter(|s| !matches!(s.relation, Some(Relation::Node | Relation::Claim)))
-        .filter_map(|s| s.object.created.or(s.object.first_seen))
-        .chain(events.iter().map(|e| e.first))
-        .min()
-        .unwrap_or(since_ms);
-    let gaps = load::gaps(&conn, &path, cluster, since.unwrap_or(begin), until_ms)?;
-    // Without --since, the story starts where the earliest object or Event does.
-    let timeline =
-        crate::timeline::assemble(&subjects, &events, &gaps, since.unwrap_or(begin), until_ms);
+    let now_ms = now.timestamp_millis();
+    let events = load::events(
+        &conn,
+        &path,
+        cluster,
+        &subjects,
+        since.unwrap_or(0),
+        until.unwrap_or(now_ms),
+    )?;
+    // The window is the subject's lifetime (with a margin), narrowed by --since/--until:
+    // a Node older than the Deployment must not stretch the story back to its birth.
+    let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);
+    let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
+    let gaps = load::gaps(&conn, &path, cluster, since_ms, until_ms)?;
+    let mut timeline = crate::timeline::assemble(&subjects, &events, &gaps, since_ms, until_ms);
+    let check = check_lines(&conn, &path, cluster, &timeline);
+    timeline.summary = Some(crate::timeline::summary::summarize(
+        &subjects,
+        &timeline,
+        incarnations.len(),
+        check,
+    ));
 
     let target_json = serde_json::json!({
         "apiVersion": target.object.api_version, "kind": target.object.kind,
@@ -335,4 +342,47 @@ fn live_events(
             .await
             .unwrap_or_else(|_| Ok(Vec::new()))
     })
+}
+
+/// What `check` reports about the timeline's objects at the end of its window: the
+/// checks over the recorded snapshot at that moment, kept to the objects shown.
+fn check_lines(
+    conn: &rusqlite::Connection,
+    path: &std::path::Path,
+    cluster: i64,
+    t: &crate::timeline::Timeline,
+) -> Vec<crate::timeline::summary::CheckLine> {
+    // NB: the hot-loop window is check's default (10 minutes back from the end).
+    let snap = match store::snapshot::recorded(conn, path, cluster, t.until_ms, 10 * 60_000) {
+        Ok(snap) => snap,
+        Err(e) => {
+            eprintln!("note: the summary has no check results: {e}");
+            return Vec::new();
+        }
+    };
+    let report = crate::checks::run(&snap, &[], &crate::checks::Options::default());
+    let shown = |kind: &str, namespace: &str, name: &str, uid: &str| {
+        t.objects.iter().any(|o| {
+            (!uid.is_empty() && o.uid == uid)
+                || (o.kind == kind && o.namespace == namespace && o.name == name)
+        })
+    };
+    report
+        .findings
+        .into_iter()
+        .filter(|f| {
+            shown(
+                &f.object.kind,
+                &f.object.namespace,
+                &f.object.name,
+                &f.object.uid,
+            )
+        })
+        .map(|f| crate::timeline::summary::CheckLine {
+            code: f.code.to_string(),
+            severity: f.severity.as_str().to_string(),
+            object: format!("{}/{}", f.object.kind, f.object.name),
+            summary: f.summary,
+        })
+        .collect()
 }

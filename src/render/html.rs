@@ -84,7 +84,8 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
     let _ = writeln!(
         svg,
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="system-ui, sans-serif" font-size="12">
-<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff3e0"/><line x1="0" y1="0" x2="0" y2="8" stroke="#e65100" stroke-width="3" opacity="0.5"/></pattern></defs>"##
+<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff3e0"/><line x1="0" y1="0" x2="0" y2="8" stroke="#e65100" stroke-width="3" opacity="0.5"/></pattern><clipPath id="plotclip"><rect x="{LABEL}" y="0" width="{}" height="{height}"/></clipPath></defs>"##,
+        WIDTH - LABEL
     );
     // Time axis: five ticks.
     for i in 0..=4 {
@@ -97,7 +98,7 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
         };
         let _ = writeln!(
             svg,
-            r##"<line x1="{px:.1}" y1="{}" x2="{px:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{px:.1}" y="{}" text-anchor="{anchor}" fill="#555">{}</text>"##,
+            r##"<line class="z" x1="{px:.1}" y1="{}" x2="{px:.1}" y2="{:.1}" stroke="#e0e0e0"/><text class="z" x="{px:.1}" y="{}" text-anchor="{anchor}" fill="#555">{}</text>"##,
             TOP - 6.0,
             height - 24.0,
             TOP - 12.0,
@@ -138,7 +139,7 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
             let end = o.deleted_ms.unwrap_or(last);
             let _ = writeln!(
                 svg,
-                r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#bdbdbd" stroke-width="1"/>"##,
+                r##"<line class="z" x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#bdbdbd" stroke-width="1"/>"##,
                 x(created),
                 mid(i as f64),
                 x(end),
@@ -149,7 +150,7 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
             let (x1, x2) = (x(*from), x(*to));
             let _ = writeln!(
                 svg,
-                r##"<rect x="{x1:.1}" y="{:.1}" width="{:.1}" height="10" fill="{}" opacity="0.85"><title>{}</title></rect>"##,
+                r##"<rect class="z zw" x="{x1:.1}" y="{:.1}" width="{:.1}" height="10" fill="{}" opacity="0.85"><title>{}</title></rect>"##,
                 mid(i as f64) - 5.0,
                 (x2 - x1).max(1.5),
                 state_colour(state),
@@ -186,7 +187,7 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
                 let (x1, x2) = (x(e.at_ms), x(e.until_ms.unwrap_or(e.at_ms)));
                 let _ = writeln!(
                     svg,
-                    r##"<rect x="{x1:.1}" y="{TOP}" width="{:.1}" height="{:.1}" fill="url(#hatch)" opacity="0.8"><title>{hover}</title></rect>"##,
+                    r##"<rect class="z zw" x="{x1:.1}" y="{TOP}" width="{:.1}" height="{:.1}" fill="url(#hatch)" opacity="0.8"><title>{hover}</title></rect>"##,
                     (x2 - x1).max(3.0),
                     lanes * LANE
                 );
@@ -200,7 +201,7 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
                 };
                 let _ = writeln!(
                     svg,
-                    r##"<rect x="{:.1}" y="{:.1}" width="3" height="22" fill="{colour}"><title>{hover}</title></rect>"##,
+                    r##"<rect class="z" x="{:.1}" y="{:.1}" width="3" height="22" fill="{colour}"><title>{hover}</title></rect>"##,
                     x(e.at_ms) - 1.5,
                     y - 11.0
                 );
@@ -215,14 +216,14 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
                 if let Some(until) = e.until_ms {
                     let _ = writeln!(
                         svg,
-                        r##"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="2" opacity="0.6"><title>{hover}</title></line>"##,
+                        r##"<line class="z" x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="2" opacity="0.6"><title>{hover}</title></line>"##,
                         x(e.at_ms),
                         x(until)
                     );
                 }
                 let _ = writeln!(
                     svg,
-                    r##"<circle cx="{:.1}" cy="{y:.1}" r="5" fill="{colour}"><title>{hover}</title></circle>"##,
+                    r##"<circle class="z" cx="{:.1}" cy="{y:.1}" r="5" fill="{colour}"><title>{hover}</title></circle>"##,
                     x(e.at_ms)
                 );
             }
@@ -252,6 +253,14 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
             esc(&e.writers.join(", "))
         );
     }
+    let mut summary = String::new();
+    if let Some(sm) = &t.summary {
+        summary.push_str("<dl class=\"summary\">");
+        for (label, text) in crate::timeline::summary::lines(sm) {
+            let _ = write!(summary, "<dt>{}</dt><dd>{}</dd>", esc(label), esc(&text));
+        }
+        summary.push_str("</dl>\n");
+    }
     write!(
         out,
         r##"<!DOCTYPE html>
@@ -266,11 +275,19 @@ table {{ border-collapse: collapse; margin-top: 20px; font-size: 13px; }}
 td, th {{ border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }}
 tr.warn td {{ background: #fff3e0; }}
 tr.gap td {{ background: #ffebee; }}
+dl.summary {{ display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 16px; font-size: 14px; }}
+dl.summary dt {{ font-weight: bold; }}
+dl.summary dd {{ margin: 0; }}
+.zoom {{ margin: 8px 0 4px; font-size: 13px; color: #616161; }}
+.detail {{ min-height: 1.4em; font-size: 13px; padding: 2px 6px; background: #f5f5f5; white-space: pre-wrap; }}
+svg {{ cursor: grab; user-select: none; }}
 </style></head><body>
 <h1>{title}</h1>
 <div class="sub">{} → {} · {} object(s) · {} entries · recorded by kubectl-diag</div>
-<div class="legend"><span><i style="background:#2e7d32"></i>ready</span><span><i style="background:#f9a825"></i>not ready</span><span><i style="background:#90a4ae"></i>pending</span><span><i style="background:#616161"></i>terminating</span><span><i style="background:#1565c0;border-radius:6px"></i>Normal event</span><span><i style="background:#d84315;border-radius:6px"></i>Warning event</span><span><i style="background:#263238;width:3px"></i>change</span><span><i style="background:url(#);background:repeating-linear-gradient(45deg,#fff3e0,#fff3e0 3px,#f0a070 3px,#f0a070 6px)"></i>no data (recorder gap)</span></div>
-{svg}<table><tr><th>time (UTC)</th><th>object</th><th>entry</th><th>reason</th><th>message</th><th>writer</th></tr>
+{summary}<div class="legend"><span><i style="background:#2e7d32"></i>ready</span><span><i style="background:#f9a825"></i>not ready</span><span><i style="background:#90a4ae"></i>pending</span><span><i style="background:#616161"></i>terminating</span><span><i style="background:#1565c0;border-radius:6px"></i>Normal event</span><span><i style="background:#d84315;border-radius:6px"></i>Warning event</span><span><i style="background:#263238;width:3px"></i>change</span><span><i style="background:url(#);background:repeating-linear-gradient(45deg,#fff3e0,#fff3e0 3px,#f0a070 3px,#f0a070 6px)"></i>no data (recorder gap)</span></div>
+<div class="zoom"><button type="button" id="zin">+</button> <button type="button" id="zout">−</button> <button type="button" id="zreset">reset</button> <span>wheel to zoom, drag to pan; hover a mark for its details</span></div>
+<div id="detail" class="detail">&nbsp;</div>
+{svg}<script>{ZOOM_JS}</script><table><tr><th>time (UTC)</th><th>object</th><th>entry</th><th>reason</th><th>message</th><th>writer</th></tr>
 {rows}</table></body></html>
 "##,
         esc(&time(first)),
@@ -278,5 +295,40 @@ tr.gap td {{ background: #ffebee; }}
         t.objects.len(),
         t.entries.len(),
         title = esc(title),
+        ZOOM_JS = zoom_js(),
+    )
+}
+
+/// Zoom and pan on the time axis, and a details line for the hovered mark: inline,
+/// no network, no libraries. Marks (`class="z"`) move with the axis; spans
+/// (`class="z zw"`) also stretch; lane labels stay put. Redraws are batched per frame.
+fn zoom_js() -> String {
+    format!(
+        r#"(function(){{
+var svg=document.querySelector('svg'),L={LABEL},P={plot},W={WIDTH},k=1,tx=0,queued=false;
+var els=[].slice.call(svg.querySelectorAll('.z')).map(function(e){{
+  var o={{e:e,w:e.classList.contains('zw')}};
+  ['x','x1','x2','cx','width'].forEach(function(a){{if(e.hasAttribute(a))o[a]=parseFloat(e.getAttribute(a));}});
+  e.setAttribute('clip-path','url(#plotclip)');return o;}});
+function X(v){{return L+(v-L)*k+tx;}}
+function draw(){{queued=false;els.forEach(function(o){{var e=o.e;
+  ['x','x1','x2','cx'].forEach(function(a){{if(a in o)e.setAttribute(a,X(o[a]).toFixed(1));}});
+  if(o.w&&'width' in o)e.setAttribute('width',Math.max(o.width*k,1.5).toFixed(1));}});}}
+function later(){{if(!queued){{queued=true;requestAnimationFrame(draw);}}}}
+function clamp(){{tx=Math.min(0,Math.max(tx,P-P*k));}}
+function zoom(f,at){{var nk=Math.min(Math.max(k*f,1),5000);tx=at-L-(at-L-tx)*nk/k;k=nk;clamp();later();}}
+function pt(ev){{var r=svg.getBoundingClientRect();return (ev.clientX-r.left)*W/r.width;}}
+svg.addEventListener('wheel',function(ev){{ev.preventDefault();zoom(ev.deltaY<0?1.25:0.8,Math.max(pt(ev),L));}},{{passive:false}});
+var drag=null;
+svg.addEventListener('mousedown',function(ev){{drag={{x:pt(ev),tx:tx}};svg.style.cursor='grabbing';}});
+window.addEventListener('mousemove',function(ev){{if(drag){{tx=drag.tx+pt(ev)-drag.x;clamp();later();}}}});
+window.addEventListener('mouseup',function(){{drag=null;svg.style.cursor='';}});
+document.getElementById('zin').onclick=function(){{zoom(2,L+P/2);}};
+document.getElementById('zout').onclick=function(){{zoom(0.5,L+P/2);}};
+document.getElementById('zreset').onclick=function(){{k=1;tx=0;later();}};
+var detail=document.getElementById('detail');
+svg.addEventListener('mouseover',function(ev){{var t=ev.target.querySelector&&ev.target.querySelector('title');if(t)detail.textContent=t.textContent;}});
+}})();"#,
+        plot = WIDTH - LABEL - 20.0
     )
 }

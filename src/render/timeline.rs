@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use super::{Paint, escape, plain_table};
+use crate::timeline::fold::{Folded, fold};
 use crate::timeline::{Entry, EntryKind, Timeline};
 use crate::units::human_duration;
 
@@ -42,27 +43,60 @@ fn entry_kind(e: &Entry) -> &'static str {
     }
 }
 
-/// `-o table` / `-o wide`.
+/// `-o table` / `-o wide`. The table folds what sibling Pods say alike into one line
+/// (`timeline::fold`); wide keeps every entry.
 pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std::io::Result<()> {
+    if let Some(summary) = &t.summary {
+        for (label, text) in crate::timeline::summary::lines(summary) {
+            let label = format!("{label}:");
+            writeln!(out, "{label:<9}{}", escape(&text.replace('\n', " ")))?;
+        }
+        writeln!(out)?;
+    }
     let start = t.entries.first().map_or(t.since_ms, |e| e.at_ms);
     let mut header = vec!["TIME (UTC)", "REL", "OBJECT", "ENTRY", "REASON", "MESSAGE"];
     if wide {
         header.extend(["WRITER", "SOURCE"]);
     }
-    let rows = t.entries.iter().map(|e| {
+    let lines = if wide {
+        t.entries
+            .iter()
+            .map(|e| Folded {
+                entry: e.clone(),
+                names: vec![e.object.name.clone()],
+                last_at: e.at_ms,
+            })
+            .collect()
+    } else {
+        fold(&t.entries)
+    };
+    let rows = lines.iter().map(|f| {
+        let e = &f.entry;
         let reason = escape(&e.reason);
         let reason = match (e.entry, e.type_.as_str()) {
             (EntryKind::Gap, _) => paint.red(&reason),
             (_, "Warning") => paint.yellow(&reason),
             _ => reason.into_owned(),
         };
+        let (object, message) = match f.label() {
+            Some(label) if f.last_at - e.at_ms >= 1_000 => (
+                escape(&label).into_owned(),
+                format!(
+                    "{} (within {})",
+                    message(e),
+                    human_duration(f.last_at - e.at_ms)
+                ),
+            ),
+            Some(label) => (escape(&label).into_owned(), message(e)),
+            None => (object(e), message(e)),
+        };
         let mut row = vec![
             time(e.at_ms),
             format!("+{}", human_duration(e.at_ms - start)),
-            object(e),
+            object,
             entry_kind(e).to_string(),
             reason,
-            message(e),
+            message,
         ];
         if wide {
             row.push(escape(&e.writers.join(",")).into_owned());
@@ -75,13 +109,16 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
 
 /// `-o json`: the shape documented in docs/timeline.md.
 pub fn json(t: &Timeline, target: &serde_json::Value, out: &mut dyn Write) -> std::io::Result<()> {
-    let doc = serde_json::json!({
+    let mut doc = serde_json::json!({
         "target": target,
         "since": t.since,
         "until": t.until,
-        "objects": t.objects,
-        "entries": t.entries,
     });
+    if let Some(summary) = &t.summary {
+        doc["summary"] = serde_json::json!(summary);
+    }
+    doc["objects"] = serde_json::json!(t.objects);
+    doc["entries"] = serde_json::json!(t.entries);
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
 }

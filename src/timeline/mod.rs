@@ -4,7 +4,10 @@
 //! them, deletions, and the recorder's gaps. Pure: tests never touch a
 //! cluster or a database.
 
+pub mod fold;
+pub mod summary;
 pub mod transitions;
+pub mod window;
 
 use serde::Serialize;
 
@@ -62,7 +65,7 @@ pub struct GapLine {
 }
 
 /// What kind of line an entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
     Event,
@@ -95,6 +98,9 @@ pub struct Entry {
     pub writers: Vec<String>,
     /// The Event's reporting controller, or `recorder` for gaps.
     pub source: String,
+    /// For a Pod, its controller (`ReplicaSet/web-5c4f`): siblings fold on it in the table.
+    #[serde(skip)]
+    pub group: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -151,6 +157,9 @@ pub struct Timeline {
     pub until_ms: i64,
     pub objects: Vec<ObjectLine>,
     pub entries: Vec<Entry>,
+    /// The story in a few lines, when the caller built it (`summary::summarize`).
+    #[serde(skip)]
+    pub summary: Option<summary::Summary>,
 }
 
 fn rfc(ms: i64) -> String {
@@ -179,6 +188,7 @@ fn entry(
         count: 1,
         writers: Vec::new(),
         source: String::new(),
+        group: String::new(),
     }
 }
 
@@ -237,24 +247,48 @@ pub fn assemble(
 ) -> Timeline {
     let mut entries = Vec::new();
     let mut objects = Vec::new();
+    let spans = window::context_spans(subjects, until);
+    // Context objects by key, with the spans in which a Pod of the subject used them.
+    let mut context_keys: std::collections::BTreeMap<String, Vec<(i64, i64)>> = Default::default();
+    for s in subjects.iter().filter(|s| window::is_context(s)) {
+        let r = &s.object.object;
+        let k = window::key(&r.kind, &r.namespace, &r.name);
+        let own = spans.get(&k).cloned().unwrap_or_default();
+        context_keys.insert(k, own);
+    }
     for s in subjects {
         let o = &s.object;
+        // NB: a Pod's Node or claim is context: it shows only while a Pod of the
+        // subject was bound to it or used it, however much older it is.
+        let context = window::is_context(s);
+        let used: Option<&Vec<(i64, i64)>> = context.then(|| {
+            &context_keys[&window::key(&o.object.kind, &o.object.namespace, &o.object.name)]
+        });
+        let in_use = |at: i64| used.is_none_or(|spans| window::overlap(spans, at, at).is_some());
         let mut states = Vec::new();
         let end = o.deleted.unwrap_or(until).min(until);
         for (i, v) in s.versions.iter().enumerate() {
             let next = s.versions.get(i + 1).map_or(end, |n| n.at);
             let state = readiness(&o.object.kind, &v.state).to_string();
             if next >= since && v.at <= until {
-                states.push((v.at.max(since), next.min(until), state));
+                let (from, to) = (v.at.max(since), next.min(until));
+                match used {
+                    None => states.push((from, to, state)),
+                    Some(spans) => {
+                        for (a, b) in spans {
+                            if *b >= from && *a <= to {
+                                states.push((from.max(*a), to.min(*b), state.clone()));
+                            }
+                        }
+                    }
+                }
             }
         }
-        // NB: a Pod's Node or claim is context: its changes matter, not its (often much older) creation.
-        let context = matches!(s.relation, Some(Relation::Node | Relation::Claim));
         for t in transitions::of(&o.object, o.created, &s.versions) {
             if context && matches!(t.reason.as_str(), "Created" | "FirstRecorded") {
                 continue;
             }
-            if t.at >= since && t.at <= until {
+            if t.at >= since && t.at <= until && in_use(t.at) {
                 let mut e = entry(
                     t.at,
                     None,
@@ -268,7 +302,10 @@ pub fn assemble(
                 entries.push(e);
             }
         }
-        if let Some(deleted) = o.deleted.filter(|d| *d >= since && *d <= until) {
+        if let Some(deleted) = o
+            .deleted
+            .filter(|d| *d >= since && *d <= until && in_use(*d))
+        {
             let (message, at, until) = match o.deleted_after {
                 Some(after) => (
                     format!(
@@ -302,8 +339,15 @@ pub fn assemble(
             created: o.created.map(rfc),
             deleted: o.deleted.map(rfc),
             deleted_after: o.deleted_after.map(rfc),
-            created_ms: o.created.or(o.first_seen),
-            deleted_ms: o.deleted,
+            // A context object's lane runs from the first bind to the last release.
+            created_ms: match used {
+                Some(spans) => spans.first().map(|(a, _)| (*a).max(since)),
+                None => o.created.or(o.first_seen),
+            },
+            deleted_ms: match used {
+                Some(spans) => spans.last().map(|(_, b)| (*b).min(until)),
+                None => o.deleted,
+            },
             states,
         });
     }
@@ -311,14 +355,30 @@ pub fn assemble(
         if e.last < since || e.first > until {
             continue;
         }
+        let mut at = e.first;
+        let mut message = e.message.clone();
+        if let Some(spans) = context_keys.get(&window::key(
+            &e.object.kind,
+            &e.object.namespace,
+            &e.object.name,
+        )) {
+            let Some((from, _)) = window::overlap(spans, e.first, e.last) else {
+                continue;
+            };
+            // NB: a repeating Event that began before the Pod came is shown from then on, and says so.
+            if e.first < from {
+                at = from;
+                message = format!("(repeating since {}) {message}", rfc(e.first));
+            }
+        }
         let mut line = entry(
-            e.first,
-            (e.last > e.first).then_some(e.last),
+            at,
+            (e.last > at).then_some(e.last),
             EntryKind::Event,
             &e.object,
             &e.type_,
             e.reason.clone(),
-            e.message.clone(),
+            message,
         );
         line.count = e.count;
         line.source = e.source.clone();
@@ -346,6 +406,33 @@ pub fn assemble(
         line.source = "recorder".into();
         entries.push(line);
     }
+    // Pods' controllers, so the table can fold what siblings say alike.
+    let groups: std::collections::HashMap<String, String> = subjects
+        .iter()
+        .filter(|s| s.object.object.kind == "Pod")
+        .filter_map(|s| {
+            let r = &s.object.object;
+            let owner = s
+                .versions
+                .iter()
+                .rev()
+                .flat_map(|v| v.state.owners.iter())
+                .find(|o| o.controller)?;
+            Some((
+                window::key(&r.kind, &r.namespace, &r.name),
+                format!("{}/{}", owner.kind, owner.name),
+            ))
+        })
+        .collect();
+    for e in entries.iter_mut() {
+        if let Some(g) = groups.get(&window::key(
+            &e.object.kind,
+            &e.object.namespace,
+            &e.object.name,
+        )) {
+            e.group = g.clone();
+        }
+    }
     // Stable order: time, then gaps first (they frame what follows), then objects in list order.
     let order = |e: &Entry| match e.entry {
         EntryKind::Gap => 0,
@@ -367,6 +454,7 @@ pub fn assemble(
         until_ms: until,
         objects,
         entries,
+        summary: None,
     }
 }
 

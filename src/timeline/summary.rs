@@ -1,0 +1,586 @@
+//! The story on the first screen: a few lines above the entries that say
+//! what the object is, what changed its spec and who, how the rollout ended,
+//! which Pods never got ready (and why), the recorder's blind spots, and what
+//! `check` reports about these objects at the end of the window. Pure: the
+//! findings come in as plain lines, computed by the caller.
+
+use serde::Serialize;
+
+use super::{EntryKind, Relation, Subject, Timeline};
+use crate::model::ObjectState;
+use crate::units::human_duration;
+
+/// Pod lines shown before "and N more".
+const MAX_POD_LINES: usize = 5;
+
+/// One spec change of the target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SpecChange {
+    #[serde(skip)]
+    pub at_ms: i64,
+    pub time: String,
+    pub change: String,
+    pub writers: Vec<String>,
+}
+
+/// Pods that went wrong the same way, by controller.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PodTrouble {
+    /// `never-ready`, `restarted` or `evicted`.
+    pub problem: String,
+    pub reason: String,
+    /// `ReplicaSet/web-5c4f`, or empty for a Pod without a controller.
+    pub owner: String,
+    pub pods: Vec<String>,
+}
+
+/// A `check` finding about one of the timeline's objects.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckLine {
+    pub code: String,
+    pub severity: String,
+    pub object: String,
+    pub summary: String,
+}
+
+/// The summary block (`summary` in JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// What the object is and when it lived.
+    pub subject: String,
+    /// How many objects have had this name in the recording.
+    pub incarnations: usize,
+    pub changes: Vec<SpecChange>,
+    /// For a Deployment: the newest ReplicaSet's outcome.
+    pub rollout: Option<String>,
+    pub pods: Vec<PodTrouble>,
+    /// The recorder's gaps inside the window.
+    pub gaps: Vec<String>,
+    /// What `check` reports about these objects at the end of the window.
+    pub check: Vec<CheckLine>,
+}
+
+fn condition<'a>(s: &'a ObjectState, t: &str) -> Option<&'a crate::model::Condition> {
+    s.conditions.iter().find(|c| c.type_ == t)
+}
+
+fn short(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+        .unwrap_or_default()
+}
+
+/// Why a Pod is not ready, from its last state: a waiting or terminated
+/// container's reason, else the scheduler's, else its phase.
+fn not_ready_reason(s: &ObjectState) -> String {
+    if let Some(c) = s
+        .containers
+        .iter()
+        .find(|c| c.state == "waiting" && !c.reason.is_empty())
+    {
+        return format!("{}: waiting ({})", c.name, c.reason);
+    }
+    if let Some(c) = s
+        .containers
+        .iter()
+        .find(|c| c.state == "terminated" && !c.reason.is_empty())
+    {
+        return format!("{}: terminated ({})", c.name, c.reason);
+    }
+    if let Some(c) = condition(s, "PodScheduled").filter(|c| c.status == "False") {
+        return if c.message.is_empty() {
+            c.reason.clone()
+        } else {
+            format!("{}: {}", c.reason, c.message)
+        };
+    }
+    if s.node_name.is_empty() {
+        return "not scheduled".into();
+    }
+    format!(
+        "phase {}",
+        if s.phase.is_empty() {
+            "unknown"
+        } else {
+            &s.phase
+        }
+    )
+}
+
+fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
+    let target = subjects
+        .iter()
+        .find(|s| s.relation == Some(Relation::Target))?;
+    if target.object.object.kind != "Deployment" {
+        return None;
+    }
+    let newest = subjects
+        .iter()
+        .filter(|s| s.relation == Some(Relation::Owned) && s.object.object.kind == "ReplicaSet")
+        .max_by_key(|s| {
+            (
+                s.object.created.or(s.object.first_seen),
+                s.object.object.name.clone(),
+            )
+        })?;
+    let start = newest.object.created.or(newest.object.first_seen)?;
+    let images = newest
+        .versions
+        .last()
+        .map(|v| v.state.images.join(", "))
+        .unwrap_or_default();
+    let name = format!("ReplicaSet {} ({images})", newest.object.object.name);
+    let ready_at = newest.versions.iter().find(|v| {
+        let want = v.state.replicas.get("spec.replicas").copied().unwrap_or(0);
+        let ready = v.state.replicas.get("readyReplicas").copied().unwrap_or(0);
+        want > 0 && ready >= want && v.at <= t.until_ms
+    });
+    let mut line = match ready_at {
+        Some(v) => format!(
+            "{name} ready {}/{} after {}",
+            v.state.replicas.get("readyReplicas").copied().unwrap_or(0),
+            v.state.replicas.get("spec.replicas").copied().unwrap_or(0),
+            human_duration(v.at - start)
+        ),
+        None => {
+            let last = newest
+                .versions
+                .iter()
+                .rev()
+                .find(|v| v.at <= t.until_ms)
+                .map(|v| &v.state);
+            let want = last
+                .and_then(|s| s.replicas.get("spec.replicas").copied())
+                .unwrap_or(0);
+            let ready = last
+                .and_then(|s| s.replicas.get("readyReplicas").copied())
+                .unwrap_or(0);
+            let end = newest.object.deleted.unwrap_or(t.until_ms).min(t.until_ms);
+            format!(
+                "{name} NOT ready: {ready} of {want} ready after {}",
+                human_duration(end - start)
+            )
+        }
+    };
+    if let Some(c) = target
+        .versions
+        .iter()
+        .rev()
+        .find(|v| v.at <= t.until_ms)
+        .and_then(|v| condition(&v.state, "Progressing"))
+        .filter(|c| c.status == "False")
+    {
+        line.push_str(&format!("; Progressing=False ({})", c.reason));
+    }
+    Some(line)
+}
+
+fn pods(subjects: &[Subject], t: &Timeline) -> Vec<PodTrouble> {
+    let mut out: Vec<PodTrouble> = Vec::new();
+    let mut add = |problem: &str, reason: String, owner: String, pod: &str| match out
+        .iter_mut()
+        .find(|p| p.problem == problem && p.reason == reason && p.owner == owner)
+    {
+        Some(p) => p.pods.push(pod.to_string()),
+        None => out.push(PodTrouble {
+            problem: problem.into(),
+            reason,
+            owner,
+            pods: vec![pod.to_string()],
+        }),
+    };
+    for s in subjects.iter().filter(|s| {
+        s.object.object.kind == "Pod"
+            && matches!(s.relation, Some(Relation::Target | Relation::Owned))
+    }) {
+        let versions: Vec<_> = s.versions.iter().filter(|v| v.at <= t.until_ms).collect();
+        let Some(last) = versions.last() else {
+            continue;
+        };
+        let name = &s.object.object.name;
+        let owner = versions
+            .iter()
+            .rev()
+            .flat_map(|v| v.state.owners.iter())
+            .find(|o| o.controller)
+            .map(|o| format!("{}/{}", o.kind, o.name))
+            .unwrap_or_default();
+        let evicted = t
+            .entries
+            .iter()
+            .any(|e| e.object.name == *name && e.object.kind == "Pod" && e.reason == "Evicted");
+        if evicted || (last.state.phase == "Failed" && !last.state.containers.is_empty()) {
+            let why = t
+                .entries
+                .iter()
+                .find(|e| e.object.name == *name && e.reason == "Evicted")
+                .map(|e| e.message.clone())
+                .unwrap_or_else(|| "phase Failed".into());
+            add(
+                if evicted { "evicted" } else { "failed" },
+                why,
+                owner.clone(),
+                name,
+            );
+        }
+        let ever_ready = versions
+            .iter()
+            .any(|v| condition(&v.state, "Ready").is_some_and(|c| c.status == "True"));
+        if !ever_ready && last.state.phase != "Succeeded" {
+            add(
+                "never-ready",
+                not_ready_reason(&last.state),
+                owner.clone(),
+                name,
+            );
+        }
+        if let Some(c) = last
+            .state
+            .containers
+            .iter()
+            .filter(|c| c.restarts > 0)
+            .max_by_key(|c| c.restarts)
+        {
+            let reason = if c.last_reason.is_empty() {
+                format!("{} restarted", c.name)
+            } else {
+                format!("{} restarted (last: {})", c.name, c.last_reason)
+            };
+            add("restarted", reason, owner, name);
+        }
+    }
+    out
+}
+
+/// Builds the summary of an assembled timeline.
+pub fn summarize(
+    subjects: &[Subject],
+    t: &Timeline,
+    incarnations: usize,
+    check: Vec<CheckLine>,
+) -> Summary {
+    let subject = match subjects
+        .iter()
+        .find(|s| s.relation == Some(Relation::Target))
+    {
+        Some(s) => {
+            let o = &s.object;
+            let r = &o.object;
+            let at = |ms: Option<i64>| ms.map(short).unwrap_or_else(|| "?".into());
+            let ns = if r.namespace.is_empty() {
+                String::new()
+            } else {
+                format!("{}/", r.namespace)
+            };
+            let end = match (o.deleted, o.deleted_after) {
+                (Some(d), Some(a)) => format!("deleted between {} and {}", short(a), short(d)),
+                (Some(d), None) => format!("deleted {}", short(d)),
+                _ => format!("not deleted by {}", short(t.until_ms)),
+            };
+            let created = match (o.created, o.first_seen) {
+                (Some(c), Some(f)) if f > c + 2_000 => {
+                    format!("created {} (first recorded {})", short(c), short(f))
+                }
+                (c, f) => format!("created {}", at(c.or(f))),
+            };
+            format!("{} {ns}{}: {created}, {end}", r.kind, r.name)
+        }
+        None => String::new(),
+    };
+    let target_uid = subjects
+        .iter()
+        .find(|s| s.relation == Some(Relation::Target))
+        .map(|s| s.object.object.uid.clone())
+        .unwrap_or_default();
+    let changes = t
+        .entries
+        .iter()
+        .filter(|e| {
+            e.entry == EntryKind::Transition
+                && e.object.uid == target_uid
+                && matches!(e.reason.as_str(), "SpecChanged" | "ImageChanged" | "Scaled")
+        })
+        .map(|e| SpecChange {
+            at_ms: e.at_ms,
+            time: e.time.clone(),
+            change: e.message.clone(),
+            writers: e.writers.clone(),
+        })
+        .collect();
+    let gaps = t
+        .entries
+        .iter()
+        .filter(|e| e.entry == EntryKind::Gap)
+        .map(|e| {
+            let until = e.until_ms.unwrap_or(e.at_ms);
+            format!(
+                "{} to {} ({}): {}",
+                short(e.at_ms),
+                short(until),
+                human_duration(until - e.at_ms),
+                e.reason
+            )
+        })
+        .collect();
+    Summary {
+        subject,
+        incarnations,
+        changes,
+        rollout: rollout(subjects, t),
+        pods: pods(subjects, t),
+        gaps,
+        check,
+    }
+}
+
+/// The block as plain lines, for the table and the HTML header: `(label, text)`.
+pub fn lines(s: &Summary) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let incarnations = if s.incarnations > 1 {
+        format!(
+            " ({} objects have had this name; see --uid)",
+            s.incarnations
+        )
+    } else {
+        String::new()
+    };
+    out.push(("Object", format!("{}{incarnations}", s.subject)));
+    for c in &s.changes {
+        let by = if c.writers.is_empty() {
+            String::new()
+        } else {
+            format!(" (by {})", c.writers.join(", "))
+        };
+        out.push(("Change", format!("{} {}{by}", short(c.at_ms), c.change)));
+    }
+    if let Some(r) = &s.rollout {
+        out.push(("Rollout", r.clone()));
+    }
+    for p in s.pods.iter().take(MAX_POD_LINES) {
+        let who = match (p.pods.len(), p.owner.is_empty()) {
+            (1, _) => format!("Pod {}", p.pods[0]),
+            (n, false) => format!("{n} Pods of {}", p.owner),
+            (n, true) => format!("{n} Pods"),
+        };
+        let what = match p.problem.as_str() {
+            "never-ready" => "never ready",
+            other => other,
+        };
+        out.push(("Pods", format!("{who} {what}: {}", p.reason)));
+    }
+    if s.pods.len() > MAX_POD_LINES {
+        out.push((
+            "Pods",
+            format!(
+                "and {} more kinds of trouble (-o json)",
+                s.pods.len() - MAX_POD_LINES
+            ),
+        ));
+    }
+    for g in &s.gaps {
+        out.push(("Gap", format!("no data {g}")));
+    }
+    if s.check.is_empty() {
+        out.push(("Check", "nothing to report at the end of the window".into()));
+    }
+    for c in &s.check {
+        out.push((
+            "Check",
+            format!("{} {} {}: {}", c.severity, c.code, c.object, c.summary),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Condition, ContainerState, ObjectRef, OwnerRef, RecordedObject, Version};
+
+    fn subject(kind: &str, name: &str, relation: Relation, created: i64) -> Subject {
+        Subject {
+            object: RecordedObject {
+                object: ObjectRef {
+                    kind: kind.into(),
+                    namespace: "shop".into(),
+                    name: name.into(),
+                    uid: format!("uid-{name}"),
+                    ..ObjectRef::default()
+                },
+                created: Some(created),
+                first_seen: Some(created),
+                ..RecordedObject::default()
+            },
+            relation: Some(relation),
+            depth: 0,
+            versions: Vec::new(),
+        }
+    }
+
+    fn version(at: i64, state: ObjectState) -> Version {
+        Version {
+            at,
+            state,
+            writers: Vec::new(),
+            listed: false,
+        }
+    }
+
+    fn rs_state(want: i64, ready: i64) -> ObjectState {
+        let mut s = ObjectState {
+            images: vec!["web:2".into()],
+            ..ObjectState::default()
+        };
+        s.replicas.insert("spec.replicas".into(), want);
+        s.replicas.insert("readyReplicas".into(), ready);
+        s
+    }
+
+    fn pod(name: &str, waiting: &str, restarts: i64) -> Subject {
+        let mut p = subject("Pod", name, Relation::Owned, 1_000);
+        p.versions = vec![version(
+            2_000,
+            ObjectState {
+                node_name: "n1".into(),
+                owners: vec![OwnerRef {
+                    kind: "ReplicaSet".into(),
+                    name: "web-2".into(),
+                    controller: true,
+                    ..OwnerRef::default()
+                }],
+                conditions: vec![Condition {
+                    type_: "Ready".into(),
+                    status: "False".into(),
+                    ..Condition::default()
+                }],
+                containers: vec![ContainerState {
+                    name: "web".into(),
+                    state: "waiting".into(),
+                    reason: waiting.into(),
+                    restarts,
+                    last_reason: if restarts > 0 {
+                        "OOMKilled".into()
+                    } else {
+                        String::new()
+                    },
+                    ..ContainerState::default()
+                }],
+                ..ObjectState::default()
+            },
+        )];
+        p
+    }
+
+    fn timeline(until: i64) -> Timeline {
+        crate::timeline::assemble(&[], &[], &[], 0, until)
+    }
+
+    #[test]
+    fn a_rollout_that_became_ready_says_how_long_it_took() {
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = vec![version(0, ObjectState::default())];
+        let mut rs = subject("ReplicaSet", "web-2", Relation::Owned, 10_000);
+        rs.versions = vec![
+            version(10_000, rs_state(2, 0)),
+            version(25_000, rs_state(2, 2)),
+        ];
+        let s = summarize(&[deploy, rs], &timeline(60_000), 1, Vec::new());
+        assert_eq!(
+            s.rollout.as_deref(),
+            Some("ReplicaSet web-2 (web:2) ready 2/2 after 15s")
+        );
+        assert!(s.pods.is_empty());
+    }
+
+    #[test]
+    fn pods_that_never_got_ready_fold_by_owner_with_their_reason() {
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = vec![version(
+            0,
+            ObjectState {
+                conditions: vec![Condition {
+                    type_: "Progressing".into(),
+                    status: "False".into(),
+                    reason: "ProgressDeadlineExceeded".into(),
+                    ..Condition::default()
+                }],
+                ..ObjectState::default()
+            },
+        )];
+        let mut rs = subject("ReplicaSet", "web-2", Relation::Owned, 10_000);
+        rs.versions = vec![version(10_000, rs_state(2, 0))];
+        let subjects = vec![
+            deploy,
+            rs,
+            pod("web-2-a", "ImagePullBackOff", 0),
+            pod("web-2-b", "ImagePullBackOff", 0),
+            pod("web-2-c", "CrashLoopBackOff", 3),
+        ];
+        let s = summarize(&subjects, &timeline(70_000), 2, Vec::new());
+        assert_eq!(
+            s.rollout.as_deref(),
+            Some(
+                "ReplicaSet web-2 (web:2) NOT ready: 0 of 2 ready after 1m; Progressing=False (ProgressDeadlineExceeded)"
+            )
+        );
+        let text: Vec<String> = lines(&s)
+            .into_iter()
+            .map(|(l, t)| format!("{l}: {t}"))
+            .collect();
+        assert!(
+            text.contains(
+                &"Pods: 2 Pods of ReplicaSet/web-2 never ready: web: waiting (ImagePullBackOff)"
+                    .to_string()
+            ),
+            "{text:#?}"
+        );
+        assert!(
+            text.contains(
+                &"Pods: Pod web-2-c never ready: web: waiting (CrashLoopBackOff)".to_string()
+            ),
+            "{text:#?}"
+        );
+        assert!(
+            text.contains(
+                &"Pods: Pod web-2-c restarted: web restarted (last: OOMKilled)".to_string()
+            ),
+            "{text:#?}"
+        );
+        assert!(
+            text[0].contains("2 objects have had this name"),
+            "{text:#?}"
+        );
+        assert_eq!(
+            text.last().unwrap(),
+            "Check: nothing to report at the end of the window"
+        );
+    }
+
+    #[test]
+    fn an_unscheduled_pod_gives_the_schedulers_words() {
+        let mut p = subject("Pod", "big", Relation::Target, 0);
+        p.versions = vec![version(
+            0,
+            ObjectState {
+                phase: "Pending".into(),
+                conditions: vec![Condition {
+                    type_: "PodScheduled".into(),
+                    status: "False".into(),
+                    reason: "Unschedulable".into(),
+                    message:
+                        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}"
+                            .into(),
+                    ..Condition::default()
+                }],
+                ..ObjectState::default()
+            },
+        )];
+        let s = summarize(&[p], &timeline(1_000), 1, Vec::new());
+        assert_eq!(s.pods[0].problem, "never-ready");
+        assert!(
+            s.pods[0].reason.contains("untolerated taint"),
+            "{:?}",
+            s.pods
+        );
+    }
+}
