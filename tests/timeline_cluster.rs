@@ -299,9 +299,20 @@ async fn nodes_older_than_the_deployment_show_only_while_its_pods_are_bound() {
     // The Nodes were created at `scripts/cluster up`, long before this Deployment; give each an
     // old Warning too, from before the Deployment existed, which must not open its story.
     let client = common::client().await;
+    // NB: after the Nodes were created, or the Node's own timeline (its lifetime) would not show it
+    // either: on a cluster started minutes ago (CI) "10 minutes ago" was before the Nodes existed.
+    let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
+    let mut newest_node = chrono::Utc::now() - chrono::Duration::minutes(10);
+    for node in nodes.list(&Default::default()).await.unwrap() {
+        if let Some(created) = node.metadata.creation_timestamp {
+            let created =
+                chrono::DateTime::<chrono::Utc>::from_timestamp_millis(created.0.as_millisecond())
+                    .unwrap();
+            newest_node = newest_node.max(created + chrono::Duration::seconds(1));
+        }
+    }
     let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(client, "default");
-    let old = (chrono::Utc::now() - chrono::Duration::minutes(10))
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let old = newest_node.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     for node in ["kwok-small", "kwok-medium", "kwok-large-tainted"] {
         events
             .create(

@@ -65,6 +65,18 @@ struct Rec {
 }
 
 impl Rec {
+    /// A new recording `file` in `dir` of the cluster `uid` ("prod-eu"), its batch open.
+    fn start(dir: &Path, file: &str, uid: &str) -> (PathBuf, Rec) {
+        let path = dir.join(file);
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, uid, "prod-eu", "", T).unwrap();
+        let mut r = Rec {
+            w: Writer::new(conn, &path, cluster),
+        };
+        r.w.begin().unwrap();
+        (path, r)
+    }
+
     fn object(
         &mut self,
         seen: Seen,
@@ -142,21 +154,7 @@ fn deployment_state(
 }
 
 fn recording(dir: &Path) -> PathBuf {
-    let path = dir.join("rollout.db");
-    let conn = open(&path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(
-        &conn,
-        &path,
-        "c0ffee00-0000-4000-8000-000000000001",
-        "prod-eu",
-        "",
-        T,
-    )
-    .unwrap();
-    let mut r = Rec {
-        w: Writer::new(conn, &path, cluster),
-    };
-    r.w.begin().unwrap();
+    let (path, mut r) = Rec::start(dir, "rollout.db", "c0ffee00-0000-4000-8000-000000000001");
     let ns = "shop";
     let deploy = obj(
         "apps/v1",
@@ -444,7 +442,7 @@ fn recording(dir: &Path) -> PathBuf {
     r.w.commit().unwrap();
 
     // 03:03–03:05 the recorder was not running.
-    session::record_gap(r.w.connection(), &path, cluster, &Gap {
+    session::record_gap(r.w.connection(), &path, r.w.cluster(), &Gap {
         resource: "events".into(),
         start: T + 180 * S,
         finish: T + 300 * S,
@@ -452,7 +450,7 @@ fn recording(dir: &Path) -> PathBuf {
         detail: "the recorder was not running; resumed from resourceVersion 48213: changes since were replayed".into(),
     })
     .unwrap();
-    session::record_gap(r.w.connection(), &path, cluster, &Gap {
+    session::record_gap(r.w.connection(), &path, r.w.cluster(), &Gap {
         resource: "pods/shop".into(),
         start: T + 180 * S,
         finish: T + 300 * S,
@@ -519,21 +517,11 @@ fn recording(dir: &Path) -> PathBuf {
 
 /// A Deployment whose Pod only a tainted Node could fit: the scheduler says so, and so does `check`.
 fn unschedulable(dir: &Path) -> PathBuf {
-    let path = dir.join("unschedulable.db");
-    let conn = open(&path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(
-        &conn,
-        &path,
+    let (path, mut r) = Rec::start(
+        dir,
+        "unschedulable.db",
         "c0ffee00-0000-4000-8000-000000000002",
-        "prod-eu",
-        "",
-        T,
-    )
-    .unwrap();
-    let mut r = Rec {
-        w: Writer::new(conn, &path, cluster),
-    };
-    r.w.begin().unwrap();
+    );
     let ns = "ml";
     let node = obj(
         "v1",
