@@ -41,6 +41,19 @@ fn time(ms: i64) -> String {
     crate::units::rfc3339(ms)
 }
 
+/// A time-axis label: the time of day, to the millisecond when ticks are
+/// under 2 s apart (a window of a few seconds printed the same second
+/// three times).
+fn axis_label(ms: i64, step_ms: f64) -> String {
+    let t = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms).unwrap_or_default();
+    let format = if step_ms < 2_000.0 {
+        "%H:%M:%S%.3f"
+    } else {
+        "%H:%M:%S"
+    };
+    t.format(format).to_string()
+}
+
 fn relation(r: Option<Relation>) -> &'static str {
     match r {
         Some(Relation::Target) => "",
@@ -102,7 +115,7 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
             TOP - 6.0,
             height - 24.0,
             TOP - 12.0,
-            esc(&time(ms)[11..19])
+            esc(&axis_label(ms, (t1 - t0) / 4.0))
         );
     }
     for (i, o) in t.objects.iter().enumerate() {
@@ -331,4 +344,17 @@ svg.addEventListener('mouseover',function(ev){{var t=ev.target.querySelector&&ev
 }})();"#,
         plot = WIDTH - LABEL - 20.0
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_window_labels_its_axis_to_the_millisecond() {
+        let at = 1_795_000_000_123; // 2026-11-18T…:…:00.123Z
+        assert_eq!(axis_label(at, 500.0).len(), "14:13:45.123".len());
+        assert!(axis_label(at, 500.0).ends_with(".123"));
+        assert_eq!(axis_label(at, 60_000.0).len(), "14:13:45".len());
+    }
 }
