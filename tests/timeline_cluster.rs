@@ -28,14 +28,9 @@ fn entries(doc: &Value, pred: impl Fn(&Value) -> bool) -> Vec<&Value> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_from_a_pod() {
-    let ns = TestNamespace::new("tl-roll").await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("diag.db");
-    let recorder = start_recorder(&db, &ns.name, &[]).await;
-
-    // A healthy version first: the scenario's Deployment without the never-ready label.
+/// The scenario's Deployment `web` without the never-ready label (image `web:1`), created and
+/// waited for until both replicas are available.
+async fn create_healthy_web(ns: &TestNamespace) -> Api<Deployment> {
     let mut healthy = common::scenario("never-ready.yaml").remove(0);
     healthy["spec"]["template"]["metadata"]["labels"] = json!({"app": "web"});
     healthy["spec"]["template"]["spec"]["containers"][0]["image"] = json!("web:1");
@@ -48,6 +43,17 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
         .await
         .unwrap();
     wait_available(&deployments, "web", 2).await;
+    deployments
+}
+
+#[tokio::test]
+async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_from_a_pod() {
+    let ns = TestNamespace::new("tl-roll").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let recorder = start_recorder(&db, &ns.name, &[]).await;
+
+    let deployments = create_healthy_web(&ns).await;
 
     // The recorder restarts: a gap in the recording.
     assert!(recorder.terminate().success());
@@ -331,18 +337,7 @@ async fn nodes_older_than_the_deployment_show_only_while_its_pods_are_bound() {
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
 
-    let mut healthy = common::scenario("never-ready.yaml").remove(0);
-    healthy["spec"]["template"]["metadata"]["labels"] = json!({"app": "web"});
-    healthy["spec"]["template"]["spec"]["containers"][0]["image"] = json!("web:1");
-    let deployments: Api<Deployment> = ns.api();
-    deployments
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(healthy).unwrap(),
-        )
-        .await
-        .unwrap();
-    wait_available(&deployments, "web", 2).await;
+    create_healthy_web(&ns).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(recorder.terminate().success());
 
