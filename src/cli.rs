@@ -80,6 +80,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Rebuild one object's history along its owner chain
     Timeline(TimelineArgs),
+    /// What changed in the cluster: spec diffs with their writers, objects created and deleted, types added and removed
+    Changes(ChangesArgs),
     /// Find stuck finalizers, hot loops, generation lag and scheduling failures (live, or in the recording with --db/--at)
     Check(CheckArgs),
     /// Run a named query (built-in, or yours in $XDG_CONFIG_HOME/kubectl-diag/queries/)
@@ -123,10 +125,19 @@ pub struct RecordArgs {
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
 
-    /// Also keep the history of these resource types, as kubectl names them
+    /// Keep the history of these resource types only, as kubectl names them
     /// (plural, kind or short name, optionally .group), custom resources included; comma separated
     #[arg(long, value_name = "TYPES", value_delimiter = ',')]
     pub kinds: Vec<String>,
+
+    /// Leave these resource types out (same names as --kinds); comma separated
+    #[arg(
+        long,
+        value_name = "TYPES",
+        value_delimiter = ',',
+        conflicts_with = "events_only"
+    )]
+    pub exclude_kinds: Vec<String>,
 
     /// Record Events only: no object history
     #[arg(long, conflicts_with = "kinds")]
@@ -168,6 +179,25 @@ pub struct TimelineArgs {
     /// Leave out each Pod's Node and PersistentVolumeClaims
     #[arg(long)]
     pub no_related: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    /// Start: a duration back from now (2h) or an RFC 3339 time
+    #[arg(long, default_value = "1h", value_name = "DURATION|TIME")]
+    pub since: String,
+
+    /// End: a duration back from now or an RFC 3339 time [default: now]
+    #[arg(long, value_name = "DURATION|TIME")]
+    pub until: Option<String>,
+
+    /// Only these resource types, as kubectl names them (plural, kind or short name); comma separated
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub kinds: Vec<String>,
+
+    /// Which recorded cluster (uid or context label), when the recording holds several
+    #[arg(long, value_name = "ID")]
+    pub cluster: Option<String>,
 }
 
 /// The checks `kubectl diag check` can run.

@@ -13,6 +13,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod build_info;
+pub mod changes;
 pub mod checks;
 pub mod cli;
 pub mod commands;
@@ -23,6 +24,7 @@ pub mod paths;
 pub mod quantity;
 pub mod record;
 pub mod render;
+pub mod specdiff;
 pub mod store;
 pub mod timeline;
 pub mod units;
@@ -41,6 +43,9 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         Command::Export(args) => commands::export::run(&cli.global, args, out),
         Command::Timeline(args) => {
             commands::timeline::run(&cli.global, args, out, render::Paint::for_stdout())
+        }
+        Command::Changes(args) => {
+            commands::changes::run(&cli.global, args, out, render::Paint::for_stdout())
         }
         Command::Check(args) => {
             commands::check::run(&cli.global, args, out, render::Paint::for_stdout())

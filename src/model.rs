@@ -380,6 +380,21 @@ pub struct ObjectObservation {
     pub created: Option<i64>,
     pub state: ObjectState,
     pub managers: Vec<ManagerEntry>,
+    /// The JSON document a spec diff compares (see [`crate::specdiff`]); None
+    /// for types whose changes are not diffed.
+    pub diff_doc: Option<String>,
+}
+
+/// Whether objects of this type are rewritten by design every few seconds
+/// (leader-election Leases, Endpoints and EndpointSlices following Pods):
+/// their updates are counted, but only their life cycle makes versions.
+pub fn churns(group: &str, kind: &str) -> bool {
+    matches!(
+        (group, kind),
+        ("coordination.k8s.io", "Lease")
+            | ("", "Endpoints")
+            | ("discovery.k8s.io", "EndpointSlice")
+    )
 }
 
 /// How an object observation reached the recorder.
@@ -505,6 +520,19 @@ pub enum Change {
     Event(EventChange),
     Object(ObjectChange),
     Listed(ListedSet),
+    Type(TypeChange),
+}
+
+/// A resource type that began or stopped being recorded while the recorder ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeChange {
+    /// kubectl's full name (`plural.group`), the key of its watches.
+    pub resource: String,
+    pub api_version: String,
+    pub kind: String,
+    pub at: i64,
+    /// The type went (its CRD was removed): its objects went with it, at `at`.
+    pub removed: bool,
 }
 
 /// An object as the recording knows it: identity, life span, and one state.
@@ -537,6 +565,8 @@ pub struct Version {
     pub writers: Vec<String>,
     /// Seen in a list (after a gap, or at the start) rather than as a change.
     pub listed: bool,
+    /// What changed in the spec since the previous version, when it was diffed.
+    pub diff: Vec<crate::specdiff::FieldChange>,
 }
 
 /// Updates of one object in one minute by one writer.

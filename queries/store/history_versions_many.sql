@@ -1,7 +1,8 @@
 -- Every version of several objects (:ids, a JSON array), by object, oldest first.
-SELECT v.object_id, v.at, st.s, w.s, v.seen, v.generation, v.observed_generation
+SELECT v.object_id, v.at, st.s, w.s, v.seen, v.generation, v.observed_generation, d.s
 FROM versions v
 JOIN strings st ON st.id = v.state
 JOIN strings w ON w.id = v.writers
+LEFT JOIN strings d ON d.id = v.diff
 WHERE v.object_id IN (SELECT value FROM json_each(:ids))
 ORDER BY v.object_id, v.at, v.id

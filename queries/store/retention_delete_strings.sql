@@ -9,6 +9,7 @@ WHERE id NOT IN (
     UNION SELECT kind FROM objects UNION SELECT namespace FROM objects
     UNION SELECT name FROM objects UNION SELECT api_version FROM objects
     UNION SELECT state FROM versions UNION SELECT writers FROM versions
+    UNION SELECT diff FROM versions WHERE diff IS NOT NULL
     UNION SELECT manager FROM update_counts
     UNION SELECT parent_kind FROM relations UNION SELECT parent_namespace FROM relations
     UNION SELECT parent_name FROM relations

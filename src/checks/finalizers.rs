@@ -99,11 +99,14 @@ fn namespace_finding(ns: &RecordedObject, since: i64, s: &Snapshot) -> Finding {
         .iter()
         .filter(|o| o.object.namespace == ns.object.name && !o.state.finalizers.is_empty())
         .map(|o| {
+            // NB: who should remove the finalizer is the next question; one
+            // remover (the first finalizer's) keeps the line short.
             format!(
-                "{}/{} ({})",
+                "{}/{} ({}; expected remover: {})",
                 o.object.kind,
                 o.object.name,
-                o.state.finalizers.join(", ")
+                o.state.finalizers.join(", "),
+                expected_remover(&o.state.finalizers[0], o, s)
             )
         })
         .collect();
@@ -298,7 +301,7 @@ mod tests {
         assert!(
             ns_finding
                 .summary
-                .contains("Widget/w1 (example.com/cleanup)"),
+                .contains("Widget/w1 (example.com/cleanup; expected remover: the controller of example.com: probably Deployment example-system/example-operator"),
             "{}",
             ns_finding.summary
         );

@@ -1,5 +1,6 @@
 //! One module per subcommand that is not a whole stage of its own. Each renders into a `Write`.
 
+pub mod changes;
 pub mod check;
 pub mod export;
 pub mod import;

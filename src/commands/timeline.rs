@@ -15,7 +15,7 @@ use crate::store::{self, Mode, history};
 use crate::units::{parse_time_ms, rfc3339};
 
 /// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
-fn builtin_types() -> Discovered {
+pub(crate) fn builtin_types() -> Discovered {
     let t =
         |group: &str, version: &str, kind: &str, plural: &str, short: &[&str], namespaced: bool| {
             ResourceType {

@@ -35,6 +35,9 @@ pub struct WireObject {
     pub metadata: ObjectMeta,
     pub spec: Option<Box<RawValue>>,
     pub status: Option<Box<RawValue>>,
+    /// A ConfigMap's data: only its key names and a digest per value are kept.
+    pub data: Option<BTreeMap<String, Box<RawValue>>>,
+    pub binary_data: Option<BTreeMap<String, Box<RawValue>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -566,6 +569,21 @@ impl WireObject {
             BTreeMap::new()
         };
         let status: SlimStatus = decode(&self.status);
+        let node_labels = (core && resource.kind == "Node")
+            .then_some(meta.labels.as_ref())
+            .flatten();
+        let churns = crate::model::churns(&resource.group, &resource.kind);
+        let diff_doc = if churns {
+            None
+        } else {
+            diff_doc(
+                resource,
+                self.spec.as_deref(),
+                node_labels,
+                self.data,
+                self.binary_data,
+            )
+        };
         let mut replicas = BTreeMap::new();
         for (name, value) in COUNTERS.iter().zip(status.counters()) {
             if let Some(v) = value {
@@ -643,11 +661,14 @@ impl WireObject {
                     controller: o.controller.unwrap_or(false),
                 })
                 .collect(),
-            spec_digest: self
-                .spec
-                .as_deref()
-                .map(|raw| format!("{:016x}", crate::units::fnv1a(raw.get()) as u64))
-                .unwrap_or_default(),
+            spec_digest: match (&self.spec, &diff_doc) {
+                (Some(raw), _) => format!("{:016x}", crate::units::fnv1a(raw.get()) as u64),
+                // A ConfigMap's data stands for its spec.
+                (None, Some(doc)) if core && resource.kind == "ConfigMap" => {
+                    format!("{:016x}", crate::units::fnv1a(doc) as u64)
+                }
+                _ => String::new(),
+            },
             images,
             taints: scheduling
                 .taints
@@ -660,11 +681,7 @@ impl WireObject {
                 })
                 .collect(),
             unschedulable: scheduling.unschedulable,
-            labels: if resource.kind == "Node" && resource.group.is_empty() {
-                meta.labels.unwrap_or_default()
-            } else {
-                BTreeMap::new()
-            },
+            labels: node_labels.cloned().unwrap_or_default(),
             node_selector: scheduling.node_selector,
             node_affinity: scheduling
                 .affinity
@@ -688,6 +705,18 @@ impl WireObject {
             default_tolerations,
             allocatable,
             requests,
+        };
+        let state = if churns {
+            // NB: a Lease renews every few seconds: only its life cycle makes versions,
+            // its updates are still counted per minute and writer.
+            ObjectState {
+                deletion: state.deletion,
+                finalizers: state.finalizers,
+                owners: state.owners,
+                ..ObjectState::default()
+            }
+        } else {
+            state
         };
         let managers = meta
             .managed_fields
@@ -714,6 +743,53 @@ impl WireObject {
             created: meta.creation_timestamp.map(|t| t.0.as_millisecond()),
             state,
             managers,
+            diff_doc,
+        }
+    }
+}
+
+/// The JSON document whose changes a version's spec diff shows: the spec, a
+/// Node's labels next to its spec, a ConfigMap's keys with a digest of each
+/// value (never the value). None for Pods (their spec is nearly immutable and
+/// they are most of a cluster's objects; images and scheduling inputs are in
+/// their state) and for Secrets (not even a digest of their data is kept).
+fn diff_doc(
+    resource: &ApiResource,
+    spec: Option<&RawValue>,
+    node_labels: Option<&BTreeMap<String, String>>,
+    data: Option<BTreeMap<String, Box<RawValue>>>,
+    binary_data: Option<BTreeMap<String, Box<RawValue>>>,
+) -> Option<String> {
+    let core = resource.group.is_empty();
+    match (core, resource.kind.as_str()) {
+        (true, "Pod" | "Secret") => None,
+        (true, "ConfigMap") => {
+            let hide = |m: Option<BTreeMap<String, Box<RawValue>>>| -> serde_json::Map<String, serde_json::Value> {
+                m.unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| {
+                        let digest = crate::units::fnv1a(v.get()) as u64;
+                        (k, format!("{}#{digest:016x}", crate::specdiff::HIDDEN).into())
+                    })
+                    .collect()
+            };
+            let mut doc = serde_json::Map::new();
+            doc.insert("data".into(), hide(data).into());
+            let binary = hide(binary_data);
+            if !binary.is_empty() {
+                doc.insert("binaryData".into(), binary.into());
+            }
+            Some(serde_json::Value::Object(doc).to_string())
+        }
+        _ => {
+            let spec = spec?.get();
+            Some(match node_labels {
+                Some(labels) => format!(
+                    "{{\"spec\":{spec},\"labels\":{}}}",
+                    serde_json::to_string(labels).unwrap_or_else(|_| "{}".into())
+                ),
+                None => format!("{{\"spec\":{spec}}}"),
+            })
         }
     }
 }

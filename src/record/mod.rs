@@ -11,6 +11,7 @@ pub mod flush;
 pub mod retention;
 pub mod serve;
 pub mod sink;
+pub mod types;
 pub mod watch;
 
 use std::io::{IsTerminal, Write};
@@ -26,7 +27,7 @@ use crate::cli::{GlobalArgs, RecordArgs};
 use crate::k8s::connect;
 use crate::k8s::event::WireEvent;
 use crate::k8s::object::WireObject;
-use crate::model::{Discovered, ResourceType};
+use crate::model::ResourceType;
 use crate::store::session;
 use crate::store::writer::Writer;
 use crate::store::{self, Mode};
@@ -49,53 +50,243 @@ const OBJECT_CHUNK_SIZE: u32 = 500;
 const HEARTBEAT: Duration = Duration::from_secs(5);
 const MAINTENANCE: Duration = Duration::from_secs(600);
 
-/// The types whose history is kept unless `--events-only`, as kubectl names them.
-pub const DEFAULT_KINDS: &[&str] = &[
-    "pods",
-    "replicasets.apps",
-    "deployments.apps",
-    "statefulsets.apps",
-    "daemonsets.apps",
-    "jobs.batch",
-    "cronjobs.batch",
-    "nodes",
-    "namespaces",
-    "persistentvolumeclaims",
-    "persistentvolumes",
-    "horizontalpodautoscalers.autoscaling",
-    "poddisruptionbudgets.policy",
-];
+/// How often the recorder looks for types that appeared or went when nothing
+/// told it to (a CRD watch that RBAC forbids, an APIService becoming available).
+const REDISCOVERY: Duration = Duration::from_secs(60);
 
-/// The object types to watch: the defaults the cluster serves, plus `--kinds`
-/// (an unknown name is an error naming it).
-pub fn object_types(
-    discovered: &Discovered,
-    extra: &[String],
-) -> anyhow::Result<Vec<ResourceType>> {
-    let mut types: Vec<ResourceType> = Vec::new();
-    for name in DEFAULT_KINDS {
-        if let Some(t) = discovered.resolve(name) {
-            types.push(t.clone());
+/// The object types being recorded, each with the switch that stops its watches.
+#[derive(Default)]
+struct Running {
+    types: std::collections::BTreeMap<String, ResourceType>,
+    stops: std::collections::HashMap<String, tokio::sync::watch::Sender<bool>>,
+}
+
+/// kubectl's full name of the type a watch watches: its key in [`Running`].
+fn full_name(ar: &kube::core::ApiResource) -> String {
+    if ar.group.is_empty() {
+        ar.plural.clone()
+    } else {
+        format!("{}.{}", ar.plural, ar.group)
+    }
+}
+
+impl Running {
+    /// The receiver a watch of this type stops on (one switch per type,
+    /// shared by its per-namespace watches).
+    fn stop_of(&mut self, ar: &kube::core::ApiResource) -> tokio::sync::watch::Receiver<bool> {
+        self.stops
+            .entry(full_name(ar))
+            .or_insert_with(|| tokio::sync::watch::channel(false).0)
+            .subscribe()
+    }
+
+    fn stop_all(&self) {
+        for stop in self.stops.values() {
+            let _ = stop.send(true);
         }
     }
-    for name in extra.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-        let t = discovered.resolve(name).with_context(|| {
-            format!(
-                "--kinds {name}: this cluster serves no such resource type; `kubectl api-resources` lists them"
-            )
-        })?;
-        if !(t.can("list") && t.can("watch")) {
-            anyhow::bail!(
-                "--kinds {name}: {} cannot be listed and watched (verbs: {})",
-                t.full_name(),
-                t.verbs.join(",")
+}
+
+/// What starting watches for a type that appeared needs.
+struct Rediscovery<'a> {
+    conn: &'a connect::Connection,
+    namespaces: &'a [Option<String>],
+    tx: &'a mpsc::Sender<Msg>,
+    stats: &'a Arc<Stats>,
+    args: &'a RecordArgs,
+}
+
+impl Rediscovery<'_> {
+    /// Discovers the types again: starts watching those that appeared, stops
+    /// those that went, and tells the writer both. Err: the writer is gone.
+    async fn run(
+        &self,
+        running: &mut Running,
+        tasks: &mut tokio::task::JoinSet<Stop>,
+        err: &mut dyn Write,
+    ) -> Result<(), Stop> {
+        let discovered = match crate::k8s::discovery::discover(&self.conn.client).await {
+            Ok(d) => d,
+            Err(e) => {
+                if self.args.verbose {
+                    let _ = writeln!(err, "discovery failed, trying again later: {e}");
+                }
+                return Ok(());
+            }
+        };
+        let wanted = types::select_present(&discovered, &self.args.kinds, &self.args.exclude_kinds);
+        let now = now_ms();
+        let gone: Vec<ResourceType> = running
+            .types
+            .values()
+            .filter(|t| !wanted.iter().any(|w| w.full_name() == t.full_name()))
+            .cloned()
+            .collect();
+        let mut changed = !gone.is_empty();
+        for t in gone {
+            let name = t.full_name();
+            if let Some(stop) = running.stops.remove(&name) {
+                let _ = stop.send(true);
+            }
+            running.types.remove(&name);
+            let _ = writeln!(err, "type {name} was removed: its history ends here");
+            self.type_change(&t, now, true).await?;
+        }
+        for t in wanted {
+            if running.types.contains_key(&t.full_name()) {
+                continue;
+            }
+            let mut allowed = Vec::new();
+            for w in watches_of(
+                &t,
+                self.namespaces,
+                self.conn,
+                self.tx,
+                self.stats,
+                self.args,
+            ) {
+                match w.preflight().await {
+                    Ok(()) => allowed.push(w),
+                    Err(e) => {
+                        let _ = writeln!(
+                            err,
+                            "warning: not keeping history of {}: {e}",
+                            t.full_name()
+                        );
+                    }
+                }
+            }
+            if allowed.is_empty() {
+                continue;
+            }
+            changed = true;
+            let _ = writeln!(
+                err,
+                "type {} appeared: recording it from now",
+                t.full_name()
             );
+            self.type_change(&t, now, false).await?;
+            for w in allowed {
+                let rx = running.stop_of(&w.dt);
+                let start = WatchStart {
+                    resume_from: None,
+                    blind_since: None,
+                };
+                tasks.spawn(async move { w.run(start, rx).await });
+            }
+            running.types.insert(t.full_name(), t);
         }
-        if !types.iter().any(|x| x.full_name() == t.full_name()) {
-            types.push(t.clone());
+        if changed {
+            self.tx
+                .send(Msg::ResourceTypes(discovered.types))
+                .await
+                .map_err(|_| Stop::WriterGone)?;
+        }
+        Ok(())
+    }
+
+    async fn type_change(&self, t: &ResourceType, at: i64, removed: bool) -> Result<(), Stop> {
+        let resource: Arc<str> = t.full_name().into();
+        self.tx
+            .send(Msg::Change {
+                change: crate::model::Change::Type(crate::model::TypeChange {
+                    resource: resource.to_string(),
+                    api_version: t.api_version(),
+                    kind: t.kind.clone(),
+                    at,
+                    removed,
+                }),
+                resource,
+                rv: None,
+                received: std::time::Instant::now(),
+            })
+            .await
+            .map_err(|_| Stop::WriterGone)
+    }
+}
+
+/// Pokes the recorder whenever a CRD or an APIService changes (one is
+/// established, becomes available, or goes), so it discovers again within
+/// seconds. Metadata only: a CRD's schema can be megabytes.
+async fn watch_type_definitions(client: kube::Client, poke: mpsc::Sender<()>) {
+    use futures::StreamExt;
+    use kube::runtime::{WatchStreamExt, watcher};
+    let definitions = |group: &str, kind: &str, plural: &str| {
+        let ar = kube::core::ApiResource {
+            group: group.into(),
+            version: "v1".into(),
+            api_version: format!("{group}/v1"),
+            kind: kind.into(),
+            plural: plural.into(),
+        };
+        watcher(
+            Api::<kube::core::PartialObjectMeta<kube::core::DynamicObject>>::all_with(
+                client.clone(),
+                &ar,
+            ),
+            watcher::Config::default(),
+        )
+        .default_backoff()
+        .boxed()
+    };
+    let mut events = futures::stream::select(
+        definitions(
+            "apiextensions.k8s.io",
+            "CustomResourceDefinition",
+            "customresourcedefinitions",
+        ),
+        definitions("apiregistration.k8s.io", "APIService", "apiservices"),
+    );
+    while let Some(event) = events.next().await {
+        if let Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)) = event
+            && poke.send(()).await.is_err()
+        {
+            return;
         }
     }
-    Ok(types)
+}
+
+/// The watches of one object type: cluster-wide, or one per `-n` namespace.
+fn watches_of(
+    t: &ResourceType,
+    namespaces: &[Option<String>],
+    conn: &connect::Connection,
+    tx: &mpsc::Sender<Msg>,
+    stats: &Arc<Stats>,
+    args: &RecordArgs,
+) -> Vec<Watch<WireObject>> {
+    let ar = crate::k8s::discovery::api_resource(t);
+    let scopes: Vec<Option<String>> = if t.namespaced {
+        namespaces.to_vec()
+    } else {
+        vec![None]
+    };
+    scopes
+        .into_iter()
+        .map(|ns| {
+            let (api, resource) = match &ns {
+                Some(ns) => (
+                    Api::<WireObject>::namespaced_with(conn.client.clone(), ns, &ar),
+                    format!("{}/{ns}", t.full_name()),
+                ),
+                None => (
+                    Api::<WireObject>::all_with(conn.client.clone(), &ar),
+                    t.full_name(),
+                ),
+            };
+            Watch {
+                api,
+                dt: ar.clone(),
+                namespace: ns,
+                resource: resource.into(),
+                server: conn.server.clone(),
+                tx: tx.clone(),
+                stats: stats.clone(),
+                verbose: args.verbose,
+                chunk_size: args.chunk_size.unwrap_or(OBJECT_CHUNK_SIZE),
+            }
+        })
+        .collect()
 }
 
 /// The namespaces to watch: `-n a,b` gives two watches; none (or `-A`) one cluster-wide watch.
@@ -148,7 +339,7 @@ async fn record(
         let discovered = crate::k8s::discovery::discover(&conn.client)
             .await
             .map_err(|e| connect::explain(e, "discover", "API resources", None, &conn.server))?;
-        let types = object_types(&discovered, &args.kinds)?;
+        let types = types::select(&discovered, &args.kinds, &args.exclude_kinds)?;
         (Some(discovered), types)
     };
     let path = crate::paths::db_path(global.db.as_ref());
@@ -194,38 +385,14 @@ async fn record(
     if let Some(discovered) = &discovered {
         session::save_resource_types(&db, &path, cluster, &discovered.types)?;
     }
+    let mut kept: Vec<ResourceType> = Vec::new();
     for t in types {
-        let ar = crate::k8s::discovery::api_resource(&t);
-        let scopes: Vec<Option<String>> = if t.namespaced {
-            namespaces.clone()
-        } else {
-            vec![None]
-        };
-        for ns in scopes {
-            let (api, resource) = match &ns {
-                Some(ns) => (
-                    Api::<WireObject>::namespaced_with(conn.client.clone(), ns, &ar),
-                    format!("{}/{ns}", t.full_name()),
-                ),
-                None => (
-                    Api::<WireObject>::all_with(conn.client.clone(), &ar),
-                    t.full_name(),
-                ),
-            };
-            let w = Watch {
-                api,
-                dt: ar.clone(),
-                namespace: ns,
-                resource: resource.into(),
-                server: conn.server.clone(),
-                tx: tx.clone(),
-                stats: stats.clone(),
-                verbose: args.verbose,
-                chunk_size: args.chunk_size.unwrap_or(OBJECT_CHUNK_SIZE),
-            };
+        let watches = watches_of(&t, &namespaces, &conn, &tx, &stats, args);
+        let mut allowed = Vec::new();
+        for w in watches {
             // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
             match w.preflight().await {
-                Ok(()) => object_watches.push(w),
+                Ok(()) => allowed.push(w),
                 Err(e) => writeln!(
                     err,
                     "warning: not keeping history of {}: {e}",
@@ -233,6 +400,10 @@ async fn record(
                 )?,
             }
         }
+        if !allowed.is_empty() {
+            kept.push(t.clone());
+        }
+        object_watches.extend(allowed);
     }
 
     let mode = if args.once { "once" } else { "watch" };
@@ -320,21 +491,64 @@ async fn record(
             let rx = shutdown_rx.clone();
             tasks.spawn(async move { w.run(s, rx).await });
         }
+        let mut running = Running::default();
         for (w, s) in object_watches.into_iter().zip(object_starts) {
-            let rx = shutdown_rx.clone();
+            let rx = running.stop_of(&w.dt);
             tasks.spawn(async move { w.run(s, rx).await });
         }
+        for t in kept {
+            running.types.insert(t.full_name(), t);
+        }
+        let discovery = Rediscovery {
+            conn: &conn,
+            namespaces: &namespaces,
+            tx: &tx,
+            stats: &stats,
+            args,
+        };
+        let (poke_tx, mut poke_rx) = mpsc::channel::<()>(8);
+        let types_change = !args.events_only;
+        if types_change {
+            tokio::spawn(watch_type_definitions(conn.client.clone(), poke_tx));
+        }
+        let mut fallback = tokio::time::interval(REDISCOVERY);
+        fallback.tick().await;
+        let retry = tokio::time::sleep(Duration::from_secs(3600));
+        tokio::pin!(retry);
+        let mut retries_left = 0u32;
         let signal = wait_for_signal();
         tokio::pin!(signal);
-        tokio::select! {
-            _ = &mut signal => {}
-            Some(done) = tasks.join_next() => {
-                if let Ok(Stop::WriterGone) = done {
-                    failure = Some(anyhow::anyhow!("the writer stopped"));
+        loop {
+            let rediscover = tokio::select! {
+                _ = &mut signal => break,
+                Some(done) = tasks.join_next() => {
+                    if let Ok(Stop::WriterGone) = done {
+                        failure = Some(anyhow::anyhow!("the writer stopped"));
+                        break;
+                    }
+                    false
                 }
+                Some(()) = poke_rx.recv(), if types_change => {
+                    // NB: aggregated discovery lists a new CRD's type a moment after
+                    // the CRD is Established: look again shortly, then once more.
+                    retry.as_mut().reset(tokio::time::Instant::now() + Duration::from_secs(1));
+                    retries_left = 2;
+                    false
+                }
+                _ = &mut retry, if retries_left > 0 => {
+                    retries_left -= 1;
+                    retry.as_mut().reset(tokio::time::Instant::now() + Duration::from_secs(4));
+                    true
+                }
+                _ = fallback.tick(), if types_change => true,
+            };
+            if rediscover && discovery.run(&mut running, &mut tasks, err).await.is_err() {
+                failure = Some(anyhow::anyhow!("the writer stopped"));
+                break;
             }
         }
         let _ = shutdown_tx.send(true);
+        running.stop_all();
         while tasks.join_next().await.is_some() {}
         ticker.abort();
         if let Some(status) = status {

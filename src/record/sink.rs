@@ -33,6 +33,9 @@ pub enum Msg {
     Position { resource: Arc<str>, rv: String },
     /// An interval in which a watch was blind.
     Gap(Gap),
+    /// Discovery found these types (again): kept so that names such as a
+    /// custom resource's short name resolve offline.
+    ResourceTypes(Vec<crate::model::ResourceType>),
     /// Time for the heartbeat.
     Tick,
     /// Time for retention.
@@ -114,6 +117,9 @@ impl Batch {
             Msg::Gap(gap) => {
                 session::record_gap(writer.connection(), path, writer.cluster(), &gap)?;
                 stats.gaps.fetch_add(1, Ordering::Relaxed);
+            }
+            Msg::ResourceTypes(types) => {
+                session::save_resource_types(writer.connection(), path, writer.cluster(), &types)?
             }
             Msg::Tick => session::heartbeat(writer.connection(), path, session_id, now_ms())?,
             Msg::Maintain => self.maintain = true,

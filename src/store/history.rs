@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
-use super::{StoreError, fnv1a};
+use super::{StoreError, fnv1a, q};
 use crate::model::{ObjectRef, ObjectState, RecordedObject, UpdateCount, Version};
 
 const SQL_STATES_AT: &str = include_str!("../../queries/store/history_states_at.sql");
@@ -14,10 +14,6 @@ const SQL_OBJECTS_NAMED: &str = include_str!("../../queries/store/history_object
 const SQL_CHILDREN: &str = include_str!("../../queries/store/history_children.sql");
 const SQL_COUNTS: &str = include_str!("../../queries/store/history_counts.sql");
 const SQL_STRING_ID: &str = include_str!("../../queries/store/string_id.sql");
-
-fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
-    move |e| StoreError::query(what, path, e)
-}
 
 fn writers(text: &str) -> Vec<String> {
     text.split(',')
@@ -117,6 +113,9 @@ pub fn versions(conn: &Connection, path: &Path, id: i64) -> Result<Vec<Version>,
                 state: state(&row.get::<_, String>(1)?, row.get(4)?, row.get(5)?),
                 writers: writers(&row.get::<_, String>(2)?),
                 listed: row.get::<_, i64>(3)? == 0,
+                diff: crate::specdiff::decode(
+                    &row.get::<_, Option<String>>(6)?.unwrap_or_default(),
+                ),
             })
         })
         .map_err(q("versions", path))?;
@@ -254,6 +253,9 @@ pub fn versions_many(
                     state: state(&row.get::<_, String>(2)?, row.get(5)?, row.get(6)?),
                     writers: writers(&row.get::<_, String>(3)?),
                     listed: row.get::<_, i64>(4)? == 0,
+                    diff: crate::specdiff::decode(
+                        &row.get::<_, Option<String>>(7)?.unwrap_or_default(),
+                    ),
                 },
             ))
         })

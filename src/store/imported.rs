@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, named_params};
 
-use super::{StoreError, UidKey, uid_text};
+use super::{StoreError, UidKey, q, uid_text};
 use crate::units::fnv1a;
 
 const SQL_CANDIDATES: &str = include_str!("../../queries/store/import_candidates.sql");
@@ -40,10 +40,6 @@ impl Candidate {
     pub fn from_text(&self) -> bool {
         self.uid.starts_with(TEXT_UID_PREFIX)
     }
-}
-
-fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
-    move |e| StoreError::query(what, path, e)
 }
 
 /// The stored Events on kind/namespace/name (any object uid) with this reason.

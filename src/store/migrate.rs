@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/002_object_history.sql"),
     include_str!("../../queries/migrations/003_version_generations.sql"),
     include_str!("../../queries/migrations/004_event_name_index.sql"),
+    include_str!("../../queries/migrations/005_spec_diffs.sql"),
 ];
 
 /// The schema version this build writes.

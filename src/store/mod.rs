@@ -3,6 +3,7 @@
 //! loaded with `include_str!`; parameters are named; nothing is built with
 //! `format!`.
 
+pub mod changes;
 pub mod export;
 pub mod history;
 pub mod imported;
@@ -127,6 +128,15 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+}
+
+/// The error of a failed statement: what it did, on which file. One helper
+/// for every reader (`.map_err(q("versions", path))`).
+pub(crate) fn q<'a>(
+    what: &'static str,
+    path: &'a Path,
+) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    move |e| StoreError::query(what, path, e)
 }
 
 impl StoreError {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, named_params};
 
-use super::StoreError;
+use super::{StoreError, q};
 
 const SQL_CLUSTER_UPSERT: &str = include_str!("../../queries/store/cluster_upsert.sql");
 const SQL_SESSION_START: &str = include_str!("../../queries/store/session_start.sql");
@@ -31,10 +31,6 @@ pub struct Gap {
     /// `not-running`, `disconnected` or `relist`.
     pub reason: &'static str,
     pub detail: String,
-}
-
-fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
-    move |e| StoreError::query(what, path, e)
 }
 
 const SQL_CLUSTER_CLAIMS: &str = include_str!("../../queries/store/cluster_claims.sql");

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, named_params};
 
-use super::{StoreError, history};
+use super::{StoreError, history, q};
 use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
 use crate::model::{ObjectRef, RecordedObject};
 
@@ -18,10 +18,6 @@ const SQL_PODS_SCOPE: &str = include_str!("../../queries/store/pods_scope.sql");
 
 /// A recorded cluster: (row id, uid, label).
 pub type ClusterRow = (i64, String, String);
-
-fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
-    move |e| StoreError::query(what, path, e)
-}
 
 /// Recorded clusters matching `--cluster` (uid or label), or all of them.
 pub fn clusters(

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, named_params};
 
-use super::{StoreError, history};
+use super::{StoreError, history, q};
 use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType};
 use crate::timeline::{EventLine, GapLine, Relation, Subject};
 
@@ -15,10 +15,6 @@ const SQL_EVENTS: &str = include_str!("../../queries/store/timeline_events.sql")
 const SQL_GAPS: &str = include_str!("../../queries/store/timeline_gaps.sql");
 const SQL_BY_UID: &str = include_str!("../../queries/store/objects_by_uid.sql");
 const SQL_TYPES: &str = include_str!("../../queries/store/resource_types_of.sql");
-
-fn q<'a>(what: &'static str, path: &'a Path) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
-    move |e| StoreError::query(what, path, e)
-}
 
 /// The resource types recorded for a cluster (empty for Events-only recordings).
 pub fn resource_types(

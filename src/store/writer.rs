@@ -451,6 +451,7 @@ impl Writer {
             Change::Event(e) => self.apply(e),
             Change::Object(o) => self.apply_object(o),
             Change::Listed(l) => self.apply_listed(l),
+            Change::Type(t) => self.apply_type_change(t),
         }
     }
 

@@ -419,6 +419,7 @@ mod tests {
 
     fn version(at: i64, state: ObjectState) -> Version {
         Version {
+            diff: Vec::new(),
             at,
             state,
             writers: Vec::new(),

@@ -104,6 +104,7 @@ fn diff(
     cur: &ObjectState,
     at: i64,
     writers: &[String],
+    changes: &[crate::specdiff::FieldChange],
     out: &mut Vec<Transition>,
 ) {
     let mut push = |type_: &'static str, reason: &str, message: String| {
@@ -115,7 +116,24 @@ fn diff(
             writers: writers.to_vec(),
         });
     };
-    if cur.generation > prev.generation {
+    let fields = changes
+        .iter()
+        .map(crate::specdiff::FieldChange::text)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if cur.generation > prev.generation && !fields.is_empty() {
+        push(
+            "Normal",
+            "SpecChanged",
+            format!(
+                "spec changed, generation {} → {}: {fields}",
+                prev.generation, cur.generation
+            ),
+        );
+    } else if !fields.is_empty() {
+        // No generation to bump (a Node, a ConfigMap): the diff says it all.
+        push("Normal", "SpecChanged", format!("changed: {fields}"));
+    } else if cur.generation > prev.generation {
         let images = if cur.images != prev.images {
             format!(
                 ": image {} → {}",
@@ -337,6 +355,7 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
         &first.state,
         first.at,
         &first.writers,
+        &[],
         &mut initial,
     );
     if first.listed && !initial.is_empty() {
@@ -370,6 +389,7 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
             &pair[1].state,
             pair[1].at,
             &pair[1].writers,
+            &pair[1].diff,
             &mut out,
         );
     }
@@ -385,6 +405,7 @@ mod tests {
         let mut state = ObjectState::default();
         f(&mut state);
         Version {
+            diff: Vec::new(),
             at,
             state,
             writers: vec!["kube-controller-manager".into()],

@@ -182,6 +182,7 @@ mod tests {
 
     fn version(at: i64, node: &str, listed: bool) -> Version {
         Version {
+            diff: Vec::new(),
             at,
             state: ObjectState {
                 node_name: node.into(),

@@ -13,8 +13,8 @@ use rusqlite::{OptionalExtension, named_params};
 
 use super::{Applied, Writer};
 use crate::model::{
-    ListedSet, ManagerMark, ObjectChange, ObjectObservation, ObjectState, Seen, manager_marks,
-    writers,
+    ListedSet, ManagerMark, ObjectChange, ObjectObservation, ObjectState, Seen, TypeChange,
+    manager_marks, writers,
 };
 use crate::store::{StoreError, fnv1a};
 
@@ -25,6 +25,12 @@ const SQL_COUNTS_ADD: &str = include_str!("../../../queries/store/counts_add.sql
 const SQL_RELATION_INSERT: &str = include_str!("../../../queries/store/relation_insert.sql");
 const SQL_OBJECT_DELETED: &str = include_str!("../../../queries/store/object_deleted.sql");
 const SQL_OBJECTS_LIVE: &str = include_str!("../../../queries/store/objects_live_of_kind.sql");
+const SQL_TYPE_CHANGE_INSERT: &str = include_str!("../../../queries/store/type_change_insert.sql");
+const SQL_POSITION_DELETE: &str = include_str!("../../../queries/store/position_delete.sql");
+const SQL_SPEC_DOC_DIGEST: &str = include_str!("../../../queries/store/spec_doc_digest.sql");
+const SQL_SPEC_DOC_FIND: &str = include_str!("../../../queries/store/spec_doc_find.sql");
+const SQL_SPEC_DOC_SAVE: &str = include_str!("../../../queries/store/spec_doc_save.sql");
+const SQL_SPEC_DOC_DELETE: &str = include_str!("../../../queries/store/spec_doc_delete.sql");
 
 /// What the writer remembers of one live object.
 #[derive(Debug, Clone)]
@@ -34,6 +40,8 @@ pub(super) struct Tracked {
     generation: i64,
     /// (hash of the manager's label and operation, time, fields owned) per managedFields entry.
     managers: Vec<ManagerMark>,
+    /// Digest of the document its next spec diff compares against; None: none stored.
+    doc_h: Option<i64>,
 }
 
 /// Per-minute update counters not yet written: (object, minute, manager) -> (updates, versions, generation moves).
@@ -68,6 +76,14 @@ impl Writer {
                 .optional()
             })
             .map_err(self.err("last version lookup"))?;
+        let doc_h: Option<i64> = self
+            .connection()
+            .prepare_cached(SQL_SPEC_DOC_DIGEST)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":object": id}, |r| r.get(0))
+                    .optional()
+            })
+            .map_err(self.err("spec document lookup"))?;
         Ok(last.map(|(text_h, generation, observed, text)| {
             let generation = if generation != 0 {
                 generation
@@ -82,6 +98,7 @@ impl Writer {
                 state_h: version_hash(text_h, generation, observed),
                 generation,
                 managers: Vec::new(),
+                doc_h,
             }
         }))
     }
@@ -125,7 +142,23 @@ impl Writer {
                 .map(|p| p.managers.as_slice()),
             &o.managers,
         );
-        let new_version = previous.as_ref().is_none_or(|p| p.state_h != state_h);
+        let doc_h = o.diff_doc.as_deref().map(fnv1a);
+        let diff = match (&o.diff_doc, previous.as_ref().and_then(|p| p.doc_h)) {
+            (Some(doc), Some(before)) if Some(before) != doc_h => self.spec_diff(id, doc)?,
+            _ => String::new(),
+        };
+        if let (Some(doc), Some(h)) = (&o.diff_doc, doc_h)
+            && previous.as_ref().and_then(|p| p.doc_h) != Some(h)
+        {
+            self.connection()
+                .prepare_cached(SQL_SPEC_DOC_SAVE)
+                .and_then(|mut st| {
+                    st.execute(named_params! {":object": id, ":digest": h, ":doc": doc})
+                })
+                .map_err(self.err("spec document save"))?;
+        }
+        let new_version =
+            !diff.is_empty() || previous.as_ref().is_none_or(|p| p.state_h != state_h);
         let generation_moved = previous
             .as_ref()
             .is_some_and(|p| p.generation != o.state.generation);
@@ -133,6 +166,11 @@ impl Writer {
         if new_version {
             let state = self.intern(&text)?;
             let writers = self.intern(&who.join(","))?;
+            let diff = if diff.is_empty() {
+                None
+            } else {
+                Some(self.intern(&diff)?)
+            };
             self.connection()
                 .prepare_cached(SQL_VERSION_INSERT)
                 .and_then(|mut st| {
@@ -140,6 +178,7 @@ impl Writer {
                         ":object": id, ":at": change.at, ":state": state,
                         ":writers": writers, ":seen": seen_code(change.seen),
                         ":generation": o.state.generation, ":observed": o.state.observed_generation,
+                        ":diff": diff,
                     })
                 })
                 .map_err(self.err("version insert"))?;
@@ -172,6 +211,7 @@ impl Writer {
                     state_h,
                     generation: o.state.generation,
                     managers: manager_marks(&o.managers),
+                    doc_h: doc_h.or(previous.and_then(|p| p.doc_h)),
                 },
             );
         }
@@ -229,7 +269,27 @@ impl Writer {
             .prepare_cached(SQL_OBJECT_DELETED)
             .and_then(|mut st| st.execute(named_params! {":at": at, ":after": after, ":id": id}))
             .map_err(self.err("object deletion"))?;
+        self.connection()
+            .prepare_cached(SQL_SPEC_DOC_DELETE)
+            .and_then(|mut st| st.execute(named_params! {":object": id}))
+            .map_err(self.err("spec document deletion"))?;
         Ok(())
+    }
+
+    /// The stored diff (see [`crate::specdiff`]) from the object's last
+    /// document to `doc`; empty when there is none to compare with.
+    fn spec_diff(&mut self, id: i64, doc: &str) -> Result<String, StoreError> {
+        let before: Option<String> = self
+            .connection()
+            .prepare_cached(SQL_SPEC_DOC_FIND)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":object": id}, |r| r.get(1))
+                    .optional()
+            })
+            .map_err(self.err("spec document lookup"))?;
+        Ok(before
+            .map(|b| crate::specdiff::encode(&crate::specdiff::diff(&b, doc)))
+            .unwrap_or_default())
     }
 
     /// After a complete list: every tracked object of that type the list lacks
@@ -266,6 +326,53 @@ impl Writer {
                 self.tracked.remove(&uid);
                 applied.versions += 1;
             }
+        }
+        Ok(applied)
+    }
+
+    /// A type appeared or went. When it went, its objects went with it at
+    /// that moment (the apiserver deletes a CRD's objects before the CRD),
+    /// and its watch positions are forgotten.
+    pub fn apply_type_change(&mut self, t: &TypeChange) -> Result<Applied, StoreError> {
+        self.connection()
+            .prepare_cached(SQL_TYPE_CHANGE_INSERT)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":cluster": self.cluster, ":at": t.at, ":resource": t.resource,
+                    ":api_version": t.api_version, ":kind": t.kind,
+                    ":change": if t.removed { "removed" } else { "appeared" },
+                })
+            })
+            .map_err(self.err("type change"))?;
+        if !t.removed {
+            return Ok(Applied::default());
+        }
+        self.connection()
+            .prepare_cached(SQL_POSITION_DELETE)
+            .and_then(|mut st| {
+                st.execute(named_params! {":cluster": self.cluster, ":resource": t.resource})
+            })
+            .map_err(self.err("watch position"))?;
+        let (kind, api_version) = (self.intern(&t.kind)?, self.intern(&t.api_version)?);
+        let live: Vec<(i64, String)> = self
+            .connection()
+            .prepare_cached(SQL_OBJECTS_LIVE)
+            .and_then(|mut st| {
+                st.query_map(
+                    named_params! {
+                        ":cluster": self.cluster, ":kind": kind,
+                        ":api_version": api_version, ":namespace": None::<i64>,
+                    },
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )?
+                .collect()
+            })
+            .map_err(self.err("live objects lookup"))?;
+        let mut applied = Applied::default();
+        for (id, uid) in live {
+            self.mark_deleted(id, t.at, None)?;
+            self.tracked.remove(&uid);
+            applied.versions += 1;
         }
         Ok(applied)
     }

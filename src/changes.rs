@@ -1,0 +1,330 @@
+//! The cluster-wide feed of what changed (`kubectl diag changes`): spec
+//! diffs with their writers, objects created and deleted, types that
+//! appeared or went. Pure over plain rows; [`fold`] collapses what a
+//! controller does in bulk so that a typical hour fits one screen.
+
+use serde::Serialize;
+
+use crate::specdiff::FieldChange;
+
+/// What happened to one object (or type).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "change", rename_all = "kebab-case")]
+pub enum What {
+    /// Its spec (a Node's taints, labels, unschedulable; a ConfigMap's keys) changed.
+    Spec {
+        diff: Vec<FieldChange>,
+        /// `metadata.generation` after the change (0: the type has none).
+        generation: i64,
+    },
+    Created,
+    /// Seen deleted; `after` set: it went while the recorder was blind,
+    /// some time between `after` and `at`.
+    Deleted {
+        after: Option<i64>,
+    },
+    /// A resource type began to be served and recorded (a CRD established).
+    TypeAppeared,
+    /// A resource type went (its CRD was removed), and its objects with it.
+    TypeRemoved,
+}
+
+/// The controlling owner of an object, as its owner reference named it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Owner {
+    pub kind: String,
+    pub name: String,
+}
+
+/// One change in the feed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Item {
+    /// Epoch ms.
+    pub at: i64,
+    pub kind: String,
+    /// Empty for cluster-scoped objects and types.
+    pub namespace: String,
+    /// The object's name; for a type, its full name (`plural.group`).
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Owner>,
+    /// The field managers that wrote it, when the recording knows.
+    pub writers: Vec<String>,
+    #[serde(flatten)]
+    pub what: What,
+}
+
+/// One printed line: a change, or several alike folded into one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub at: i64,
+    /// `Kind/name`, `namespace/Kind/name`, or what a folded line is about.
+    pub object: String,
+    pub change: String,
+    pub by: String,
+}
+
+/// Changes alike and this close in time (ms) fold into one line.
+const FOLD_WITHIN: i64 = 60_000;
+
+fn object_text(i: &Item) -> String {
+    if i.namespace.is_empty() {
+        format!("{}/{}", i.kind, i.name)
+    } else {
+        format!("{}/{}/{}", i.namespace, i.kind, i.name)
+    }
+}
+
+fn diff_text(diff: &[FieldChange]) -> String {
+    diff.iter()
+        .map(FieldChange::text)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn change_text(i: &Item) -> String {
+    match &i.what {
+        What::Spec { diff, .. } => diff_text(diff),
+        What::Created => "created".into(),
+        What::Deleted { after: None } => "deleted".into(),
+        What::Deleted { after: Some(after) } => format!(
+            "deleted while the recorder was not watching (after {})",
+            crate::units::rfc3339(*after)
+        ),
+        What::TypeAppeared => format!("type {} appeared: recorded from here", i.name),
+        What::TypeRemoved => format!("type {} removed, its objects with it", i.name),
+    }
+}
+
+/// Every change on its own line (`-o wide`).
+pub fn lines(items: &[Item]) -> Vec<Line> {
+    items
+        .iter()
+        .map(|i| Line {
+            at: i.at,
+            object: match i.what {
+                What::TypeAppeared | What::TypeRemoved => "(type)".to_string(),
+                _ => object_text(i),
+            },
+            change: change_text(i),
+            by: i.writers.join(","),
+        })
+        .collect()
+}
+
+/// What makes two changes alike enough to fold: objects of one kind with the
+/// same owner (or none) and namespace, the same kind of change, and for spec
+/// changes the same writers and changed paths.
+fn fold_key(i: &Item) -> Option<String> {
+    let owner = i
+        .owner
+        .as_ref()
+        .map(|o| format!("{}/{}", o.kind, o.name))
+        .unwrap_or_default();
+    let what = match &i.what {
+        What::Created => "created".to_string(),
+        What::Deleted { after } => format!("deleted{}", after.is_some()),
+        // NB: only what a controller does to the objects it owns folds (a
+        // ReplicaSet scaled step by step in a rollout): a change by hand to a
+        // top-level object is the cause being looked for, and stays a line.
+        What::Spec { diff, .. } if i.owner.is_some() => {
+            let paths: Vec<&str> = diff.iter().map(|c| c.path.as_str()).collect();
+            format!("spec {} {}", i.writers.join(","), paths.join(","))
+        }
+        _ => return None,
+    };
+    Some(format!("{}\0{}\0{owner}\0{what}", i.kind, i.namespace))
+}
+
+fn plural(kind: &str, n: usize) -> String {
+    if n == 1 {
+        kind.to_string()
+    } else if kind.ends_with('s') {
+        format!("{kind}es")
+    } else {
+        format!("{kind}s")
+    }
+}
+
+/// The feed for the first screen: bulk creations, deletions and controller
+/// spec changes alike and close in time become one line ("42 Pods of
+/// ReplicaSet web-7c9d deleted"); everything else as [`lines`].
+pub fn fold(items: &[Item]) -> Vec<Line> {
+    // (index of the group's first item, its members, time of its last member)
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut open: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (index, item) in items.iter().enumerate() {
+        let Some(key) = fold_key(item) else {
+            groups.push((index, vec![index]));
+            continue;
+        };
+        match open.get(&key) {
+            Some(&g)
+                if item.at - items[*groups[g].1.last().unwrap_or(&index)].at <= FOLD_WITHIN =>
+            {
+                groups[g].1.push(index);
+            }
+            _ => {
+                open.insert(key, groups.len());
+                groups.push((index, vec![index]));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(first, members)| {
+            let i = &items[first];
+            if members.len() == 1 {
+                return lines(std::slice::from_ref(i)).remove(0);
+            }
+            let n = members.len();
+            let mut names: Vec<&str> = members.iter().map(|m| items[*m].name.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            let scope = if i.namespace.is_empty() {
+                String::new()
+            } else {
+                format!("{}/", i.namespace)
+            };
+            let whose = match &i.owner {
+                Some(o) => format!(" of {} {}", o.kind, o.name),
+                None => String::new(),
+            };
+            let object = if names.len() == 1 {
+                object_text(i)
+            } else {
+                format!(
+                    "{scope}{} {}{whose}",
+                    names.len(),
+                    plural(&i.kind, names.len())
+                )
+            };
+            let last = &items[*members.last().unwrap_or(&first)];
+            let change = match &i.what {
+                What::Spec { .. } => {
+                    let first_text = change_text(i);
+                    let last_text = change_text(last);
+                    format!("{n} spec changes, first {first_text}, last {last_text}")
+                }
+                _ => change_text(i),
+            };
+            let span = crate::units::human_duration(last.at - i.at);
+            let change = if last.at - i.at >= 1_000 {
+                format!("{change} (over {span})")
+            } else {
+                change
+            };
+            Line {
+                at: i.at,
+                object,
+                change,
+                by: i.writers.join(","),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(at: i64, kind: &str, name: &str, owner: Option<(&str, &str)>, what: What) -> Item {
+        Item {
+            at,
+            kind: kind.into(),
+            namespace: "shop".into(),
+            name: name.into(),
+            owner: owner.map(|(k, n)| Owner {
+                kind: k.into(),
+                name: n.into(),
+            }),
+            writers: vec!["kube-controller-manager".into()],
+            what,
+        }
+    }
+
+    fn replicas(old: &str, new: &str) -> What {
+        What::Spec {
+            diff: vec![FieldChange {
+                path: "spec.replicas".into(),
+                old: Some(old.into()),
+                new: Some(new.into()),
+            }],
+            generation: 2,
+        }
+    }
+
+    #[test]
+    fn bulk_deletions_of_one_owner_fold_into_one_line() {
+        let rs = Some(("ReplicaSet", "web-7c9d"));
+        let mut items: Vec<Item> = (0..42)
+            .map(|i| {
+                item(
+                    1_000 + i * 100,
+                    "Pod",
+                    &format!("web-7c9d-{i}"),
+                    rs,
+                    What::Deleted { after: None },
+                )
+            })
+            .collect();
+        items.push(item(9_000, "ConfigMap", "conf", None, What::Created));
+        let folded = fold(&items);
+        assert_eq!(folded.len(), 2, "{folded:?}");
+        assert_eq!(folded[0].object, "shop/42 Pods of ReplicaSet web-7c9d");
+        assert_eq!(folded[0].change, "deleted (over 4s)");
+        assert_eq!(folded[1].object, "shop/ConfigMap/conf");
+        assert_eq!(lines(&items).len(), 43, "-o wide keeps every change");
+    }
+
+    #[test]
+    fn a_change_by_hand_stays_a_line_and_controller_steps_fold() {
+        let dep = Some(("Deployment", "web"));
+        let mut by_hand = item(0, "Deployment", "web", None, replicas("3", "0"));
+        by_hand.writers = vec!["kubectl-scale".into()];
+        let items = vec![
+            by_hand,
+            item(1_000, "ReplicaSet", "web-1", dep, replicas("3", "2")),
+            item(2_000, "ReplicaSet", "web-1", dep, replicas("2", "1")),
+            item(3_000, "ReplicaSet", "web-1", dep, replicas("1", "0")),
+            // Alike, but more than a minute later: a line of its own.
+            item(200_000, "ReplicaSet", "web-1", dep, replicas("0", "1")),
+        ];
+        let lines = fold(&items);
+        let texts: Vec<String> = lines
+            .iter()
+            .map(|l| format!("{} | {} | {}", l.object, l.change, l.by))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "shop/Deployment/web | spec.replicas 3 → 0 | kubectl-scale",
+                "shop/ReplicaSet/web-1 | 3 spec changes, first spec.replicas 3 → 2, last spec.replicas 1 → 0 (over 2s) | kube-controller-manager",
+                "shop/ReplicaSet/web-1 | spec.replicas 0 → 1 | kube-controller-manager",
+            ]
+        );
+    }
+
+    #[test]
+    fn types_and_blind_deletions_say_what_they_are() {
+        let mut t = item(
+            0,
+            "Database",
+            "databases.drill.example.com",
+            None,
+            What::TypeRemoved,
+        );
+        t.namespace.clear();
+        let gone = item(5, "Pod", "x", None, What::Deleted { after: Some(0) });
+        let l = lines(&[t, gone]);
+        assert_eq!(l[0].object, "(type)");
+        assert_eq!(
+            l[0].change,
+            "type databases.drill.example.com removed, its objects with it"
+        );
+        assert!(
+            l[1].change
+                .starts_with("deleted while the recorder was not watching")
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! `kubectl diag changes`: the cluster-wide feed of what changed, from the
+//! recording — spec diffs with their writers, objects created and deleted in
+//! bulk (folded), types that appeared or went — newest last.
+
+use std::io::Write;
+
+use anyhow::Context;
+
+use crate::changes::{Item, Line};
+use crate::cli::{ChangesArgs, GlobalArgs, OutputFormat};
+use crate::render::{Paint, escape};
+use crate::store::{self, Mode};
+use crate::units::{parse_time_ms, rfc3339};
+
+pub fn run(
+    global: &GlobalArgs,
+    args: &ChangesArgs,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<u8> {
+    let format = global.output.unwrap_or(OutputFormat::Table);
+    if !matches!(
+        format,
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Json
+    ) {
+        anyhow::bail!(
+            "-o {}: changes prints table, wide or json",
+            format!("{format:?}").to_lowercase()
+        );
+    }
+    let now = chrono::Utc::now();
+    let since = parse_time_ms(&args.since, now).context("invalid --since")?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|u| parse_time_ms(u, now))
+        .transpose()
+        .context("invalid --until")?
+        .unwrap_or(now.timestamp_millis());
+    if since > until {
+        anyhow::bail!(
+            "--since {} is after --until {}: nothing to show",
+            rfc3339(since),
+            rfc3339(until)
+        );
+    }
+    let path = crate::paths::db_path(global.db.as_ref());
+    let conn = store::open(&path, Mode::ReadOnly)?;
+    let (cluster, _, label) = super::check::choose_cluster(&conn, &path, args.cluster.as_deref())?;
+    let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
+    let mut items =
+        store::changes::feed(&conn, &path, cluster, since, until, namespace.as_deref())?;
+    if !args.kinds.is_empty() {
+        let recorded = crate::store::timeline::resource_types(&conn, &path, cluster)?;
+        let builtin = super::timeline::builtin_types();
+        let mut kinds = Vec::new();
+        for name in args
+            .kinds
+            .iter()
+            .map(|k| k.trim())
+            .filter(|k| !k.is_empty())
+        {
+            let t = recorded
+                .resolve(name)
+                .or_else(|| builtin.resolve(name))
+                .with_context(|| {
+                    format!(
+                        "--kinds {name}: no such resource type in the recording of {label}; use a kubectl name such as deploy, node, cm, or a custom resource's plural"
+                    )
+                })?;
+            kinds.push(t.kind.clone());
+        }
+        items.retain(|i| kinds.contains(&i.kind));
+    }
+    match format {
+        OutputFormat::Json => {
+            // NB: rendered first and written as bytes, so that a closed pipe is an
+            // io::Error that main recognises, not a serde_json one.
+            let text = serde_json::to_string_pretty(&Feed {
+                since,
+                until,
+                items: &items,
+            })?;
+            writeln!(out, "{text}")?;
+        }
+        _ if items.is_empty() => {
+            let scope = namespace
+                .map(|n| format!(" in namespace {n}"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "No changes recorded{scope} between {} and {}.",
+                rfc3339(since),
+                rfc3339(until)
+            )?;
+        }
+        OutputFormat::Wide => table(&crate::changes::lines(&items), out, paint)?,
+        _ => table(&crate::changes::fold(&items), out, paint)?,
+    }
+    Ok(crate::exit::OK)
+}
+
+#[derive(serde::Serialize)]
+struct Feed<'a> {
+    since: i64,
+    until: i64,
+    items: &'a [Item],
+}
+
+fn table(lines: &[Line], out: &mut dyn Write, paint: Paint) -> anyhow::Result<()> {
+    let rows = lines.iter().map(|l| {
+        vec![
+            crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
+            escape(&l.object).into_owned(),
+            escape(&l.change).into_owned(),
+            paint.dim(&escape(&l.by)),
+        ]
+    });
+    crate::render::plain_table(out, ["TIME (UTC)", "OBJECT", "CHANGE", "BY"], rows)?;
+    Ok(())
+}
