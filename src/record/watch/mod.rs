@@ -151,6 +151,7 @@ pub enum OnceError {
 }
 
 /// How the driver ended.
+#[derive(Debug)]
 enum End {
     Stop(Stop),
     /// `once`: the list is stored.
@@ -400,5 +401,268 @@ async fn until_shutdown<F: std::future::Future>(
         biased;
         _ = shutdown.wait_for(|stop| *stop) => None,
         out = what => Some(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The driver against a scripted [`Source`]: what reaches the writer, and
+    //! that a watch stops promptly. The decisions are tested in [`machine`].
+
+    use std::collections::VecDeque;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use futures::StreamExt;
+    use kube::core::Status;
+
+    use super::machine::{Failure, Page, RELISTED};
+    use super::*;
+
+    type Listed = Result<Page<WireEvent>, Failure<kube::Error>>;
+    type Watched = Result<Vec<Input<WireEvent, kube::Error>>, Failure<kube::Error>>;
+
+    /// Answers from a script; without one left, a request never returns.
+    #[derive(Default)]
+    struct Script {
+        lists: Mutex<VecDeque<Listed>>,
+        /// The items of each watch; after them the watch stays open and quiet.
+        watches: Mutex<VecDeque<Watched>>,
+        asked: Mutex<Vec<String>>,
+    }
+
+    impl Script {
+        fn asked(&self) -> Vec<String> {
+            self.asked.lock().unwrap().clone()
+        }
+    }
+
+    impl Source<WireEvent> for Script {
+        async fn list(&self, limit: u32, continue_token: Option<String>) -> Listed {
+            self.asked
+                .lock()
+                .unwrap()
+                .push(format!("list {limit} {continue_token:?}"));
+            let next = self.lists.lock().unwrap().pop_front();
+            match next {
+                Some(answer) => answer,
+                None => std::future::pending().await,
+            }
+        }
+
+        async fn current_version(&self) -> Option<u64> {
+            self.asked.lock().unwrap().push("probe".into());
+            None
+        }
+
+        async fn watch(
+            &self,
+            from: String,
+            streaming: bool,
+        ) -> Result<Items<WireEvent>, Failure<kube::Error>> {
+            self.asked
+                .lock()
+                .unwrap()
+                .push(format!("watch {from:?} streaming={streaming}"));
+            let next = self.watches.lock().unwrap().pop_front();
+            match next {
+                Some(answer) => answer.map(|items| {
+                    futures::stream::iter(items)
+                        .chain(futures::stream::pending())
+                        .boxed()
+                }),
+                None => std::future::pending().await,
+            }
+        }
+    }
+
+    fn event(name: &str, rv: &str) -> WireEvent {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name, "uid": name, "namespace": "ns", "resourceVersion": rv},
+            "reason": "Tested",
+        }))
+        .unwrap()
+    }
+
+    fn reset() -> kube::Error {
+        kube::Error::Service("connection reset".into())
+    }
+
+    fn gone() -> Failure<kube::Error> {
+        let status = Status::failure("too old resource version", "Expired").with_code(410);
+        Failure {
+            status: Some((410, status.message.clone())),
+            continue_token: None,
+            error: kube::Error::Api(status.boxed()),
+        }
+    }
+
+    fn watch(tx: mpsc::Sender<Msg>) -> Watch<WireEvent> {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        Watch {
+            api: Api::all(kube::Client::try_from(config).unwrap()),
+            dt: (),
+            namespace: None,
+            resource: "events".into(),
+            server: "http://127.0.0.1:9".into(),
+            tx,
+            stats: Arc::default(),
+            verbose: false,
+            chunk_size: 500,
+        }
+    }
+
+    fn describe(msg: Msg) -> String {
+        match msg {
+            Msg::Change { change, rv, .. } => match change {
+                Change::Event(EventChange::Upsert(e)) => format!("event {} at {rv:?}", e.name),
+                other => format!("{other:?}"),
+            },
+            Msg::Position { rv, .. } => format!("position {rv}"),
+            Msg::Gap(gap) => format!("gap {}: {}", gap.reason, gap.detail),
+            Msg::Tick | Msg::Maintain => "timer".into(),
+        }
+    }
+
+    /// Drives `machine` against `script`; once `count` messages reached the
+    /// writer, asks the watch to stop. Returns how it ended and the messages.
+    async fn drive(script: &Script, machine: Machine, count: usize) -> (End, Vec<String>) {
+        let (tx, mut rx) = mpsc::channel(64);
+        let w = watch(tx);
+        let (stop, mut shutdown) = watch::channel(false);
+        let writer = async {
+            let mut seen = Vec::new();
+            while seen.len() < count {
+                match rx.recv().await {
+                    Some(msg) => seen.push(describe(msg)),
+                    None => break,
+                }
+            }
+            stop.send(true).unwrap();
+            seen
+        };
+        tokio::time::timeout(Duration::from_secs(5), async {
+            tokio::join!(w.drive(script, machine, &mut shutdown), writer)
+        })
+        .await
+        .expect("the watch ends promptly")
+    }
+
+    #[tokio::test]
+    async fn shutdown_ends_a_watch_waiting_on_the_apiserver() {
+        let script = Script::default();
+        let machine = Machine::new(Mode::Run, false, None, None);
+        let (end, seen) = drive(&script, machine, 0).await;
+        assert!(matches!(end, End::Stop(Stop::Shutdown)), "{end:?}");
+        assert_eq!(seen, Vec::<String>::new());
+        assert_eq!(script.asked(), vec![r#"watch "" streaming=true"#]);
+    }
+
+    #[tokio::test]
+    async fn a_watch_told_to_stop_before_it_starts_asks_nothing() {
+        let script = Script::default();
+        let (tx, _rx) = mpsc::channel(1);
+        let (stop, mut shutdown) = watch::channel(false);
+        stop.send(true).unwrap();
+        let machine = Machine::new(Mode::Run, true, Some("4".into()), Some(0));
+        let end = watch(tx).drive(&script, machine, &mut shutdown).await;
+        assert!(matches!(end, End::Stop(Stop::Shutdown)), "{end:?}");
+        assert_eq!(script.asked(), Vec::<String>::new());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_watch_that_cannot_resume_relists_and_stores_one_gap() {
+        let script = Script::default();
+        script.watches.lock().unwrap().extend([
+            Ok(vec![
+                Input::Added(event("a", "101")),
+                Input::StreamFailed(reset()),
+            ]),
+            Err(gone()),
+            Ok(vec![
+                Input::Added(event("b", "150")),
+                Input::Bookmark {
+                    resource_version: "200".into(),
+                    initial_events_end: true,
+                },
+                Input::Modified(event("c", "201")),
+            ]),
+        ]);
+        let machine = Machine::new(Mode::Run, false, Some("100".into()), None);
+        let (end, seen) = drive(&script, machine, 5).await;
+        assert!(matches!(end, End::Stop(Stop::Shutdown)), "{end:?}");
+        assert_eq!(
+            seen,
+            vec![
+                r#"event a at Some("101")"#.to_string(),
+                "event b at None".into(),
+                format!("gap disconnected: ServiceError: connection reset{RELISTED}"),
+                "position 200".into(),
+                r#"event c at Some("201")"#.into(),
+            ]
+        );
+        assert_eq!(
+            script.asked(),
+            vec![
+                r#"watch "100" streaming=false"#,
+                r#"watch "101" streaming=false"#,
+                r#"watch "" streaming=true"#,
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn once_stores_every_page_then_the_position() {
+        let script = Script::default();
+        script.lists.lock().unwrap().extend([
+            Ok(Page {
+                items: vec![event("a", "1")],
+                continue_token: Some("t".into()),
+                resource_version: None,
+            }),
+            Ok(Page {
+                items: vec![event("b", "2")],
+                continue_token: None,
+                resource_version: Some("9".into()),
+            }),
+        ]);
+        let machine = Machine::new(Mode::Once, false, None, Some(0));
+        let (end, seen) = drive(&script, machine, 4).await;
+        assert!(matches!(end, End::Finished), "{end:?}");
+        assert_eq!(
+            seen,
+            vec![
+                "event a at None",
+                "event b at None",
+                "gap not-running: the recorder was not running",
+                "position 9"
+            ]
+        );
+        assert_eq!(
+            script.asked(),
+            vec!["list 500 None", r#"list 500 Some("t")"#]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_gone_writer_ends_the_watch() {
+        let script = Script::default();
+        script
+            .watches
+            .lock()
+            .unwrap()
+            .push_back(Ok(vec![Input::Added(event("a", "5"))]));
+        let (tx, rx) = mpsc::channel(1);
+        drop(rx);
+        let w = watch(tx);
+        let (_stop, mut shutdown) = watch::channel(false);
+        let machine = Machine::new(Mode::Run, false, Some("4".into()), None);
+        let end = tokio::time::timeout(
+            Duration::from_secs(5),
+            w.drive(&script, machine, &mut shutdown),
+        )
+        .await
+        .expect("the watch ends promptly");
+        assert!(matches!(end, End::Stop(Stop::WriterGone)), "{end:?}");
     }
 }
