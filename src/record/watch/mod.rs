@@ -4,9 +4,10 @@
 //! relist after 410 Gone. Every blind interval becomes a gap, and a finished
 //! list of objects tells the writer which objects still exist.
 //!
-//! Three parts: [`machine`] decides (a pure state machine, unit-tested),
-//! [`source`] asks the apiserver (the list and watch calls behind a trait),
-//! and the driver here carries the machine's actions out and sends what it
+//! Three parts: `machine` decides (a pure state machine: every rule about
+//! positions, gaps, 410s and streaming lists, unit-tested without a cluster),
+//! `source` asks the apiserver (the list and watch calls behind a trait), and
+//! the driver here carries the machine's actions out and sends what it
 //! observed to the writer.
 //!
 //! NB: this is a hand-written state machine rather than kube-runtime's watcher
@@ -15,8 +16,8 @@
 //! deletions and intermediate counts may be missing) versus resumed (nothing
 //! missed). The watcher hides both.
 
-pub mod machine;
-pub mod source;
+mod machine;
+mod source;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
