@@ -595,11 +595,11 @@ where
     K::DynamicType: Clone + Send + Sync,
 {
     match w.once(start).await {
-        Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(Some(
+        Ok(()) => None,
+        Err(watch::OnceError::List(e)) => Some(Some(
             connect::explain(e, "list", &K::plural(&w.dt), w.namespace.as_deref(), server).into(),
         )),
-        Err(_) => Some(None),
+        Err(watch::OnceError::WriterGone) => Some(None),
     }
 }
 
