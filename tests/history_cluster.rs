@@ -271,8 +271,9 @@ async fn two_managers_fighting_show_in_the_counters_not_in_the_versions() {
     let ns = TestNamespace::new("hist-fight").await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
-    // `cm` is resolved through discovery's short names.
-    let recorder = start_recorder(&db, &ns.name, &["--kinds", "cm"]).await;
+    // `cm` is resolved through discovery's short names; --kinds narrows to
+    // the types it names (pods: what start_recorder waits for).
+    let recorder = start_recorder(&db, &ns.name, &["--kinds", "cm,pods"]).await;
 
     let maps: Api<ConfigMap> = ns.api();
     maps.create(

@@ -748,6 +748,34 @@ impl WireObject {
     }
 }
 
+/// The observation of an object read through its metadata only (Secrets):
+/// its life cycle and writers, nothing of its data.
+pub fn metadata_observation(mut meta: ObjectMeta, resource: &ApiResource) -> ObjectObservation {
+    // NB: a full ObjectMeta carries managedFields' field sets; the count of
+    // fields owned goes where `slim_meta` puts it, and the sets are dropped.
+    if let Some(fields) = meta.managed_fields.as_mut() {
+        for f in fields {
+            let text = f
+                .fields_v1
+                .take()
+                .and_then(|v| serde_json::to_string(&v.0).ok())
+                .unwrap_or_default();
+            let count: u32 = ["\"f:", "\"k:", "\"v:", "\"i:"]
+                .iter()
+                .map(|p| text.matches(p).count() as u32)
+                .sum();
+            f.fields_type = Some(count.to_string());
+        }
+    }
+    meta.labels = None;
+    meta.annotations = None;
+    WireObject {
+        metadata: meta,
+        ..WireObject::default()
+    }
+    .into_observation(resource)
+}
+
 /// The JSON document whose changes a version's spec diff shows: the spec, a
 /// Node's labels next to its spec, a ConfigMap's keys with a digest of each
 /// value (never the value). None for Pods (their spec is nearly immutable and

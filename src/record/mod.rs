@@ -167,12 +167,12 @@ impl Rediscovery<'_> {
             );
             self.type_change(&t, now, false).await?;
             for w in allowed {
-                let rx = running.stop_of(&w.dt);
+                let rx = running.stop_of(w.dt());
                 let start = WatchStart {
                     resume_from: None,
                     blind_since: None,
                 };
-                tasks.spawn(async move { w.run(start, rx).await });
+                tasks.spawn(w.run(start, rx));
             }
             running.types.insert(t.full_name(), t);
         }
@@ -246,6 +246,77 @@ async fn watch_type_definitions(client: kube::Client, poke: mpsc::Sender<()>) {
     }
 }
 
+/// A watch of objects: whole, or through their metadata only (Secrets).
+enum ObjectWatch {
+    Full(Watch<WireObject>),
+    Metadata(Watch<watch::MetadataOnly>),
+}
+
+impl ObjectWatch {
+    fn resource(&self) -> &Arc<str> {
+        match self {
+            ObjectWatch::Full(w) => &w.resource,
+            ObjectWatch::Metadata(w) => &w.resource,
+        }
+    }
+
+    fn dt(&self) -> &kube::core::ApiResource {
+        match self {
+            ObjectWatch::Full(w) => &w.dt,
+            ObjectWatch::Metadata(w) => &w.dt,
+        }
+    }
+
+    async fn preflight(&self) -> Result<(), crate::k8s::connect::ClusterError> {
+        match self {
+            ObjectWatch::Full(w) => w.preflight().await,
+            ObjectWatch::Metadata(w) => w.preflight().await,
+        }
+    }
+
+    async fn run(self, start: WatchStart, stop: tokio::sync::watch::Receiver<bool>) -> Stop {
+        match self {
+            ObjectWatch::Full(w) => w.run(start, stop).await,
+            ObjectWatch::Metadata(w) => w.run(start, stop).await,
+        }
+    }
+}
+
+/// What every object watch is made of, whatever its item type.
+struct WatchParts<'a> {
+    conn: &'a connect::Connection,
+    ar: &'a kube::core::ApiResource,
+    namespace: Option<String>,
+    resource: Arc<str>,
+    tx: &'a mpsc::Sender<Msg>,
+    stats: &'a Arc<Stats>,
+    args: &'a RecordArgs,
+}
+
+impl WatchParts<'_> {
+    fn watch<K>(self) -> Watch<K>
+    where
+        K: watch::Watched<DynamicType = kube::core::ApiResource>
+            + kube::Resource<Scope = kube::core::DynamicResourceScope>,
+    {
+        let client = self.conn.client.clone();
+        Watch {
+            api: match &self.namespace {
+                Some(ns) => Api::<K>::namespaced_with(client, ns, self.ar),
+                None => Api::<K>::all_with(client, self.ar),
+            },
+            dt: self.ar.clone(),
+            namespace: self.namespace,
+            resource: self.resource,
+            server: self.conn.server.clone(),
+            tx: self.tx.clone(),
+            stats: self.stats.clone(),
+            verbose: self.args.verbose,
+            chunk_size: self.args.chunk_size.unwrap_or(OBJECT_CHUNK_SIZE),
+        }
+    }
+}
+
 /// The watches of one object type: cluster-wide, or one per `-n` namespace.
 fn watches_of(
     t: &ResourceType,
@@ -254,8 +325,9 @@ fn watches_of(
     tx: &mpsc::Sender<Msg>,
     stats: &Arc<Stats>,
     args: &RecordArgs,
-) -> Vec<Watch<WireObject>> {
+) -> Vec<ObjectWatch> {
     let ar = crate::k8s::discovery::api_resource(t);
+    let metadata_only = types::metadata_only(t);
     let scopes: Vec<Option<String>> = if t.namespaced {
         namespaces.to_vec()
     } else {
@@ -264,26 +336,24 @@ fn watches_of(
     scopes
         .into_iter()
         .map(|ns| {
-            let (api, resource) = match &ns {
-                Some(ns) => (
-                    Api::<WireObject>::namespaced_with(conn.client.clone(), ns, &ar),
-                    format!("{}/{ns}", t.full_name()),
-                ),
-                None => (
-                    Api::<WireObject>::all_with(conn.client.clone(), &ar),
-                    t.full_name(),
-                ),
-            };
-            Watch {
-                api,
-                dt: ar.clone(),
+            let resource: Arc<str> = match &ns {
+                Some(ns) => format!("{}/{ns}", t.full_name()),
+                None => t.full_name(),
+            }
+            .into();
+            let common = WatchParts {
+                conn,
+                ar: &ar,
                 namespace: ns,
-                resource: resource.into(),
-                server: conn.server.clone(),
-                tx: tx.clone(),
-                stats: stats.clone(),
-                verbose: args.verbose,
-                chunk_size: args.chunk_size.unwrap_or(OBJECT_CHUNK_SIZE),
+                resource,
+                tx,
+                stats,
+                args,
+            };
+            if metadata_only {
+                ObjectWatch::Metadata(common.watch())
+            } else {
+                ObjectWatch::Full(common.watch())
             }
         })
         .collect()
@@ -340,6 +410,14 @@ async fn record(
             .await
             .map_err(|e| connect::explain(e, "discover", "API resources", None, &conn.server))?;
         let types = types::select(&discovered, &args.kinds, &args.exclude_kinds)?;
+        for stale in &discovered.stale {
+            // NB: an aggregated API that does not answer costs its types, not the recording.
+            writeln!(
+                err,
+                "warning: API {} is unavailable (its aggregated server does not answer): its types are not recorded until it answers",
+                stale.group_version
+            )?;
+        }
         (Some(discovered), types)
     };
     let path = crate::paths::db_path(global.db.as_ref());
@@ -381,7 +459,7 @@ async fn record(
         w.preflight().await?;
     }
 
-    let mut object_watches: Vec<Watch<WireObject>> = Vec::new();
+    let mut object_watches: Vec<ObjectWatch> = Vec::new();
     if let Some(discovered) = &discovered {
         session::save_resource_types(&db, &path, cluster, &discovered.types)?;
     }
@@ -420,7 +498,7 @@ async fn record(
     }
     let mut object_starts = Vec::new();
     for w in &object_watches {
-        object_starts.push(start_of(&w.resource)?);
+        object_starts.push(start_of(w.resource())?);
     }
     let writer_thread = {
         let (path, stats) = (path.clone(), stats.clone());
@@ -448,7 +526,11 @@ async fn record(
         }
         if failure.is_none() {
             for (w, s) in object_watches.iter().zip(object_starts) {
-                if let Some(f) = once(w, s, &conn.server).await {
+                let done = match w {
+                    ObjectWatch::Full(w) => once(w, s, &conn.server).await,
+                    ObjectWatch::Metadata(w) => once(w, s, &conn.server).await,
+                };
+                if let Some(f) = done {
                     failure = f;
                     break;
                 }
@@ -493,8 +575,8 @@ async fn record(
         }
         let mut running = Running::default();
         for (w, s) in object_watches.into_iter().zip(object_starts) {
-            let rx = running.stop_of(&w.dt);
-            tasks.spawn(async move { w.run(s, rx).await });
+            let rx = running.stop_of(w.dt());
+            tasks.spawn(w.run(s, rx));
         }
         for t in kept {
             running.types.insert(t.full_name(), t);

@@ -91,6 +91,29 @@ impl Watched for WireObject {
     }
 }
 
+/// An object known by its metadata only: a Secret, whose data must not
+/// cross the wire (`Api<PartialObjectMeta<_>>` asks for metadata only).
+pub type MetadataOnly = kube::core::PartialObjectMeta<kube::core::DynamicObject>;
+
+impl Watched for MetadataOnly {
+    const RECONCILE: bool = true;
+
+    fn change(
+        self,
+        dt: &kube::core::ApiResource,
+        seen: Seen,
+        at: i64,
+        blind_since: Option<i64>,
+    ) -> Option<Change> {
+        Some(Change::Object(ObjectChange {
+            seen,
+            at,
+            blind_since,
+            observation: Box::new(crate::k8s::object::metadata_observation(self.metadata, dt)),
+        }))
+    }
+}
+
 impl<K: Watched> machine::Item for K
 where
     K::DynamicType: Clone + Send + Sync,
@@ -521,7 +544,7 @@ mod tests {
             },
             Msg::Position { rv, .. } => format!("position {rv}"),
             Msg::Gap(gap) => format!("gap {}: {}", gap.reason, gap.detail),
-            Msg::Tick | Msg::Maintain => "timer".into(),
+            Msg::Tick | Msg::Maintain | Msg::ResourceTypes(_) => "timer".into(),
         }
     }
 
