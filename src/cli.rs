@@ -170,31 +170,11 @@ pub struct TimelineArgs {
     pub no_related: bool,
 }
 
-/// The checks `kubectl diag check` can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CheckName {
-    Finalizers,
-    Hotloop,
-    Generation,
-    Scheduling,
-}
-
-impl CheckName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckName::Finalizers => "finalizers",
-            CheckName::Hotloop => "hotloop",
-            CheckName::Generation => "generation",
-            CheckName::Scheduling => "scheduling",
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Checks to run (default: all)
     #[arg(value_enum)]
-    pub checks: Vec<CheckName>,
+    pub checks: Vec<crate::checks::Check>,
 
     /// Evaluate the recording as it was at this moment: a duration back from now (2h) or an RFC 3339 time.
     /// Implies reading the recording [default with --db: the latest recorded time]

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::checks::{self, Finding, Options, Report, Severity};
+use crate::checks::{self, Check, Finding, Options, Report, Severity};
 use crate::cli::{CheckArgs, GlobalArgs, OutputFormat};
 use crate::render::{Paint, escape, plain_table};
 use crate::store::{self, Mode, snapshot};
@@ -78,7 +78,7 @@ pub fn run(
     let options = options(args)?;
     let window_ms = parse_duration_ms(&args.window).context("invalid --window")?;
     let sample_ms = parse_duration_ms(&args.sample).context("invalid --sample")?;
-    let selected: Vec<String> = args.checks.iter().map(|c| c.as_str().to_string()).collect();
+    let selected = &args.checks;
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
     if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
         anyhow::bail!("-n {several}: check takes one namespace (or -A for all)");
@@ -111,7 +111,7 @@ pub fn run(
             },
         )
     } else {
-        let wants_hotloop = selected.is_empty() || selected.iter().any(|s| s == "hotloop");
+        let wants_hotloop = checks::chosen(selected).any(|c| c == Check::Hotloop);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -125,7 +125,7 @@ pub fn run(
                 server: conn.server.clone(),
             };
             let snap = crate::k8s::snapshot::live(&conn.client, &live).await?;
-            blind_is_an_error(&snap, &selected, namespace.as_deref())?;
+            blind_is_an_error(&snap, selected, namespace.as_deref())?;
             let at = snap.at;
             anyhow::Ok((
                 snap,
@@ -138,7 +138,7 @@ pub fn run(
         })?
     };
 
-    let mut report = checks::run(&snap, &selected, &options);
+    let mut report = checks::run(&snap, selected, &options);
     if let Some(ns) = &namespace {
         report.findings.retain(|f| {
             f.object.namespace == *ns || (f.object.kind == "Namespace" && f.object.name == *ns)
@@ -160,7 +160,7 @@ pub fn run(
 /// not be listed. Partial coverage stays a note.
 fn blind_is_an_error(
     snap: &checks::Snapshot,
-    selected: &[String],
+    selected: &[Check],
     namespace: Option<&str>,
 ) -> anyhow::Result<()> {
     let blind = checks::blind(snap, selected);
@@ -176,10 +176,9 @@ fn blind_is_an_error(
             snap.failing.join(", ")
         )
     };
-    let others: Vec<&str> = checks::ALL
-        .iter()
-        .copied()
-        .filter(|c| !blind.contains(c) && (selected.is_empty() || selected.iter().any(|s| s == c)))
+    let others: Vec<&str> = checks::chosen(selected)
+        .filter(|c| !blind.contains(c))
+        .map(Check::name)
         .collect();
     let fix = if others.is_empty() {
         "use a kubeconfig whose user may list and watch them (deploy/rbac.yaml has the ClusterRole)"
@@ -194,7 +193,11 @@ fn blind_is_an_error(
     names.sort();
     anyhow::bail!(
         "check {} examined nothing: all {} types it tried to list{scope} were {how}: {}; {fix}",
-        blind.join(", "),
+        blind
+            .iter()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join(", "),
         names.len(),
         names.join(", "),
     )
@@ -270,10 +273,9 @@ pub fn render(
                 ))
             )?;
             let mut folded = false;
-            let mut by_check: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
+            let mut by_check: BTreeMap<Check, Vec<&Finding>> = BTreeMap::new();
             for f in &report.findings {
-                let order = checks::ALL.iter().position(|c| *c == f.check).unwrap_or(99);
-                by_check.entry(order).or_default().push(f);
+                by_check.entry(f.check).or_default().push(f);
             }
             if report.findings.is_empty() {
                 writeln!(out, "\nNo findings.")?;
@@ -282,7 +284,7 @@ pub fn render(
                 writeln!(
                     out,
                     "\n{} ({})",
-                    paint.bold(&findings[0].check.to_uppercase()),
+                    paint.bold(&findings[0].check.name().to_uppercase()),
                     findings.len()
                 )?;
                 let mut header = vec![
@@ -368,13 +370,12 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::Code;
     use crate::model::ObjectRef;
 
     fn unschedulable(ns: &str, name: &str, owner: &str, cause: &str) -> Finding {
         let mut f = Finding::new(
-            "scheduling",
-            "S001",
-            Severity::Warning,
+            Code::S001,
             &ObjectRef {
                 api_version: "v1".into(),
                 kind: "Pod".into(),
