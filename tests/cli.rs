@@ -398,3 +398,38 @@ fn export_keeps_the_rows_of_the_namespace_asked_for() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("-n a,b: export takes one namespace"), "{err}");
 }
+
+/// Every test that needs the control plane (it uses tests/common) is behind
+/// the `cluster-tests` feature, so a plain `cargo test` needs no cluster, and
+/// `scripts/test` (which always enables it) skips none.
+#[test]
+fn every_cluster_test_is_behind_the_cluster_tests_feature() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let mut cluster_tests = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs")
+            && std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .any(|l| l == "mod common;")
+        {
+            cluster_tests.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    assert!(!cluster_tests.is_empty());
+    for name in cluster_tests {
+        let entry =
+            format!("[[test]]\nname = \"{name}\"\nrequired-features = [\"cluster-tests\"]\n");
+        assert!(
+            manifest.contains(&entry),
+            "tests/{name}.rs uses the cluster: add to Cargo.toml\n{entry}"
+        );
+    }
+    let script = std::fs::read_to_string(root.join("scripts/test")).unwrap();
+    assert!(
+        script.contains("cargo test --features cluster-tests"),
+        "scripts/test must enable the cluster tests"
+    );
+}
