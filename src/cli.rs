@@ -1,9 +1,18 @@
-//! The command line: kubectl's global flags, exactly, plus `--db`, and one
-//! subcommand per stage of the tool.
+//! The command line: kubectl's connection flags, `--db`, and one subcommand per
+//! stage of the tool. Each subcommand takes only the flags it uses, and `-o`
+//! only the formats it prints: clap refuses the rest (exit code 2), so no flag
+//! is accepted and then ignored.
+//!
+//! A new subcommand flattens the flag groups it uses ([`KubeArgs`],
+//! [`NamespaceArg`], [`AllNamespacesArg`], [`DbArg`]), gives its own `-o` enum
+//! if it prints several formats, and names the groups in [`Command::takes`].
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use crate::units::{parse_duration_ms, parse_size, parse_time_arg};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -16,6 +25,9 @@ portable SQLite file, so that what happened at 03:00 can still be read at 09:00 
 one-hour Event TTL has deleted the evidence.\n\nRun as `kubectl diag` once `kubectl-diag` is on PATH."
 )]
 pub struct Cli {
+    /// The connection flags and `--db`: given before the subcommand, as kubectl
+    /// allows (`kubectl diag --db X export`); after [`Cli::parse_args`], the
+    /// effective values, the subcommand's own included.
     #[command(flatten)]
     pub global: GlobalArgs,
 
@@ -23,53 +35,173 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// kubectl's own connection and output flags, spelled as kubectl spells them.
+impl Cli {
+    /// Parses the process's arguments; on an error, prints it and exits 2.
+    pub fn parse_args() -> Cli {
+        Cli::try_parse_args_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
+    }
+
+    /// Parses `args` and merges the flags given before the subcommand with the
+    /// subcommand's own (those after it win). A flag before the subcommand that
+    /// the subcommand does not use is an error, as it would be after it.
+    // NB: not `Parser::parse`: that leaves the subcommand's own flags out of `global`.
+    pub fn try_parse_args_from<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let mut cli = Cli::try_parse_from(args)?;
+        let takes = cli.command.takes();
+        let g = &mut cli.global;
+        let given_before: [(&str, bool, bool); 5] = [
+            ("--kubeconfig", g.kubeconfig.is_some(), takes.kube.is_some()),
+            ("--context", g.context.is_some(), takes.kube.is_some()),
+            (
+                "-n/--namespace",
+                g.namespace.is_some(),
+                takes.namespace.is_some(),
+            ),
+            (
+                "-A/--all-namespaces",
+                g.all_namespaces,
+                takes.all_namespaces.is_some(),
+            ),
+            ("--db", g.db.is_some(), takes.db.is_some()),
+        ];
+        if let Some((flag, _, _)) = given_before
+            .iter()
+            .find(|(_, given, taken)| *given && !taken)
+        {
+            let name = cli.command.name();
+            return Err(Cli::command().error(
+                ErrorKind::UnknownArgument,
+                format!(
+                    "`kubectl diag {name}` does not use {flag}: remove it (`kubectl diag {name} --help` lists its flags)"
+                ),
+            ));
+        }
+        if let Some(k) = takes.kube {
+            g.kubeconfig = k.kubeconfig.clone().or(g.kubeconfig.take());
+            g.context = k.context.clone().or(g.context.take());
+        }
+        if let Some(n) = takes.namespace {
+            g.namespace = n.namespace.clone().or(g.namespace.take());
+        }
+        if let Some(a) = takes.all_namespaces {
+            g.all_namespaces |= a.all_namespaces;
+        }
+        if let Some(d) = takes.db {
+            g.db = d.db.clone().or(g.db.take());
+        }
+        Ok(cli)
+    }
+}
+
+/// kubectl's connection flags and `--db`, as the commands read them.
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
 
     /// The kubeconfig context to use (default: the current context)
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
-    /// Namespace scope (default: the context's namespace)
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    /// Namespace (for the subcommands that take -n; each one's help says what it means there)
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
 
-    /// All namespaces
-    #[arg(short = 'A', long, global = true)]
+    /// All namespaces (for the subcommands that take -A)
+    #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
-    /// Label selector, as kubectl's -l
-    #[arg(short = 'l', long, global = true, value_name = "SELECTOR")]
-    pub selector: Option<String>,
-
-    /// Output format
-    #[arg(short = 'o', long, global = true, value_enum)]
-    pub output: Option<OutputFormat>,
-
-    /// The recording (SQLite file)
-    #[arg(
-        long,
-        global = true,
-        value_name = "PATH",
-        help = "The recording, a SQLite file [env: KUBECTL_DIAG_DB] [default: $XDG_DATA_HOME/kubectl-diag/diag.db]"
-    )]
+    #[arg(long, value_name = "PATH", help = DB_HELP)]
     // NB: KUBECTL_DIAG_DB is read in `paths::db_path`, not by clap, so that `check`
     // can tell an explicit --db (evaluate the recording) from the default.
     pub db: Option<PathBuf>,
 }
 
+const DB_HELP: &str = "The recording, a SQLite file [env: KUBECTL_DIAG_DB] [default: $XDG_DATA_HOME/kubectl-diag/diag.db]";
+
+/// `--kubeconfig` and `--context`: for the subcommands that talk to a cluster.
+#[derive(Debug, Args, Clone, Default)]
+pub struct KubeArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use (default: the current context)
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+}
+
+/// `-n`; its help is the subcommand's (`mut_arg`), since each reads it its own way.
+#[derive(Debug, Args, Clone, Default)]
+pub struct NamespaceArg {
+    /// Namespace
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+}
+
+/// `-A`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct AllNamespacesArg {
+    /// All namespaces (overrides -n)
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+}
+
+/// `--db`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DbArg {
+    #[arg(long, value_name = "PATH", help = DB_HELP)]
+    pub db: Option<PathBuf>,
+}
+
+/// The flag groups a subcommand takes (see [`Command::takes`]).
+#[derive(Default)]
+pub struct Takes<'a> {
+    pub kube: Option<&'a KubeArgs>,
+    pub namespace: Option<&'a NamespaceArg>,
+    pub all_namespaces: Option<&'a AllNamespacesArg>,
+    pub db: Option<&'a DbArg>,
+}
+
+/// `timeline -o`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
+pub enum TimelineOutput {
     Table,
     Wide,
     Json,
+    Html,
+}
+
+/// `check -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckOutput {
+    Table,
+    Wide,
+    Json,
+}
+
+/// `query -o` and `sql -o`: rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RowsOutput {
+    Table,
+    Json,
     Jsonl,
     Csv,
-    Html,
+}
+
+/// `--rate`: a positive, finite number of updates per minute.
+fn per_minute(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!(
+            "'{text}' is not a rate: give updates per minute, a number above 0 such as 10"
+        )),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -94,8 +226,85 @@ pub enum Command {
     Import(ImportArgs),
 }
 
+impl Command {
+    /// The subcommand's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Record(_) => "record",
+            Command::Export(_) => "export",
+            Command::Timeline(_) => "timeline",
+            Command::Changes(_) => "changes",
+            Command::Check(_) => "check",
+            Command::Query(_) => "query",
+            Command::Sql(_) => "sql",
+            Command::Completion(_) => "completion",
+            Command::Import(_) => "import",
+        }
+    }
+
+    /// The connection, namespace and `--db` flags this subcommand uses.
+    pub fn takes(&self) -> Takes<'_> {
+        match self {
+            Command::Record(a) => Takes {
+                kube: Some(&a.kube),
+                namespace: Some(&a.namespace),
+                all_namespaces: Some(&a.all_namespaces),
+                db: Some(&a.db),
+            },
+            Command::Check(a) => Takes {
+                kube: Some(&a.kube),
+                namespace: Some(&a.namespace),
+                all_namespaces: Some(&a.all_namespaces),
+                db: Some(&a.db),
+            },
+            Command::Timeline(a) => Takes {
+                kube: Some(&a.kube),
+                namespace: Some(&a.namespace),
+                db: Some(&a.db),
+                ..Takes::default()
+            },
+            Command::Changes(a) => Takes {
+                namespace: Some(&a.namespace),
+                all_namespaces: Some(&a.all_namespaces),
+                db: Some(&a.db),
+                ..Takes::default()
+            },
+            Command::Export(a) => Takes {
+                namespace: Some(&a.namespace),
+                all_namespaces: Some(&a.all_namespaces),
+                db: Some(&a.db),
+                ..Takes::default()
+            },
+            Command::Import(a) => Takes {
+                namespace: Some(&a.namespace),
+                db: Some(&a.db),
+                ..Takes::default()
+            },
+            Command::Query(a) => Takes {
+                db: Some(&a.db),
+                ..Takes::default()
+            },
+            Command::Sql(a) => Takes {
+                db: Some(&a.db),
+                ..Takes::default()
+            },
+            Command::Completion(_) => Takes::default(),
+        }
+    }
+}
+
 #[derive(Debug, Args)]
+#[command(mut_arg("namespace", |a| a.help("Record only these namespaces, comma separated (default: all)")))]
 pub struct RecordArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub namespace: NamespaceArg,
+    #[command(flatten)]
+    pub all_namespaces: AllNamespacesArg,
+    #[command(flatten)]
+    pub db: DbArg,
+
     /// Take what the apiserver holds now, store it, and exit
     #[arg(long)]
     pub once: bool,
@@ -109,12 +318,12 @@ pub struct RecordArgs {
     pub verbose: bool,
 
     /// Drop recorded data older than this (e.g. 30d, 12h); 0 keeps everything
-    #[arg(long, default_value = "30d", value_name = "DURATION")]
-    pub retain: String,
+    #[arg(long, default_value = "30d", value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub retain: i64,
 
     /// Drop the oldest data while the recording is larger than this (e.g. 2GiB); 0 means no limit
-    #[arg(long, default_value = "4GiB", value_name = "SIZE")]
-    pub max_db_size: String,
+    #[arg(long, default_value = "4GiB", value_name = "SIZE", value_parser = parse_size)]
+    pub max_db_size: u64,
 
     /// Apply --retain and --max-db-size to every cluster in the file (imports, other
     /// recorders), not only to the cluster this recorder records
@@ -150,7 +359,19 @@ pub struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("namespace", |a| a.help("The object's namespace (default: the context's)")))]
 pub struct TimelineArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub namespace: NamespaceArg,
+    #[command(flatten)]
+    pub db: DbArg,
+
+    /// Output format
+    #[arg(short = 'o', long, value_enum, default_value_t = TimelineOutput::Table)]
+    pub output: TimelineOutput,
+
     /// The object, as kubectl names it: deploy/web, pod/web-7c9d-x2, deployment.apps/web,
     /// or TYPE NAME; custom resources by plural, kind or short name
     #[arg(required = true, num_args = 1..=2, value_name = "TYPE/NAME")]
@@ -165,12 +386,12 @@ pub struct TimelineArgs {
     pub cluster: Option<String>,
 
     /// Start: a duration back from now (2h) or an RFC 3339 time [default: the object's beginning]
-    #[arg(long, value_name = "DURATION|TIME")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub since: Option<i64>,
 
     /// End: a duration back from now or an RFC 3339 time [default: now]
-    #[arg(long, value_name = "DURATION|TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<i64>,
 
     /// How many owner levels to walk up and down (Deployment -> ReplicaSet -> Pod is 2)
     #[arg(long, default_value_t = 2, value_name = "N")]
@@ -182,14 +403,26 @@ pub struct TimelineArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("namespace", |a| a.help("Only changes in this namespace (cluster-scoped objects and types left out; default: all)")))]
 pub struct ChangesArgs {
+    #[command(flatten)]
+    pub namespace: NamespaceArg,
+    #[command(flatten)]
+    pub all_namespaces: AllNamespacesArg,
+    #[command(flatten)]
+    pub db: DbArg,
+
+    /// Output format: table folds what controllers do in bulk; wide and json keep every change
+    #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table)]
+    pub output: CheckOutput,
+
     /// Start: a duration back from now (2h) or an RFC 3339 time
-    #[arg(long, default_value = "1h", value_name = "DURATION|TIME")]
-    pub since: String,
+    #[arg(long, default_value = "1h", value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub since: i64,
 
     /// End: a duration back from now or an RFC 3339 time [default: now]
-    #[arg(long, value_name = "DURATION|TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<i64>,
 
     /// Only these resource types, as kubectl names them (plural, kind or short name); comma separated
     #[arg(long, value_name = "TYPES", value_delimiter = ',')]
@@ -200,60 +433,54 @@ pub struct ChangesArgs {
     pub cluster: Option<String>,
 }
 
-/// The checks `kubectl diag check` can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CheckName {
-    Finalizers,
-    Hotloop,
-    Generation,
-    Scheduling,
-}
-
-impl CheckName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckName::Finalizers => "finalizers",
-            CheckName::Hotloop => "hotloop",
-            CheckName::Generation => "generation",
-            CheckName::Scheduling => "scheduling",
-        }
-    }
-}
-
 #[derive(Debug, Args)]
+#[command(mut_arg("namespace", |a| a.help("Only findings in this namespace, and about the Namespace itself (default: all)")))]
 pub struct CheckArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub namespace: NamespaceArg,
+    #[command(flatten)]
+    pub all_namespaces: AllNamespacesArg,
+    #[command(flatten)]
+    pub db: DbArg,
+
+    /// Output format
+    #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table)]
+    pub output: CheckOutput,
+
     /// Checks to run (default: all)
     #[arg(value_enum)]
-    pub checks: Vec<CheckName>,
+    pub checks: Vec<crate::checks::Check>,
 
     /// Evaluate the recording as it was at this moment: a duration back from now (2h) or an RFC 3339 time.
     /// Implies reading the recording [default with --db: the latest recorded time]
-    #[arg(long, value_name = "TIME")]
-    pub at: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = parse_time_arg)]
+    pub at: Option<i64>,
 
     /// Which recorded cluster (uid or context label), when the recording holds several
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
 
     /// finalizers: a deletion waiting longer than this is stuck
-    #[arg(long, default_value = "5m", value_name = "DURATION")]
-    pub stuck_after: String,
+    #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub stuck_after: i64,
 
     /// generation: status behind the spec for longer than this is reported
-    #[arg(long, default_value = "5m", value_name = "DURATION")]
-    pub lag_after: String,
+    #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub lag_after: i64,
 
     /// hotloop: updates per minute above which an object is in a hot loop (also Events per minute for storms)
-    #[arg(long, default_value_t = 10.0, value_name = "PER_MINUTE")]
+    #[arg(long, default_value = "10", value_name = "PER_MINUTE", value_parser = per_minute)]
     pub rate: f64,
 
     /// hotloop, recorded: the span of update counters to rate
-    #[arg(long, default_value = "10m", value_name = "DURATION")]
-    pub window: String,
+    #[arg(long, default_value = "10m", value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub window: i64,
 
     /// hotloop, live: how long to watch every type to measure update rates
-    #[arg(long, default_value = "30s", value_name = "DURATION")]
-    pub sample: String,
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub sample: i64,
 
     /// hotloop: also look at Leases, Endpoints, EndpointSlices, Events and Nodes, which churn by design
     #[arg(long)]
@@ -265,10 +492,18 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("namespace", |a| a.help("Only Events in this namespace: the Event's or its object's (default: all)")))]
 pub struct ExportArgs {
+    #[command(flatten)]
+    pub namespace: NamespaceArg,
+    #[command(flatten)]
+    pub all_namespaces: AllNamespacesArg,
+    #[command(flatten)]
+    pub db: DbArg,
+
     /// Only occurrences whose last time is at or after this: a duration back from now (2h, 30m, 7d) or an RFC 3339 time
-    #[arg(long, value_name = "DURATION|TIME")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub since: Option<i64>,
 
     /// Only this cluster (its id: the uid of its kube-system namespace, or its label)
     #[arg(long, value_name = "ID")]
@@ -284,6 +519,13 @@ pub struct CompletionArgs {
 
 #[derive(Debug, Args)]
 pub struct QueryArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+
+    /// Output format
+    #[arg(short = 'o', long, value_enum, default_value_t = RowsOutput::Table)]
+    pub output: RowsOutput,
+
     /// The query to run (see --list)
     #[arg(value_name = "NAME", required_unless_present = "list")]
     pub name: Option<String>,
@@ -297,12 +539,19 @@ pub struct QueryArgs {
     pub param: Vec<String>,
 
     /// Shorthand for --param since=…: a duration back from now (2h) or an RFC 3339 time
-    #[arg(long, value_name = "DURATION|TIME")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub since: Option<i64>,
 }
 
 #[derive(Debug, Args)]
 pub struct SqlArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+
+    /// Output format
+    #[arg(short = 'o', long, value_enum, default_value_t = RowsOutput::Table)]
+    pub output: RowsOutput,
+
     /// One SQL statement; writes are refused
     #[arg(value_name = "STATEMENT")]
     pub statement: String,
@@ -312,12 +561,18 @@ pub struct SqlArgs {
     pub param: Vec<String>,
 
     /// Stop the statement after this long (e.g. 30s, 2m) and exit 2; default: no limit
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub timeout: Option<i64>,
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("namespace", |a| a.help("The namespace kubectl text was taken in, for tables without a NAMESPACE column")))]
 pub struct ImportArgs {
+    #[command(flatten)]
+    pub namespace: NamespaceArg,
+    #[command(flatten)]
+    pub db: DbArg,
+
     /// Files to import; `-` reads standard input
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
@@ -328,6 +583,6 @@ pub struct ImportArgs {
 
     /// When kubectl text was taken (RFC 3339): the moment its ages (`5m`, `2d`)
     /// count back from. Default: each file's modification time
-    #[arg(long, value_name = "TIME")]
-    pub taken_at: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = crate::commands::import::parse_taken_at_arg)]
+    pub taken_at: Option<(i64, i64)>,
 }

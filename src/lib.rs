@@ -33,7 +33,7 @@ use std::io::Write;
 
 use cli::{Cli, Command};
 
-/// Runs one parsed command line; returns the process exit code.
+/// Runs one command line parsed by [`Cli::parse_args`]; returns the process exit code.
 ///
 /// Output goes to `out`, progress and warnings to `err`, so every command can
 /// be driven from a test with two `Vec<u8>`.
@@ -42,13 +42,13 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         Command::Record(args) => record::run(&cli.global, args, err),
         Command::Export(args) => commands::export::run(&cli.global, args, out),
         Command::Timeline(args) => {
-            commands::timeline::run(&cli.global, args, out, render::Paint::for_stdout())
+            commands::timeline::run(&cli.global, args, out, err, render::Paint::for_stdout())
         }
         Command::Changes(args) => {
             commands::changes::run(&cli.global, args, out, render::Paint::for_stdout())
         }
         Command::Check(args) => {
-            commands::check::run(&cli.global, args, out, render::Paint::for_stdout())
+            commands::check::run(&cli.global, args, out, err, render::Paint::for_stdout())
         }
         Command::Query(args) => commands::query::run(&cli.global, args, out, err),
         Command::Sql(args) => commands::sql::run(&cli.global, args, out),

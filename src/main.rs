@@ -5,12 +5,11 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
 use kubectl_diag::cli::Cli;
 use kubectl_diag::exit;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_args();
     let stdout = io::stdout();
     let mut out = stdout.lock();
     // NB: stderr stays unlocked: the recorder's tasks and threads write progress

@@ -67,6 +67,12 @@ pub fn parse_time_ms(text: &str, now: DateTime<Utc>) -> Result<i64, UnitError> {
         .map_err(|_| UnitError::Time(text.to_string()))
 }
 
+/// [`parse_time_ms`] from now: the command line's value parser for times
+/// (`--since 2h`, `--at 2026-11-29T03:00:00Z`), so a bad one is clap's error, exit code 2.
+pub fn parse_time_arg(text: &str) -> Result<i64, UnitError> {
+    parse_time_ms(text, Utc::now())
+}
+
 /// Parses `512MiB`, `2GiB`, `1GB`, `300kB`, or a plain number of bytes.
 pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     let bad = || UnitError::Size(text.to_string());
@@ -96,6 +102,28 @@ pub fn rfc3339(ms: i64) -> String {
         Some(t) => t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         None => ms.to_string(),
     }
+}
+
+/// A duration exactly, in the units [`parse_duration_ms`] reads: `90s` is `1m30s`, `250ms` stays.
+pub fn exact_duration(ms: i64) -> String {
+    if ms == 0 {
+        return "0".into();
+    }
+    let mut left = ms.max(0);
+    let mut text = String::new();
+    for (unit, size) in [
+        ("d", 86_400_000),
+        ("h", 3_600_000),
+        ("m", 60_000),
+        ("s", 1_000),
+        ("ms", 1),
+    ] {
+        if left >= size {
+            text.push_str(&format!("{}{unit}", left / size));
+            left %= size;
+        }
+    }
+    text
 }
 
 /// A duration the way kubectl prints ages: `45s`, `12m`, `3h20m`, `2d4h`.
@@ -147,6 +175,14 @@ mod tests {
         assert!(parse_duration_ms("2x").is_err());
         assert!(parse_duration_ms("").is_err());
         assert!(parse_duration_ms("99999999999999999d").is_err());
+    }
+
+    #[test]
+    fn exact_durations_read_back_as_themselves() {
+        for ms in [0, 250, 30_000, 90_000, 5_400_000, 604_800_000 + 1] {
+            assert_eq!(parse_duration_ms(&exact_duration(ms)), Ok(ms), "{ms}");
+        }
+        assert_eq!(exact_duration(90_000), "1m30s");
     }
 
     #[test]

@@ -118,3 +118,324 @@ fn version_names_the_package_version_the_commit_and_the_build_date() {
     let date = date.strip_suffix(")\n").unwrap_or_else(|| panic!("{line}"));
     assert!(chrono::DateTime::parse_from_rfc3339(date).is_ok(), "{line}");
 }
+
+/// Each subcommand: what it needs on its line to parse, the connection,
+/// namespace and `--db` flags it uses, and the `-o` formats it prints.
+/// A new subcommand must be added here (the walk below fails until it is).
+/// (name, required arguments, flags used, `-o` values).
+type Subcommand = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const SUBCOMMANDS: &[Subcommand] = &[
+    (
+        "record",
+        &[],
+        &["--kubeconfig", "--context", "-n", "-A", "--db"],
+        &[],
+    ),
+    ("export", &[], &["-n", "-A", "--db"], &[]),
+    (
+        "timeline",
+        &["deploy/web"],
+        &["--kubeconfig", "--context", "-n", "--db"],
+        &["table", "wide", "json", "html"],
+    ),
+    (
+        "changes",
+        &[],
+        &["-n", "-A", "--db"],
+        &["table", "wide", "json"],
+    ),
+    (
+        "check",
+        &[],
+        &["--kubeconfig", "--context", "-n", "-A", "--db"],
+        &["table", "wide", "json"],
+    ),
+    (
+        "query",
+        &["warnings-by-reason"],
+        &["--db"],
+        &["table", "json", "jsonl", "csv"],
+    ),
+    (
+        "sql",
+        &["SELECT 1"],
+        &["--db"],
+        &["table", "json", "jsonl", "csv"],
+    ),
+    ("completion", &["bash"], &[], &[]),
+    ("import", &["events.json"], &["-n", "--db"], &[]),
+];
+
+/// kubectl's global flags (short or long as the tables above name them, long, a value)
+/// and `--db`; `-l` and `-o` are here because kubectl users type them anywhere.
+const GLOBAL: &[(&str, &str, Option<&str>)] = &[
+    ("--kubeconfig", "--kubeconfig", Some("/tmp/kubeconfig")),
+    ("--context", "--context", Some("prod")),
+    ("-n", "--namespace", Some("shop")),
+    ("-A", "--all-namespaces", None),
+    ("-l", "--selector", Some("app=web")),
+    ("-o", "--output", Some("json")),
+    ("--db", "--db", Some("/tmp/diag.db")),
+];
+
+/// Every value any subcommand's `-o` ever took.
+const FORMATS: &[&str] = &["table", "wide", "json", "jsonl", "csv", "html"];
+
+fn parses(args: &[&str]) -> bool {
+    kubectl_diag::cli::Cli::try_parse_args_from(
+        std::iter::once("kubectl-diag").chain(args.iter().copied()),
+    )
+    .is_ok()
+}
+
+fn help(sub: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args([sub, "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{sub} --help");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A flag a subcommand accepts must be one it uses: its help lists it, and
+/// clap refuses every other one, after the subcommand or before it.
+#[test]
+fn no_subcommand_accepts_a_flag_it_ignores() {
+    use clap::CommandFactory;
+    let cli = kubectl_diag::cli::Cli::command();
+    let names: Vec<&str> = cli
+        .get_subcommands()
+        .map(|c| c.get_name())
+        .filter(|n| *n != "help")
+        .collect();
+    assert_eq!(
+        names.len(),
+        SUBCOMMANDS.len(),
+        "subcommands {names:?}: add each to SUBCOMMANDS"
+    );
+    for name in names {
+        let &(_, required, uses, formats) = SUBCOMMANDS
+            .iter()
+            .find(|s| s.0 == name)
+            .unwrap_or_else(|| panic!("{name}: add it to SUBCOMMANDS in tests/cli.rs"));
+        let text = help(name);
+        let bare: Vec<&str> = std::iter::once(name)
+            .chain(required.iter().copied())
+            .collect();
+        assert!(parses(&bare), "{name} {required:?} must parse");
+        for &(flag, long, value) in GLOBAL {
+            let value = match (flag, formats.first()) {
+                ("-o", Some(f)) => Some(*f),
+                _ => value,
+            };
+            let used = uses.contains(&flag) || (flag == "-o" && !formats.is_empty());
+            for form in [flag, long] {
+                let mut after = bare.clone();
+                after.push(form);
+                after.extend(value);
+                assert_eq!(parses(&after), used, "{after:?}: accepted must mean used");
+                let mut before = vec![form];
+                before.extend(value);
+                before.extend(bare.iter().copied());
+                let root = !matches!(flag, "-o" | "-l");
+                assert_eq!(
+                    parses(&before),
+                    used && root,
+                    "{before:?}: a flag before the subcommand is taken only if the subcommand uses it"
+                );
+            }
+            assert_eq!(
+                text.contains(&format!("{long} ")) || text.contains(&format!("{long}\n")),
+                used,
+                "{name} --help and {long}:\n{text}"
+            );
+        }
+        for format in FORMATS {
+            let mut args = bare.clone();
+            args.extend(["-o", format]);
+            assert_eq!(
+                parses(&args),
+                formats.contains(format),
+                "{name} -o {format}: accepted must mean printed"
+            );
+        }
+        let listed: Vec<String> = cli
+            .find_subcommand(name)
+            .unwrap()
+            .get_arguments()
+            .find(|a| a.get_id() == "output")
+            .map(|a| {
+                a.get_possible_values()
+                    .iter()
+                    .map(|v| v.get_name().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(listed, formats, "{name} --help lists its -o values");
+    }
+}
+
+fn diag(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args(args)
+        .env("KUBECTL_DIAG_DB", "/nonexistent/diag.db")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn refused_flags_and_bad_values_are_usage_errors_that_name_the_flag() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["export", "-o", "csv"], &["unexpected argument '-o'"]),
+        (
+            &["check", "-o", "csv"],
+            &["'csv'", "--output", "table, wide, json"],
+        ),
+        (&["sql", "SELECT 1", "-o", "html"], &["'html'", "--output"]),
+        (&["check", "-l", "app=web"], &["unexpected argument '-l'"]),
+        (
+            &["query", "--list", "-n", "shop"],
+            &["unexpected argument '-n'"],
+        ),
+        (
+            &["--db", "/tmp/x.db", "completion", "bash"],
+            &["`kubectl diag completion` does not use --db: remove it"],
+        ),
+        (
+            &["check", "--window", "10x"],
+            &["--window", "'10x' is not a duration"],
+        ),
+        (&["check", "--rate", "0"], &["--rate", "a number above 0"]),
+        (&["check", "--at", "yesterday"], &["--at", "RFC 3339"]),
+        (
+            &["record", "--max-db-size", "lots"],
+            &["--max-db-size", "not a size"],
+        ),
+        (
+            &["record", "--retain", "30"],
+            &["--retain", "not a duration"],
+        ),
+        (&["sql", "SELECT 1", "--timeout", "soon"], &["--timeout"]),
+        (&["export", "--since", "then"], &["--since"]),
+        (
+            &["timeline", "deploy/web", "--until", "later"],
+            &["--until"],
+        ),
+        (
+            &["import", "x.json", "--taken-at", "5m"],
+            &["--taken-at", "not an RFC 3339 time"],
+        ),
+    ];
+    for (args, wanted) in cases {
+        let (code, _, err) = diag(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        for w in *wanted {
+            assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
+        }
+    }
+}
+
+#[test]
+fn export_keeps_the_rows_of_the_namespace_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let file = dir.path().join("events.jsonl");
+    let event = |ns: &str, kind: &str, object_ns: &str, name: &str| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Event", "type": "Warning", "reason": "Test",
+            "message": format!("about {name}"),
+            "metadata": {"name": format!("{name}.1"), "namespace": ns, "uid": format!("uid-{name}"),
+                         "creationTimestamp": "2026-11-30T12:00:00Z"},
+            "involvedObject": {"apiVersion": "v1", "kind": kind, "namespace": object_ns, "name": name, "uid": format!("o-{name}")},
+            "firstTimestamp": "2026-11-30T12:00:00Z", "lastTimestamp": "2026-11-30T12:00:00Z", "count": 1,
+            "source": {"component": "test"},
+        })
+        .to_string()
+    };
+    std::fs::write(
+        &file,
+        [
+            event("shop", "Pod", "shop", "web"),
+            event("pay", "Pod", "pay", "api"),
+            event("default", "Node", "", "node-1"),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let db_arg = db.to_str().unwrap();
+    let (code, _, err) = diag(&["import", "--db", db_arg, file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let names = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["export", "--db", db_arg];
+        all.extend(args);
+        let (code, out, err) = diag(&all);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        let mut names: Vec<String> = out
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["object"]["name"].as_str().unwrap().to_string()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&[]), ["api", "node-1", "web"]);
+    assert_eq!(names(&["-n", "shop"]), ["web"]);
+    assert_eq!(
+        names(&["--namespace", "default"]),
+        ["node-1"],
+        "a Node's Events"
+    );
+    assert!(names(&["-n", "nosuchns"]).is_empty());
+    assert_eq!(names(&["-n", "shop", "-A"]), ["api", "node-1", "web"]);
+    let (code, _, err) = diag(&["export", "--db", db_arg, "-n", "a,b"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("-n a,b: export takes one namespace"), "{err}");
+}
+
+/// Every test that needs the control plane (it uses tests/common) is behind
+/// the `cluster-tests` feature, so a plain `cargo test` needs no cluster, and
+/// `scripts/test` (which always enables it) skips none.
+#[test]
+fn every_cluster_test_is_behind_the_cluster_tests_feature() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let mut cluster_tests = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs")
+            && std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .any(|l| l == "mod common;")
+        {
+            cluster_tests.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    assert!(!cluster_tests.is_empty());
+    for name in cluster_tests {
+        let entry =
+            format!("[[test]]\nname = \"{name}\"\nrequired-features = [\"cluster-tests\"]\n");
+        assert!(
+            manifest.contains(&entry),
+            "tests/{name}.rs uses the cluster: add to Cargo.toml\n{entry}"
+        );
+    }
+    let script = std::fs::read_to_string(root.join("scripts/test")).unwrap();
+    assert!(
+        script.contains("cargo test --features cluster-tests"),
+        "scripts/test must enable the cluster tests"
+    );
+}

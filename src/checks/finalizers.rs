@@ -7,11 +7,9 @@
 use serde_json::json;
 
 use super::controllers::{describe_operator, for_finalizer, group_of};
-use super::{Finding, Options, Severity, Snapshot};
+use super::{Code, Finding, Options, Snapshot};
 use crate::model::RecordedObject;
 use crate::units::human_duration;
-
-const CHECK: &str = "finalizers";
 
 /// The namespace conditions that explain a stuck deletion.
 const NAMESPACE_CONDITIONS: &[&str] = &[
@@ -139,9 +137,7 @@ fn namespace_finding(ns: &RecordedObject, since: i64, s: &Snapshot) -> Finding {
             .to_string()
     };
     Finding::new(
-        CHECK,
-        "F002",
-        Severity::Error,
+        Code::F002,
         &ns.object,
         format!(
             "namespace Terminating for {}: {why}",
@@ -178,9 +174,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
                 .collect();
             let first = &obj.state.finalizers[0];
             found.push(Finding::new(
-                CHECK,
-                "F001",
-                Severity::Warning,
+                Code::F001,
                 &obj.object,
                 format!(
                     "deleting for {waited}, held by finalizer(s) {}: expected remover of {first}: {}",
@@ -198,9 +192,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
                     None => "gone",
                 };
                 found.push(Finding::new(
-                    CHECK,
-                    "F003",
-                    Severity::Warning,
+                    Code::F003,
                     &obj.object,
                     format!(
                         "terminating for {waited} with no finalizers on node {node}, which is {node_state}: no kubelet confirms the deletion"
@@ -218,6 +210,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
 mod tests {
     use super::super::fixtures::{condition, object};
     use super::*;
+    use crate::checks::Severity;
 
     const MIN: i64 = 60_000;
 
@@ -236,7 +229,7 @@ mod tests {
         w.state.finalizers = vec!["example.com/cleanup".into()];
         let f = check(&snapshot(vec![w]), &Options::default());
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].code, "F001");
+        assert_eq!(f[0].code, Code::F001);
         assert_eq!(
             f[0].details["finalizers"][0]["expected_remover"],
             "no controller found for example.com"
@@ -262,7 +255,7 @@ mod tests {
         let mut ns = object("Namespace", "", "gone");
         ns.state.deletion = Some(0);
         let findings = check(&snapshot(vec![ns]), &Options::default());
-        let f = findings.iter().find(|f| f.code == "F002").unwrap();
+        let f = findings.iter().find(|f| f.code == Code::F002).unwrap();
         assert!(!f.summary.contains("finalizers  remain"), "{}", f.summary);
         assert!(
             f.summary.contains("nothing left in it is known to hold it"),
@@ -296,7 +289,7 @@ mod tests {
         let mut operator = object("Deployment", "example-system", "example-operator");
         operator.state.replicas.insert("readyReplicas".into(), 1);
         let f = check(&snapshot(vec![ns, w, operator]), &Options::default());
-        let ns_finding = f.iter().find(|f| f.code == "F002").unwrap();
+        let ns_finding = f.iter().find(|f| f.code == Code::F002).unwrap();
         assert_eq!(ns_finding.severity, Severity::Error);
         assert!(
             ns_finding
@@ -351,13 +344,13 @@ mod tests {
         pvc.state.deletion = Some(50 * MIN);
         pvc.state.finalizers = vec!["kubernetes.io/pvc-protection".into()];
         let f = check(&snapshot(vec![node, pod, pvc]), &Options::default());
-        let pod_f = f.iter().find(|f| f.code == "F003").unwrap();
+        let pod_f = f.iter().find(|f| f.code == Code::F003).unwrap();
         assert!(
             pod_f.summary.contains("n1, which is NotReady"),
             "{}",
             pod_f.summary
         );
-        let pvc_f = f.iter().find(|f| f.code == "F001").unwrap();
+        let pvc_f = f.iter().find(|f| f.code == Code::F001).unwrap();
         assert!(
             pvc_f.summary.contains("still used by Pod web-1"),
             "{}",

@@ -7,11 +7,9 @@
 use serde_json::json;
 
 use super::controllers::{describe_operator, for_kind};
-use super::{Finding, Options, Severity, Snapshot};
+use super::{Code, Finding, Options, Severity, Snapshot};
 use crate::model::RecordedObject;
 use crate::units::human_duration;
-
-const CHECK: &str = "generation";
 
 fn observer(o: &RecordedObject, s: &Snapshot) -> String {
     if let Some(known) = for_kind(&o.object.api_version, &o.object.kind) {
@@ -38,17 +36,17 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
             || "for an unknown time".to_string(),
             |l| format!("for {}", human_duration(l)),
         );
-        // NB: a lag of unknown length may be a rollout in progress: info, not a warning.
-        let severity = if lag.is_some() {
-            Severity::Warning
-        } else {
-            Severity::Info
+        // NB: a lag of unknown length may be a rollout in progress: info, not the code's warning.
+        let settle = |f: Finding| {
+            if lag.is_some() {
+                f
+            } else {
+                f.with_severity(Severity::Info)
+            }
         };
         if let Some(observed) = obj.state.observed_generation.filter(|og| *og < generation) {
-            found.push(Finding::new(
-                CHECK,
-                "G001",
-                severity,
+            found.push(settle(Finding::new(
+                Code::G001,
                 &obj.object,
                 format!(
                     "generation {generation} not observed {how_long} (status.observedGeneration {observed}); expected observer: {}",
@@ -59,7 +57,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
                     "generation": generation, "observed_generation": observed,
                     "lag_seconds": lag.map(|l| l / 1000), "expected_observer": observer(obj, s),
                 }),
-            ));
+            )));
         }
         let behind: Vec<_> = obj
             .state
@@ -68,10 +66,8 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
             .filter(|c| c.observed_generation.is_some_and(|og| og < generation))
             .collect();
         if !behind.is_empty() {
-            found.push(Finding::new(
-                CHECK,
-                "G002",
-                severity,
+            found.push(settle(Finding::new(
+                Code::G002,
                 &obj.object,
                 format!(
                     "condition(s) {} describe an older generation than {generation} {how_long}",
@@ -85,7 +81,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
                     })).collect::<Vec<_>>(),
                     "lag_seconds": lag.map(|l| l / 1000), "expected_observer": observer(obj, s),
                 }),
-            ));
+            )));
         }
     }
     found
@@ -115,7 +111,7 @@ mod tests {
         let f = check(&s, &Options::default());
         assert_eq!(
             f.iter().map(|f| f.code).collect::<Vec<_>>(),
-            vec!["G001", "G002"]
+            vec![Code::G001, Code::G002]
         );
         assert!(
             f[0].summary.contains("generation 3 not observed for 20m"),

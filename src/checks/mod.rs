@@ -3,6 +3,7 @@
 //! snapshot type, so every check runs the same way on both, and its tests
 //! never touch a cluster. One check, one file, stable codes (docs/checks.md).
 
+pub mod codes;
 pub mod controllers;
 pub mod finalizers;
 pub mod generation;
@@ -12,6 +13,8 @@ pub mod scheduling_causes;
 pub mod scheduling_message;
 
 use serde::Serialize;
+
+pub use codes::{Check, Code};
 
 use crate::model::{ObjectRef, RecordedObject};
 
@@ -33,9 +36,6 @@ impl Severity {
         }
     }
 }
-
-/// The names of the checks, in the order they run and print.
-pub const ALL: &[&str] = &["finalizers", "hotloop", "generation", "scheduling"];
 
 /// Built-in types (group, plural) whose spec and status no check reads: they
 /// have neither a status nor a spec field the checks look at. The checks use
@@ -104,9 +104,10 @@ impl From<&ObjectRef> for FindingObject {
 /// One thing a check found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
-    pub check: &'static str,
+    /// Always `code.check()`: kept as a field for the JSON output.
+    pub check: Check,
     /// Stable, documented in docs/checks.md.
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub object: FindingObject,
     pub summary: String,
@@ -123,19 +124,18 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding with the code's own severity (see [`Finding::with_severity`]).
     pub fn new(
-        check: &'static str,
-        code: &'static str,
-        severity: Severity,
+        code: Code,
         object: &ObjectRef,
         summary: String,
         since_ms: Option<i64>,
         details: serde_json::Value,
     ) -> Finding {
         Finding {
-            check,
+            check: code.check(),
             code,
-            severity,
+            severity: code.severity(),
             object: object.into(),
             summary,
             since_ms,
@@ -143,6 +143,12 @@ impl Finding {
             owner: None,
             details,
         }
+    }
+
+    /// The same finding at another severity: a check that knows less than
+    /// usual (a lag of unknown length) says so with a milder one.
+    pub fn with_severity(self, severity: Severity) -> Finding {
+        Finding { severity, ..self }
     }
 }
 
@@ -211,28 +217,16 @@ pub struct Snapshot {
     pub failing: Vec<String>,
 }
 
-/// The types a check reads, as full names; empty: any type at all (finalizers,
-/// generation and hot loops are found on every kind).
-fn reads(check: &str) -> &'static [&'static str] {
-    match check {
-        // NB: from Events alone the scheduling check still finds FailedScheduling.
-        "scheduling" => &["pods", "events"],
-        _ => &[],
-    }
-}
-
 /// The chosen checks (all when `selected` is empty) that could examine none of
 /// the types they read: their silence would not be health. Only a live
 /// snapshot says what it could not list; a recording never counts as blind.
-pub fn blind(snapshot: &Snapshot, selected: &[String]) -> Vec<&'static str> {
+pub fn blind(snapshot: &Snapshot, selected: &[Check]) -> Vec<Check> {
     if snapshot.not_examined.is_empty() {
         return Vec::new();
     }
-    ALL.iter()
-        .copied()
-        .filter(|c| selected.is_empty() || selected.iter().any(|s| s == c))
+    chosen(selected)
         .filter(|c| {
-            let wanted = reads(c);
+            let wanted = c.reads();
             !snapshot
                 .examined
                 .iter()
@@ -313,23 +307,27 @@ impl Relevance {
     }
 }
 
+/// The chosen checks (all when `selected` is empty), in the order they run.
+pub fn chosen(selected: &[Check]) -> impl Iterator<Item = Check> + '_ {
+    Check::ALL
+        .into_iter()
+        .filter(|c| selected.is_empty() || selected.contains(c))
+}
+
 /// Runs the chosen checks (all when `selected` is empty) over one snapshot.
-pub fn run(snapshot: &Snapshot, selected: &[String], options: &Options) -> Report {
-    let wanted = |name: &str| selected.is_empty() || selected.iter().any(|s| s == name);
+pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report {
     let mut report = Report::default();
-    if wanted("finalizers") {
-        report.findings.extend(finalizers::check(snapshot, options));
-    }
-    if wanted("hotloop") {
-        report.findings.extend(hotloop::check(snapshot, options));
-    }
-    if wanted("generation") {
-        report.findings.extend(generation::check(snapshot, options));
-    }
-    if wanted("scheduling") {
-        let (findings, summary) = scheduling::check(snapshot, options);
-        report.findings.extend(findings);
-        report.summary = summary;
+    for check in chosen(selected) {
+        match check {
+            Check::Finalizers => report.findings.extend(finalizers::check(snapshot, options)),
+            Check::Hotloop => report.findings.extend(hotloop::check(snapshot, options)),
+            Check::Generation => report.findings.extend(generation::check(snapshot, options)),
+            Check::Scheduling => {
+                let (findings, summary) = scheduling::check(snapshot, options);
+                report.findings.extend(findings);
+                report.summary = summary;
+            }
+        }
     }
     report.notes.extend(snapshot.stale_groups.iter().map(|g| {
         format!("API group {g} is unavailable (its aggregated API does not answer discovery)")
@@ -350,23 +348,23 @@ mod tests {
             not_examined: strings(&["namespaces", "pods", "events", "configmaps"]),
             ..Snapshot::default()
         };
-        assert_eq!(blind(&nothing, &[]), ALL.to_vec());
+        assert_eq!(blind(&nothing, &[]), Check::ALL.to_vec());
         assert_eq!(
-            blind(&nothing, &strings(&["scheduling"])),
-            vec!["scheduling"]
+            blind(&nothing, &[Check::Scheduling]),
+            vec![Check::Scheduling]
         );
         // Partial coverage: what could be listed is examined, the rest are notes.
         let some = Snapshot {
             examined: strings(&["configmaps"]),
             ..nothing.clone()
         };
-        assert_eq!(blind(&some, &[]), vec!["scheduling"]);
-        assert!(blind(&some, &strings(&["finalizers", "hotloop"])).is_empty());
+        assert_eq!(blind(&some, &[]), vec![Check::Scheduling]);
+        assert!(blind(&some, &[Check::Finalizers, Check::Hotloop]).is_empty());
         let events = Snapshot {
             examined: strings(&["events"]),
             ..nothing
         };
-        assert!(blind(&events, &strings(&["scheduling"])).is_empty());
+        assert!(blind(&events, &[Check::Scheduling]).is_empty());
         assert!(blind(&Snapshot::default(), &[]).is_empty(), "a recording");
     }
 

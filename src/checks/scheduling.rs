@@ -15,10 +15,8 @@ use serde_json::json;
 
 use super::scheduling_causes::{Cause, PodNeeds, explain};
 use super::scheduling_message::{Parsed, parse};
-use super::{Finding, Options, Severity, Snapshot};
+use super::{Code, Finding, Options, Snapshot};
 use crate::model::ObjectRef;
-
-const CHECK: &str = "scheduling";
 
 /// Per reason: how many Pods it affects and the most nodes that gave it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -65,7 +63,7 @@ fn details(message: &str) -> (serde_json::Value, Vec<(String, Option<u32>)>) {
 pub fn summarize(findings: &[Finding]) -> Summary {
     let mut by_reason: BTreeMap<String, ReasonSummary> = BTreeMap::new();
     let mut pods = 0;
-    for f in findings.iter().filter(|f| f.code == "S001") {
+    for f in findings.iter().filter(|f| f.code == Code::S001) {
         pods += 1;
         for r in f.details["reasons"].as_array().into_iter().flatten() {
             let Some(reason) = r["reason"].as_str() else {
@@ -205,15 +203,7 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
                     .collect::<Vec<_>>()
             );
         }
-        let mut finding = Finding::new(
-            CHECK,
-            "S001",
-            Severity::Warning,
-            object,
-            summary,
-            *since,
-            details,
-        );
+        let mut finding = Finding::new(Code::S001, object, summary, *since, details);
         finding.owner = controller(object);
         findings.push(finding);
     }

@@ -7,10 +7,10 @@ use std::io::Write;
 use anyhow::Context;
 
 use crate::changes::{Item, Line};
-use crate::cli::{ChangesArgs, GlobalArgs, OutputFormat};
+use crate::cli::{ChangesArgs, CheckOutput, GlobalArgs};
 use crate::render::{Paint, escape};
 use crate::store::{self, Mode};
-use crate::units::{parse_time_ms, rfc3339};
+use crate::units::rfc3339;
 
 pub fn run(
     global: &GlobalArgs,
@@ -18,25 +18,10 @@ pub fn run(
     out: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    let format = global.output.unwrap_or(OutputFormat::Table);
-    if !matches!(
-        format,
-        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Json
-    ) {
-        anyhow::bail!(
-            "-o {}: changes prints table, wide or json",
-            format!("{format:?}").to_lowercase()
-        );
-    }
-    let now = chrono::Utc::now();
-    let since = parse_time_ms(&args.since, now).context("invalid --since")?;
+    let since = args.since;
     let until = args
         .until
-        .as_deref()
-        .map(|u| parse_time_ms(u, now))
-        .transpose()
-        .context("invalid --until")?
-        .unwrap_or(now.timestamp_millis());
+        .unwrap_or_else(|| chrono::Utc::now().timestamp_millis());
     if since > until {
         anyhow::bail!(
             "--since {} is after --until {}: nothing to show",
@@ -72,8 +57,8 @@ pub fn run(
         }
         items.retain(|i| kinds.contains(&i.kind));
     }
-    match format {
-        OutputFormat::Json => {
+    match args.output {
+        CheckOutput::Json => {
             // NB: rendered first and written as bytes, so that a closed pipe is an
             // io::Error that main recognises, not a serde_json one.
             let text = serde_json::to_string_pretty(&Feed {
@@ -94,7 +79,7 @@ pub fn run(
                 rfc3339(until)
             )?;
         }
-        OutputFormat::Wide => table(&crate::changes::lines(&items), out, paint)?,
+        CheckOutput::Wide => table(&crate::changes::lines(&items), out, paint)?,
         _ => table(&crate::changes::fold(&items), out, paint)?,
     }
     Ok(crate::exit::OK)

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::checks::{self, Finding, Options, Report, Severity};
-use crate::cli::{CheckArgs, GlobalArgs, OutputFormat};
+use crate::checks::{self, Check, Finding, Options, Report, Severity};
+use crate::cli::{CheckArgs, CheckOutput, GlobalArgs};
 use crate::render::{Paint, escape, plain_table};
 use crate::store::{self, Mode, snapshot};
-use crate::units::{human_duration, parse_duration_ms, parse_time_ms, rfc3339};
+use crate::units::{human_duration, rfc3339};
 
 /// Where the snapshot came from, for the output.
 pub struct Source {
@@ -21,21 +21,14 @@ pub struct Source {
     pub at: i64,
 }
 
-fn options(args: &CheckArgs) -> anyhow::Result<Options> {
-    Ok(Options {
-        stuck_after_ms: parse_duration_ms(&args.stuck_after).context("invalid --stuck-after")?,
-        lag_after_ms: parse_duration_ms(&args.lag_after).context("invalid --lag-after")?,
-        rate_per_minute: if args.rate.is_finite() && args.rate > 0.0 {
-            args.rate
-        } else {
-            anyhow::bail!(
-                "invalid --rate {}: give updates per minute, such as 10",
-                args.rate
-            )
-        },
+fn options(args: &CheckArgs) -> Options {
+    Options {
+        stuck_after_ms: args.stuck_after,
+        lag_after_ms: args.lag_after,
+        rate_per_minute: args.rate,
         include_noisy: args.include_noisy,
         storm_per_minute: args.rate,
-    })
+    }
 }
 
 /// The recorded cluster to evaluate: `--cluster`, else the only one.
@@ -73,12 +66,12 @@ pub fn run(
     global: &GlobalArgs,
     args: &CheckArgs,
     out: &mut dyn Write,
+    err: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    let options = options(args)?;
-    let window_ms = parse_duration_ms(&args.window).context("invalid --window")?;
-    let sample_ms = parse_duration_ms(&args.sample).context("invalid --sample")?;
-    let selected: Vec<String> = args.checks.iter().map(|c| c.as_str().to_string()).collect();
+    let options = options(args);
+    let (window_ms, sample_ms) = (args.window, args.sample);
+    let selected = &args.checks;
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
     if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
         anyhow::bail!("-n {several}: check takes one namespace (or -A for all)");
@@ -90,16 +83,14 @@ pub fn run(
         let conn = store::open(&path, Mode::ReadOnly)?;
         let (cluster, uid, label) = choose_cluster(&conn, &path, args.cluster.as_deref())?;
         let latest = snapshot::latest_time(&conn, &path, cluster)?;
-        let at = match &args.at {
-            Some(t) => parse_time_ms(t, chrono::Utc::now()).context("invalid --at")?,
-            None => latest,
-        };
+        let at = args.at.unwrap_or(latest);
         if at > latest + 60_000 {
-            eprintln!(
+            writeln!(
+                err,
                 "warning: --at {} is after the last recorded moment ({}): the recording cannot say what happened since",
                 rfc3339(at),
                 rfc3339(latest)
-            );
+            )?;
         }
         let snap = snapshot::recorded(&conn, &path, cluster, at, window_ms)?;
         (
@@ -111,7 +102,7 @@ pub fn run(
             },
         )
     } else {
-        let wants_hotloop = selected.is_empty() || selected.iter().any(|s| s == "hotloop");
+        let wants_hotloop = checks::chosen(selected).any(|c| c == Check::Hotloop);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -125,7 +116,7 @@ pub fn run(
                 server: conn.server.clone(),
             };
             let snap = crate::k8s::snapshot::live(&conn.client, &live).await?;
-            blind_is_an_error(&snap, &selected, namespace.as_deref())?;
+            blind_is_an_error(&snap, selected, namespace.as_deref())?;
             let at = snap.at;
             anyhow::Ok((
                 snap,
@@ -138,7 +129,7 @@ pub fn run(
         })?
     };
 
-    let mut report = checks::run(&snap, &selected, &options);
+    let mut report = checks::run(&snap, selected, &options);
     if let Some(ns) = &namespace {
         report.findings.retain(|f| {
             f.object.namespace == *ns || (f.object.kind == "Namespace" && f.object.name == *ns)
@@ -146,7 +137,7 @@ pub fn run(
         // NB: the summary covers what is reported: a recording holds every namespace.
         report.summary = checks::scheduling::summarize(&report.findings);
     }
-    render(&report, &source, global.output, out, paint)?;
+    render(&report, &source, args.output, out, paint)?;
     let failing = report.findings.iter().any(|f| f.severity >= args.fail_on);
     Ok(if failing {
         crate::exit::FINDINGS
@@ -160,7 +151,7 @@ pub fn run(
 /// not be listed. Partial coverage stays a note.
 fn blind_is_an_error(
     snap: &checks::Snapshot,
-    selected: &[String],
+    selected: &[Check],
     namespace: Option<&str>,
 ) -> anyhow::Result<()> {
     let blind = checks::blind(snap, selected);
@@ -176,10 +167,9 @@ fn blind_is_an_error(
             snap.failing.join(", ")
         )
     };
-    let others: Vec<&str> = checks::ALL
-        .iter()
-        .copied()
-        .filter(|c| !blind.contains(c) && (selected.is_empty() || selected.iter().any(|s| s == c)))
+    let others: Vec<&str> = checks::chosen(selected)
+        .filter(|c| !blind.contains(c))
+        .map(Check::name)
         .collect();
     let fix = if others.is_empty() {
         "use a kubeconfig whose user may list and watch them (deploy/rbac.yaml has the ClusterRole)"
@@ -194,7 +184,11 @@ fn blind_is_an_error(
     names.sort();
     anyhow::bail!(
         "check {} examined nothing: all {} types it tried to list{scope} were {how}: {}; {fix}",
-        blind.join(", "),
+        blind
+            .iter()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join(", "),
         names.len(),
         names.join(", "),
     )
@@ -240,12 +234,12 @@ fn paint_severity(paint: Paint, s: Severity) -> String {
 pub fn render(
     report: &Report,
     source: &Source,
-    format: Option<OutputFormat>,
+    format: CheckOutput,
     out: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<()> {
-    match format.unwrap_or(OutputFormat::Table) {
-        OutputFormat::Json => {
+    match format {
+        CheckOutput::Json => {
             let doc = serde_json::json!({
                 "source": source.kind,
                 "cluster": source.cluster,
@@ -257,8 +251,8 @@ pub fn render(
             serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;
         }
-        OutputFormat::Table | OutputFormat::Wide => {
-            let wide = format == Some(OutputFormat::Wide);
+        CheckOutput::Table | CheckOutput::Wide => {
+            let wide = format == CheckOutput::Wide;
             writeln!(
                 out,
                 "{}",
@@ -270,10 +264,9 @@ pub fn render(
                 ))
             )?;
             let mut folded = false;
-            let mut by_check: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
+            let mut by_check: BTreeMap<Check, Vec<&Finding>> = BTreeMap::new();
             for f in &report.findings {
-                let order = checks::ALL.iter().position(|c| *c == f.check).unwrap_or(99);
-                by_check.entry(order).or_default().push(f);
+                by_check.entry(f.check).or_default().push(f);
             }
             if report.findings.is_empty() {
                 writeln!(out, "\nNo findings.")?;
@@ -282,7 +275,7 @@ pub fn render(
                 writeln!(
                     out,
                     "\n{} ({})",
-                    paint.bold(&findings[0].check.to_uppercase()),
+                    paint.bold(&findings[0].check.name().to_uppercase()),
                     findings.len()
                 )?;
                 let mut header = vec![
@@ -357,10 +350,6 @@ pub fn render(
                 writeln!(out, "\n{} {}", paint.yellow("note:"), escape(note))?;
             }
         }
-        other => anyhow::bail!(
-            "-o {}: check prints table, wide or json",
-            format!("{other:?}").to_lowercase()
-        ),
     }
     Ok(())
 }
@@ -368,13 +357,12 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::Code;
     use crate::model::ObjectRef;
 
     fn unschedulable(ns: &str, name: &str, owner: &str, cause: &str) -> Finding {
         let mut f = Finding::new(
-            "scheduling",
-            "S001",
-            Severity::Warning,
+            Code::S001,
             &ObjectRef {
                 api_version: "v1".into(),
                 kind: "Pod".into(),
@@ -390,14 +378,14 @@ mod tests {
         f
     }
 
-    fn table(report: &Report, format: OutputFormat) -> String {
+    fn table(report: &Report, format: CheckOutput) -> String {
         let source = Source {
             kind: "live",
             cluster: "test".into(),
             at: 60_000,
         };
         let mut out = Vec::new();
-        render(report, &source, Some(format), &mut out, Paint::default()).unwrap();
+        render(report, &source, format, &mut out, Paint::default()).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -420,7 +408,7 @@ mod tests {
             ));
         }
         report.summary = checks::scheduling::summarize(&report.findings);
-        let text = table(&report, OutputFormat::Table);
+        let text = table(&report, CheckOutput::Table);
         let first_screen: Vec<&str> = text.lines().take(25).collect();
         let screen = first_screen.join("\n");
         assert!(screen.contains("SCHEDULING (300)"), "{text}");
@@ -435,7 +423,7 @@ mod tests {
             "{text}"
         );
         assert!(screen.contains("(300 unschedulable Pod(s))"), "{text}");
-        let wide = table(&report, OutputFormat::Wide);
+        let wide = table(&report, CheckOutput::Wide);
         assert!(wide.contains("Pod/web-5c4f-149"), "wide lists each Pod");
         assert!(!wide.contains("150 Pods of"), "{wide}");
     }
@@ -448,7 +436,7 @@ mod tests {
             f.owner = None;
             report.findings.push(f);
         }
-        let text = table(&report, OutputFormat::Table);
+        let text = table(&report, CheckOutput::Table);
         assert!(
             text.contains("Pod/bare-0") && text.contains("Pod/bare-1"),
             "{text}"

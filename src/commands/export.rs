@@ -8,13 +8,12 @@
 
 use std::io::Write;
 
-use anyhow::Context;
 use serde_json::json;
 
 use crate::cli::{ExportArgs, GlobalArgs};
 use crate::store::export::{OccurrenceRow, for_each_occurrence};
 use crate::store::{self, Mode};
-use crate::units::{parse_time_ms, rfc3339};
+use crate::units::rfc3339;
 
 pub fn line(row: &OccurrenceRow) -> serde_json::Value {
     let mut line = json!({
@@ -47,15 +46,30 @@ pub fn line(row: &OccurrenceRow) -> serde_json::Value {
     line
 }
 
+/// Whether `-n` keeps this row: the Event's namespace or its object's, as
+/// `kubectl get events -n` and `--field-selector involvedObject.namespace=` would.
+// NB: both, because a text import without a NAMESPACE column stores the object's
+// namespace only from `-n`, and a Node's Events live in `default`.
+fn in_namespace(row: &OccurrenceRow, namespace: &str) -> bool {
+    row.event_namespace == namespace || row.object.namespace == namespace
+}
+
 pub fn run(global: &GlobalArgs, args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let since = match &args.since {
-        Some(s) => parse_time_ms(s, chrono::Utc::now()).context("invalid --since")?,
-        None => i64::MIN,
-    };
+    let since = args.since.unwrap_or(i64::MIN);
+    let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
+    if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
+        anyhow::bail!("-n {several}: export takes one namespace (or -A for all)");
+    }
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::ReadOnly)?;
     let mut buf = std::io::BufWriter::new(out);
     for_each_occurrence(&conn, &path, since, args.cluster.as_deref(), |row| {
+        if namespace
+            .as_deref()
+            .is_some_and(|ns| !in_namespace(&row, ns))
+        {
+            return Ok(());
+        }
         serde_json::to_writer(&mut buf, &line(&row))?;
         buf.write_all(b"\n")
     })?;

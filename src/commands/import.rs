@@ -72,7 +72,7 @@ pub enum ImportError {
     },
     #[error("{file}: holds no Events")]
     Empty { file: String },
-    #[error("--taken-at {value:?} is not an RFC 3339 time (e.g. 2026-11-29T03:00:00Z)")]
+    #[error("{value:?} is not an RFC 3339 time (e.g. 2026-11-29T03:00:00Z)")]
     TakenAt { value: String },
 }
 
@@ -672,28 +672,20 @@ pub fn parse_taken_at(value: &str) -> Option<(i64, i64)> {
     Some(if fraction { (t, t) } else { (t, t + 999) })
 }
 
+/// [`parse_taken_at`] as the command line's value parser: a bad `--taken-at` is clap's error, exit code 2.
+pub fn parse_taken_at_arg(value: &str) -> Result<(i64, i64), ImportError> {
+    parse_taken_at(value).ok_or_else(|| ImportError::TakenAt {
+        value: value.to_string(),
+    })
+}
+
 pub fn run(
     global: &GlobalArgs,
     args: &ImportArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let given = match &args.taken_at {
-        Some(value) => match parse_taken_at(value) {
-            Some(t) => Some(t),
-            None => {
-                writeln!(
-                    err,
-                    "error: {}",
-                    ImportError::TakenAt {
-                        value: value.clone()
-                    }
-                )?;
-                return Ok(crate::exit::ERROR);
-            }
-        },
-        None => None,
-    };
+    let given = args.taken_at;
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::Write)?;
     let now = chrono::Utc::now().timestamp_millis();

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 
 use super::sql::{StreamError, parse_params, stream};
-use crate::cli::{GlobalArgs, OutputFormat, QueryArgs};
+use crate::cli::{GlobalArgs, QueryArgs};
 use crate::store::{self, Mode};
 use crate::units::parse_time_ms;
 
@@ -248,8 +248,8 @@ pub fn run(
         );
     };
     let mut given = parse_params(&args.param)?;
-    if let Some(since) = &args.since {
-        given.push(("since".into(), since.clone()));
+    if let Some(since) = args.since {
+        given.push(("since".into(), crate::units::rfc3339(since)));
     }
     let params = bind(q, &given, chrono::Utc::now())?;
     let path = crate::paths::db_path(global.db.as_ref());
@@ -257,7 +257,7 @@ pub fn run(
     conn.pragma_update(None, "query_only", true)?;
     // NB: buffered, as in `sql`: main's stdout is line-buffered.
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
-    let format = global.output.unwrap_or(OutputFormat::Table);
+    let format = args.output;
     match stream(&conn, &q.sql, &params, format, &mut buffered) {
         Ok(_) => {}
         Err(StreamError::Write(e)) => return Err(e.into()),

@@ -16,7 +16,7 @@ use std::time::Duration;
 use anyhow::Context;
 use rusqlite::types::ValueRef;
 
-use crate::cli::{GlobalArgs, OutputFormat, SqlArgs};
+use crate::cli::{GlobalArgs, RowsOutput, SqlArgs};
 use crate::store::{self, Mode};
 
 /// A result set as text cells, with SQL NULL kept apart from the empty string.
@@ -128,7 +128,7 @@ pub fn stream(
     conn: &rusqlite::Connection,
     sql: &str,
     params: &[(String, String)],
-    format: OutputFormat,
+    format: RowsOutput,
     out: &mut dyn Write,
 ) -> Result<u64, StreamError> {
     let mut st = prepare(conn, sql, params)?;
@@ -160,7 +160,7 @@ fn csv_field(s: &str) -> String {
 
 /// One output format, fed a row at a time.
 struct Sink {
-    format: OutputFormat,
+    format: RowsOutput,
     columns: Vec<String>,
     /// Rows so far: only the table keeps them.
     table: Vec<Vec<String>>,
@@ -168,7 +168,7 @@ struct Sink {
 }
 
 impl Sink {
-    fn new(format: OutputFormat, columns: Vec<String>) -> Sink {
+    fn new(format: RowsOutput, columns: Vec<String>) -> Sink {
         Sink {
             format,
             columns,
@@ -178,7 +178,7 @@ impl Sink {
     }
 
     fn start(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        if self.format == OutputFormat::Csv {
+        if self.format == RowsOutput::Csv {
             let header: Vec<String> = self.columns.iter().map(|c| csv_field(c)).collect();
             writeln!(out, "{}", header.join(","))?;
         }
@@ -197,11 +197,11 @@ impl Sink {
 
     fn row(&mut self, cells: &mut Vec<Cell>, out: &mut dyn Write) -> std::io::Result<()> {
         match self.format {
-            OutputFormat::Jsonl => {
+            RowsOutput::Jsonl => {
                 serde_json::to_writer(&mut *out, &self.object(cells))?;
                 writeln!(out)?;
             }
-            OutputFormat::Json => {
+            RowsOutput::Json => {
                 // NB: the same bytes as `to_writer_pretty` of the whole array: each
                 // object pretty-printed and indented one level. JSON strings hold
                 // no raw newline, so indenting line by line is exact.
@@ -214,7 +214,7 @@ impl Sink {
                     write!(out, "  {line}")?;
                 }
             }
-            OutputFormat::Csv => {
+            RowsOutput::Csv => {
                 let fields: Vec<String> = cells.iter().map(|c| csv_field(&c.text())).collect();
                 writeln!(out, "{}", fields.join(","))?;
             }
@@ -231,9 +231,9 @@ impl Sink {
 
     fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         match self.format {
-            OutputFormat::Json if self.first => writeln!(out, "[]"),
-            OutputFormat::Json => out.write_all(b"\n]\n"),
-            OutputFormat::Jsonl | OutputFormat::Csv => Ok(()),
+            RowsOutput::Json if self.first => writeln!(out, "[]"),
+            RowsOutput::Json => out.write_all(b"\n]\n"),
+            RowsOutput::Jsonl | RowsOutput::Csv => Ok(()),
             _ => crate::render::plain_table(
                 out,
                 self.columns
@@ -247,7 +247,7 @@ impl Sink {
 
 /// Renders a collected result set as a table, JSON (an array of objects),
 /// JSON Lines or CSV: the same bytes as `stream`.
-pub fn render(set: &ResultSet, format: OutputFormat, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn render(set: &ResultSet, format: RowsOutput, out: &mut dyn Write) -> std::io::Result<()> {
     let mut sink = Sink::new(format, set.columns.clone());
     sink.start(out)?;
     for row in &set.rows {
@@ -293,10 +293,6 @@ pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::
     let path = crate::paths::db_path(global.db.as_ref());
     let limit = args
         .timeout
-        .as_deref()
-        .map(crate::units::parse_duration_ms)
-        .transpose()
-        .context("--timeout")?
         .filter(|ms| *ms > 0)
         .map(|ms| Duration::from_millis(ms.unsigned_abs()));
     let conn = store::open(&path, Mode::ReadOnly)?;
@@ -307,13 +303,7 @@ pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::
     // rows 175k system calls. A closed pipe still shows at the next 64 KiB.
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
     let deadline = limit.map(|l| Deadline::start(&conn, l));
-    let result = stream(
-        &conn,
-        &args.statement,
-        &params,
-        global.output.unwrap_or(OutputFormat::Table),
-        &mut buffered,
-    );
+    let result = stream(&conn, &args.statement, &params, args.output, &mut buffered);
     let fired = deadline.is_some_and(Deadline::end);
     match result {
         Ok(_) => {}
@@ -322,7 +312,7 @@ pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::
             return Err(anyhow::Error::new(e).context(format!(
                 "the SQL over {} ran longer than --timeout {}: stopped; narrow it (WHERE, LIMIT) or give a longer --timeout",
                 path.display(),
-                args.timeout.as_deref().unwrap_or_default()
+                crate::units::exact_duration(args.timeout.unwrap_or_default())
             )));
         }
         Err(StreamError::Sql(e)) => {
@@ -364,7 +354,7 @@ mod tests {
         }
     }
 
-    fn rendered(format: OutputFormat) -> String {
+    fn rendered(format: RowsOutput) -> String {
         let mut out = Vec::new();
         render(&set(), format, &mut out).unwrap();
         String::from_utf8(out).unwrap()
@@ -373,7 +363,7 @@ mod tests {
     #[test]
     fn golden_table() {
         assert_eq!(
-            rendered(OutputFormat::Table),
+            rendered(RowsOutput::Table),
             " REASON           N   NOTE\n BackOff          12\n Failed, \"badly\"  3   x\n"
         );
     }
@@ -381,7 +371,7 @@ mod tests {
     #[test]
     fn golden_json() {
         assert_eq!(
-            rendered(OutputFormat::Json),
+            rendered(RowsOutput::Json),
             "[\n  {\n    \"reason\": \"BackOff\",\n    \"n\": 12,\n    \"note\": null\n  },\n  {\n    \"reason\": \"Failed, \\\"badly\\\"\",\n    \"n\": 3,\n    \"note\": \"x\"\n  }\n]\n"
         );
     }
@@ -389,7 +379,7 @@ mod tests {
     #[test]
     fn golden_csv() {
         assert_eq!(
-            rendered(OutputFormat::Csv),
+            rendered(RowsOutput::Csv),
             "reason,n,note\nBackOff,12,\n\"Failed, \"\"badly\"\"\",3,x\n"
         );
     }
@@ -434,7 +424,7 @@ mod tests {
     #[test]
     fn golden_jsonl_and_empty_json() {
         assert_eq!(
-            rendered(OutputFormat::Jsonl),
+            rendered(RowsOutput::Jsonl),
             "{\"reason\":\"BackOff\",\"n\":12,\"note\":null}\n{\"reason\":\"Failed, \\\"badly\\\"\",\"n\":3,\"note\":\"x\"}\n"
         );
         let empty = ResultSet {
@@ -442,7 +432,7 @@ mod tests {
             rows: Vec::new(),
         };
         let mut out = Vec::new();
-        render(&empty, OutputFormat::Json, &mut out).unwrap();
+        render(&empty, RowsOutput::Json, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "[]\n");
     }
 
@@ -455,10 +445,10 @@ mod tests {
                    UNION ALL SELECT 'multi\nline', 1.5, X'00ff'";
         let set = execute(&conn, sql, &[]).unwrap();
         for format in [
-            OutputFormat::Table,
-            OutputFormat::Json,
-            OutputFormat::Jsonl,
-            OutputFormat::Csv,
+            RowsOutput::Table,
+            RowsOutput::Json,
+            RowsOutput::Jsonl,
+            RowsOutput::Csv,
         ] {
             let mut whole = Vec::new();
             render(&set, format, &mut whole).unwrap();
@@ -471,7 +461,7 @@ mod tests {
             );
         }
         let mut pretty = Vec::new();
-        render(&set, OutputFormat::Json, &mut pretty).unwrap();
+        render(&set, RowsOutput::Json, &mut pretty).unwrap();
         let rows: Vec<serde_json::Value> = serde_json::from_slice(&pretty).unwrap();
         assert_eq!(rows.len(), 3);
     }
@@ -501,7 +491,7 @@ mod tests {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         let endless =
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n";
-        for format in [OutputFormat::Json, OutputFormat::Jsonl, OutputFormat::Csv] {
+        for format in [RowsOutput::Json, RowsOutput::Jsonl, RowsOutput::Csv] {
             let err =
                 stream(&conn, endless, &[], format, &mut ClosedAfter { left: 4096 }).unwrap_err();
             assert!(
@@ -517,7 +507,7 @@ mod tests {
         let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
         let started = std::time::Instant::now();
         let deadline = Deadline::start(&conn, Duration::from_millis(200));
-        let result = stream(&conn, endless, &[], OutputFormat::Csv, &mut Vec::new());
+        let result = stream(&conn, endless, &[], RowsOutput::Csv, &mut Vec::new());
         assert!(deadline.end());
         assert!(
             matches!(
@@ -531,12 +521,12 @@ mod tests {
         // A statement that ends first is not interrupted, and neither is the next one.
         let deadline = Deadline::start(&conn, Duration::from_secs(60));
         assert_eq!(
-            stream(&conn, "SELECT 1", &[], OutputFormat::Csv, &mut Vec::new()).unwrap(),
+            stream(&conn, "SELECT 1", &[], RowsOutput::Csv, &mut Vec::new()).unwrap(),
             1
         );
         assert!(!deadline.end());
         assert_eq!(
-            stream(&conn, "SELECT 2", &[], OutputFormat::Csv, &mut Vec::new()).unwrap(),
+            stream(&conn, "SELECT 2", &[], RowsOutput::Csv, &mut Vec::new()).unwrap(),
             1
         );
     }

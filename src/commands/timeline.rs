@@ -7,12 +7,12 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use crate::cli::{GlobalArgs, OutputFormat, TimelineArgs};
+use crate::cli::{GlobalArgs, TimelineArgs, TimelineOutput};
 use crate::model::{Discovered, ResourceType};
 use crate::render::Paint;
 use crate::store::timeline::{self as load, Walk};
 use crate::store::{self, Mode, history};
-use crate::units::{parse_time_ms, rfc3339};
+use crate::units::rfc3339;
 
 /// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
 pub(crate) fn builtin_types() -> Discovered {
@@ -95,22 +95,12 @@ pub fn run(
     global: &GlobalArgs,
     args: &TimelineArgs,
     out: &mut dyn Write,
+    err: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
     let (type_name, name) = split(&args.object)?;
     let now = chrono::Utc::now();
-    let since = args
-        .since
-        .as_deref()
-        .map(|s| parse_time_ms(s, now))
-        .transpose()
-        .context("invalid --since")?;
-    let until = args
-        .until
-        .as_deref()
-        .map(|s| parse_time_ms(s, now))
-        .transpose()
-        .context("invalid --until")?;
+    let (since, until) = (args.since, args.until);
     if let (Some(s), Some(u)) = (since, until)
         && s > u
     {
@@ -182,10 +172,11 @@ pub fn run(
         // The cluster may still hold something: say so plainly, and show it.
         return match live_events(global, &t, &namespace, &name) {
             Ok(events) if !events.is_empty() => {
-                eprintln!(
+                writeln!(
+                    err,
                     "{missing}\nnote: not in the recording; the apiserver still holds {} Event(s) about it (up to an hour old), shown below",
                     events.len()
-                );
+                )?;
                 let now_ms = now.timestamp_millis();
                 let begin = events.iter().map(|e| e.first).min().unwrap_or(now_ms);
                 let timeline = crate::timeline::assemble(
@@ -196,7 +187,7 @@ pub fn run(
                     until.unwrap_or(now_ms),
                 );
                 render(
-                    global.output,
+                    args.output,
                     &timeline,
                     &serde_json::json!({"kind": t.kind, "namespace": namespace, "name": name, "source": "apiserver"}),
                     &format!("{}/{name}{where_} (from the apiserver)", t.kind),
@@ -227,7 +218,8 @@ pub fn run(
         None => incarnations[0].clone(),
     };
     if incarnations.len() > 1 && args.uid.is_none() {
-        eprintln!(
+        writeln!(
+            err,
             "note: {} objects were named {}/{name}{where_}; showing the latest (uid {}). Others: {}. Pick one with --uid.",
             incarnations.len(),
             t.kind,
@@ -244,7 +236,7 @@ pub fn run(
                 ))
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
+        )?;
     }
 
     let walk = Walk {
@@ -267,7 +259,7 @@ pub fn run(
     let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
     let gaps = load::gaps(&conn, &path, cluster, since_ms, until_ms)?;
     let mut timeline = crate::timeline::assemble(&subjects, &events, &gaps, since_ms, until_ms);
-    let check = check_lines(&conn, &path, cluster, &timeline);
+    let check = check_lines(&conn, &path, cluster, &timeline, err)?;
     timeline.summary = Some(crate::timeline::summary::summarize(
         &subjects,
         &timeline,
@@ -281,7 +273,7 @@ pub fn run(
         "cluster": label,
     });
     render(
-        global.output,
+        args.output,
         &timeline,
         &target_json,
         &format!("{}/{}{where_} — {label}", t.kind, name),
@@ -289,33 +281,30 @@ pub fn run(
         paint,
     )?;
     if timeline.entries.is_empty() {
-        eprintln!(
+        writeln!(
+            err,
             "note: nothing recorded for {}/{name} between {} and {}",
             t.kind,
             rfc3339(since_ms),
             rfc3339(until_ms)
-        );
+        )?;
     }
     Ok(crate::exit::OK)
 }
 
 fn render(
-    format: Option<OutputFormat>,
+    format: TimelineOutput,
     timeline: &crate::timeline::Timeline,
     target: &serde_json::Value,
     title: &str,
     out: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<()> {
-    match format.unwrap_or(OutputFormat::Table) {
-        OutputFormat::Table => crate::render::timeline::table(timeline, out, false, paint)?,
-        OutputFormat::Wide => crate::render::timeline::table(timeline, out, true, paint)?,
-        OutputFormat::Json => crate::render::timeline::json(timeline, target, out)?,
-        OutputFormat::Html => crate::render::html::page(timeline, title, out)?,
-        other => anyhow::bail!(
-            "-o {}: timeline prints table, wide, json or html",
-            format!("{other:?}").to_lowercase()
-        ),
+    match format {
+        TimelineOutput::Table => crate::render::timeline::table(timeline, out, false, paint)?,
+        TimelineOutput::Wide => crate::render::timeline::table(timeline, out, true, paint)?,
+        TimelineOutput::Json => crate::render::timeline::json(timeline, target, out)?,
+        TimelineOutput::Html => crate::render::html::page(timeline, title, out)?,
     }
     Ok(())
 }
@@ -351,13 +340,14 @@ fn check_lines(
     path: &std::path::Path,
     cluster: i64,
     t: &crate::timeline::Timeline,
-) -> Vec<crate::timeline::summary::CheckLine> {
+    err: &mut dyn Write,
+) -> std::io::Result<Vec<crate::timeline::summary::CheckLine>> {
     // NB: the hot-loop window is check's default (10 minutes back from the end).
     let snap = match store::snapshot::recorded(conn, path, cluster, t.until_ms, 10 * 60_000) {
         Ok(snap) => snap,
         Err(e) => {
-            eprintln!("note: the summary has no check results: {e}");
-            return Vec::new();
+            writeln!(err, "note: the summary has no check results: {e}")?;
+            return Ok(Vec::new());
         }
     };
     let report = crate::checks::run(&snap, &[], &crate::checks::Options::default());
@@ -367,7 +357,7 @@ fn check_lines(
                 || (o.kind == kind && o.namespace == namespace && o.name == name)
         })
     };
-    report
+    Ok(report
         .findings
         .into_iter()
         .filter(|f| {
@@ -384,5 +374,5 @@ fn check_lines(
             object: format!("{}/{}", f.object.kind, f.object.name),
             summary: f.summary,
         })
-        .collect()
+        .collect())
 }

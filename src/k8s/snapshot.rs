@@ -55,6 +55,8 @@ struct Listed {
     known: HashMap<String, (i64, Vec<ManagerMark>)>,
 }
 
+// NB: straight to stderr, not through the command's `err`: it is called from the
+// concurrent listing tasks, and only on a terminal (`enabled`), never into a test's writer.
 fn progress(enabled: bool, text: std::fmt::Arguments<'_>) {
     if enabled {
         eprint!("\r\x1b[2K{text}");

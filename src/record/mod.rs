@@ -31,7 +31,6 @@ use crate::model::ResourceType;
 use crate::store::session;
 use crate::store::writer::Writer;
 use crate::store::{self, Mode};
-use crate::units::{parse_duration_ms, parse_size};
 
 use self::retention::Retention;
 use self::sink::{Msg, Stats, now_ms};
@@ -374,8 +373,8 @@ fn namespaces(global: &GlobalArgs) -> Vec<Option<String>> {
 
 pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyhow::Result<u8> {
     let retention = Retention {
-        max_age_ms: parse_duration_ms(&args.retain).context("invalid --retain")?,
-        max_bytes: parse_size(&args.max_db_size).context("invalid --max-db-size")?,
+        max_age_ms: args.retain,
+        max_bytes: args.max_db_size,
         all_clusters: args.retain_all,
     };
     let listen = match &args.listen {
@@ -700,6 +699,8 @@ async fn wait_for_signal() {
     }
 }
 
+// NB: a task of its own, writing straight to stderr (unlocked, see main.rs): it
+// outlives any borrow of the command's writer, like the watch tasks' warnings.
 async fn status_line(stats: Arc<Stats>, context: String) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut previous = 0u64;

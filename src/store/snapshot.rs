@@ -283,10 +283,14 @@ mod tests {
             let snap = recorded(w.connection(), &path, cluster, at, 600_000).unwrap();
             let report = crate::checks::run(
                 &snap,
-                &["scheduling".to_string()],
+                &[crate::checks::Check::Scheduling],
                 &crate::checks::Options::default(),
             );
-            report.findings.iter().filter(|f| f.code == "S001").count()
+            report
+                .findings
+                .iter()
+                .filter(|f| f.code == crate::checks::Code::S001)
+                .count()
         };
         assert_eq!(s001(&w, 1_500), 1, "Events alone: the Pod is unschedulable");
         // The object watches store their first objects after that moment.

@@ -1,0 +1,255 @@
+//! The one table of checks and finding codes: every code's check, severity and
+//! title live here and nowhere else. docs/checks.md explains each code; a test
+//! below keeps the two in step, both ways. The names and codes are stable (they
+//! are the JSON output's `check` and `code`): add, never rename.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use super::Severity;
+
+/// A check, by the name `kubectl diag check NAME` takes and the JSON output prints.
+/// Declared in the order the checks run and print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Check {
+    Finalizers,
+    Hotloop,
+    Generation,
+    Scheduling,
+}
+
+impl Check {
+    /// Every check, in the order they run and print.
+    pub const ALL: [Check; 4] = [
+        Check::Finalizers,
+        Check::Hotloop,
+        Check::Generation,
+        Check::Scheduling,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Finalizers => "finalizers",
+            Check::Hotloop => "hotloop",
+            Check::Generation => "generation",
+            Check::Scheduling => "scheduling",
+        }
+    }
+
+    /// The types this check reads, as full names; empty: any type at all
+    /// (finalizers, generation and hot loops are found on every kind).
+    pub fn reads(self) -> &'static [&'static str] {
+        match self {
+            // NB: from Events alone the scheduling check still finds FailedScheduling.
+            Check::Scheduling => &["pods", "events"],
+            Check::Finalizers | Check::Hotloop | Check::Generation => &[],
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Check {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// A finding code, documented in docs/checks.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    F001,
+    F002,
+    F003,
+    H001,
+    H002,
+    H003,
+    G001,
+    G002,
+    S001,
+}
+
+impl Code {
+    pub const ALL: [Code; 9] = [
+        Code::F001,
+        Code::F002,
+        Code::F003,
+        Code::H001,
+        Code::H002,
+        Code::H003,
+        Code::G001,
+        Code::G002,
+        Code::S001,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::F001 => "F001",
+            Code::F002 => "F002",
+            Code::F003 => "F003",
+            Code::H001 => "H001",
+            Code::H002 => "H002",
+            Code::H003 => "H003",
+            Code::G001 => "G001",
+            Code::G002 => "G002",
+            Code::S001 => "S001",
+        }
+    }
+
+    /// The check that reports this code.
+    pub fn check(self) -> Check {
+        match self {
+            Code::F001 | Code::F002 | Code::F003 => Check::Finalizers,
+            Code::H001 | Code::H002 | Code::H003 => Check::Hotloop,
+            Code::G001 | Code::G002 => Check::Generation,
+            Code::S001 => Check::Scheduling,
+        }
+    }
+
+    /// The severity a finding with this code has unless the check knows less
+    /// (docs/checks.md names each downgrade: H003 and G001/G002 may be info).
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::F002 | Code::H001 => Severity::Error,
+            Code::F001
+            | Code::F003
+            | Code::H002
+            | Code::H003
+            | Code::G001
+            | Code::G002
+            | Code::S001 => Severity::Warning,
+        }
+    }
+
+    /// One sentence: what the code means (the "meaning" column of docs/checks.md).
+    pub fn title(self) -> &'static str {
+        match self {
+            Code::F001 => "An object is held by finalizers.",
+            Code::F002 => "A namespace is stuck Terminating.",
+            Code::F003 => {
+                "A Pod is terminating, has no finalizers, and its node is NotReady or gone."
+            }
+            Code::H001 => "Spec fight: the updates keep changing `metadata.generation`.",
+            Code::H002 => "Status or metadata churn: many updates, generation never moves.",
+            Code::H003 => {
+                "Event storm: an Event's occurrences faster than `--rate` per minute, or the client's \"(combined from similar events)\" aggregate."
+            }
+            Code::G001 => "`status.observedGeneration` is behind `metadata.generation`.",
+            Code::G002 => "A condition's `observedGeneration` is behind `metadata.generation`.",
+            Code::S001 => "A Pod that no node can take.",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows `| CODE | severity | meaning |` of docs/checks.md's code tables,
+    /// each under its `## check` heading: (check, code, severity cell, meaning).
+    fn documented() -> Vec<(String, String, String, String)> {
+        let doc = include_str!("../../docs/checks.md");
+        let mut heading = String::new();
+        let mut rows = Vec::new();
+        for line in doc.lines() {
+            if let Some(h) = line.strip_prefix("## ") {
+                heading = h.trim().to_string();
+            }
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            // NB: "| a | b | c |" splits into 5 cells, the first and last empty.
+            if cells.len() == 5
+                && cells[1].len() == 4
+                && cells[1].as_bytes()[0].is_ascii_uppercase()
+                && cells[1][1..].bytes().all(|b| b.is_ascii_digit())
+            {
+                rows.push((
+                    heading.clone(),
+                    cells[1].to_string(),
+                    cells[2].to_string(),
+                    cells[3].to_string(),
+                ));
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn every_code_is_documented_under_its_check_with_its_severity_and_title() {
+        let rows = documented();
+        for code in Code::ALL {
+            let row = rows
+                .iter()
+                .find(|r| r.1 == code.as_str())
+                .unwrap_or_else(|| panic!("{code} is not in docs/checks.md's code tables"));
+            assert_eq!(
+                row.0,
+                code.check().name(),
+                "{code}: documented under another check"
+            );
+            assert!(
+                row.2.starts_with(code.severity().as_str()),
+                "{code}: docs/checks.md says {:?}, the code table {}",
+                row.2,
+                code.severity().as_str()
+            );
+            assert_eq!(
+                row.3,
+                code.title(),
+                "{code}: title and docs/checks.md differ"
+            );
+        }
+    }
+
+    #[test]
+    fn every_documented_code_exists_once() {
+        let rows = documented();
+        assert!(!rows.is_empty(), "no code table found in docs/checks.md");
+        for (_, documented, _, _) in &rows {
+            assert!(
+                Code::ALL.iter().any(|c| c.as_str() == documented),
+                "docs/checks.md documents {documented}, which no check reports"
+            );
+        }
+        assert_eq!(rows.len(), Code::ALL.len(), "a code documented twice");
+    }
+
+    #[test]
+    fn every_check_has_a_section_and_serializes_as_its_name() {
+        let doc = include_str!("../../docs/checks.md");
+        for check in Check::ALL {
+            assert!(
+                doc.lines().any(|l| l == format!("## {check}")),
+                "docs/checks.md has no section for {check}"
+            );
+            assert_eq!(
+                serde_json::to_string(&check).unwrap(),
+                format!("\"{check}\"")
+            );
+            assert_eq!(
+                <Check as clap::ValueEnum>::from_str(check.name(), false),
+                Ok(check),
+                "the command line takes the same name"
+            );
+        }
+        for code in Code::ALL {
+            assert_eq!(serde_json::to_string(&code).unwrap(), format!("\"{code}\""));
+        }
+    }
+}
