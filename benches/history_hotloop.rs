@@ -3,7 +3,9 @@
 //! commit per update as at that rate in the recorder. Two shapes:
 //! - `label`: two managers flip a label (no meaningful change: counters only);
 //! - `spec`: two managers flip a spec field (every update a new version; the
-//!   two states are interned, so each version row is small).
+//!   two states are interned, so each version row is small), with spec diffs
+//!   on: each version's diff names the field, old and new value, and its
+//!   writer (the two diffs are interned too).
 //!
 //!   cargo bench --bench history_hotloop -- [--minutes 60] [--per-minute 300]
 
@@ -58,6 +60,12 @@ fn observation(i: u64, at: i64, spec_fight: bool) -> Change {
             resource_version: (1000 + i).to_string(),
             created: Some(0),
             state,
+            // The fought-over field: `replicas` 2 or 3, owned by whoever wrote last.
+            diff_doc: Some(if spec_fight && i.is_multiple_of(2) {
+                r#"{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}"#.to_string()
+            } else {
+                r#"{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}"#.to_string()
+            }),
             managers: vec![
                 ManagerEntry {
                     manager: manager.into(),
@@ -65,6 +73,7 @@ fn observation(i: u64, at: i64, spec_fight: bool) -> Change {
                     subresource: String::new(),
                     time: Some(at / 1000 * 1000),
                     fields: 4,
+                    fields_v1: r#"{"f:spec":{"f:replicas":{}}}"#.into(),
                 },
                 ManagerEntry {
                     manager: other.into(),
@@ -72,6 +81,7 @@ fn observation(i: u64, at: i64, spec_fight: bool) -> Change {
                     subresource: String::new(),
                     time: Some((at - 200) / 1000 * 1000),
                     fields: 3,
+                    fields_v1: r#"{"f:metadata":{"f:labels":{"f:x":{}}}}"#.into(),
                 },
             ],
         }),

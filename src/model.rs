@@ -357,6 +357,9 @@ pub struct ManagerEntry {
     /// How many fields the entry owns (set members in `fieldsV1`): a manager
     /// taking a field from another grows, the other shrinks.
     pub fields: u32,
+    /// The entry's `fieldsV1` JSON text, kept only for objects whose spec is
+    /// diffed (to tell who wrote a changed field); empty otherwise.
+    pub fields_v1: String,
 }
 
 impl ManagerEntry {
@@ -640,6 +643,7 @@ mod tests {
             subresource: String::new(),
             time: Some(time),
             fields,
+            fields_v1: String::new(),
         }
     }
 

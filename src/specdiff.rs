@@ -45,15 +45,114 @@ impl FieldChange {
 /// The changes from `old` to `new` (JSON texts of the diffable document),
 /// in document order. Unparseable input gives no changes.
 pub fn diff(old: &str, new: &str) -> Vec<FieldChange> {
+    diff_with_writers(old, new, &[]).0
+}
+
+/// [`diff`], and who wrote it: the field managers that own a changed field
+/// now (`managers`: each one's label and `fieldsV1` JSON text). With Update
+/// and Apply alike, writing a field takes its ownership, so the owner of a
+/// changed value is its writer; a field removed has no owner left, and
+/// gives no writer.
+pub fn diff_with_writers(
+    old: &str,
+    new: &str,
+    managers: &[(String, String)],
+) -> (Vec<FieldChange>, Vec<String>) {
     let (Ok(old), Ok(new)) = (
         serde_json::from_str::<Value>(old),
         serde_json::from_str::<Value>(new),
     ) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut out = Vec::new();
-    walk("", Some(&old), Some(&new), &mut out);
-    bound(out)
+    walk(&mut Vec::new(), Some(&old), Some(&new), &mut out);
+    let owned: Vec<(&str, Value)> = managers
+        .iter()
+        .filter_map(|(label, fields)| Some((label.as_str(), serde_json::from_str(fields).ok()?)))
+        .collect();
+    let mut writers: Vec<String> = Vec::new();
+    for (segments, change) in &out {
+        if change.new.is_none() {
+            continue;
+        }
+        // NB: `{}` in a field set is a field owned as a whole (an atomic list)
+        // or only as present (`resources: {}` from `kubectl create`, whose
+        // limits another manager set later): the manager whose set reaches
+        // deepest along the path is the writer.
+        let depths: Vec<(usize, &str)> = owned
+            .iter()
+            .filter_map(|(label, fields)| Some((owned_depth(fields, segments)?, *label)))
+            .collect();
+        let deepest = depths.iter().map(|(d, _)| *d).max();
+        for (depth, label) in depths {
+            if Some(depth) == deepest && !writers.iter().any(|w| w == label) {
+                writers.push(label.to_string());
+            }
+        }
+    }
+    writers.sort();
+    (bound(out.into_iter().map(|(_, c)| c).collect()), writers)
+}
+
+/// One step of a path in the diffed document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seg {
+    Key(String),
+    /// A list element matched by its `name`.
+    Named(String),
+    /// A list element matched by `key` (and `effect`).
+    Keyed(String, String),
+    Index(usize),
+}
+
+fn path_text(segments: &[Seg]) -> String {
+    let mut path = String::new();
+    for seg in segments {
+        match seg {
+            Seg::Key(k) => path = join(&path, k),
+            Seg::Named(n) => path.push_str(&format!("[{n}]")),
+            Seg::Keyed(k, e) if e.is_empty() => path.push_str(&format!("[{k}]")),
+            Seg::Keyed(k, e) => path.push_str(&format!("[{k}:{e}]")),
+            Seg::Index(i) => path.push_str(&format!("[{i}]")),
+        }
+    }
+    path
+}
+
+/// How far along `segments` (of the diffed document) a managedFields set
+/// (`fieldsV1`) reaches, if it owns the field there or a field above it
+/// whole (`{}`). The document's `labels` (a Node's) are `metadata.labels`.
+fn owned_depth(fields: &Value, segments: &[Seg]) -> Option<usize> {
+    let mut node = fields;
+    let mut steps: Vec<Seg> = segments.to_vec();
+    if steps.first() == Some(&Seg::Key("labels".into())) {
+        steps.insert(0, Seg::Key("metadata".into()));
+    }
+    for (depth, seg) in steps.iter().enumerate() {
+        let map = node.as_object()?;
+        if map.is_empty() {
+            return Some(depth);
+        }
+        let next = match seg {
+            Seg::Key(k) => map.get(&format!("f:{k}")),
+            Seg::Index(i) => map.get(&format!("i:{i}")),
+            Seg::Named(_) | Seg::Keyed(..) => map.iter().find_map(|(k, v)| {
+                let key: Value = serde_json::from_str(k.strip_prefix("k:")?).ok()?;
+                let matches = match seg {
+                    Seg::Named(n) => key.get("name").and_then(Value::as_str) == Some(n),
+                    Seg::Keyed(k, e) => {
+                        key.get("key").and_then(Value::as_str) == Some(k)
+                            && (e.is_empty()
+                                || key.get("effect").and_then(Value::as_str) == Some(e))
+                    }
+                    _ => false,
+                };
+                matches.then_some(v)
+            }),
+        };
+        node = next?;
+    }
+    Some(steps.len())
 }
 
 /// The stored form of a diff: a JSON array, empty text for no change.
@@ -74,6 +173,7 @@ pub fn decode(text: &str) -> Vec<FieldChange> {
 }
 
 fn join(path: &str, key: &str) -> String {
+    // Keys made of letters, digits, `_` and `-` join with a dot; others are bracketed.
     let simple = !key.is_empty()
         && key
             .chars()
@@ -115,39 +215,64 @@ fn cut(mut text: String) -> String {
 /// How array elements are matched: by `name` when every element is an object
 /// with a distinct one (containers, volumes, ports, env), by `key:effect`
 /// for taints and tolerations, else by position.
-fn element_keys(items: &[Value]) -> Option<Vec<String>> {
-    let distinct = |keys: Vec<String>| {
-        let mut sorted = keys.clone();
-        sorted.sort();
-        sorted.dedup();
-        (sorted.len() == keys.len()).then_some(keys)
+fn element_keys(items: &[Value]) -> Option<Vec<Seg>> {
+    let distinct = |keys: Vec<Seg>| {
+        let texts: std::collections::BTreeSet<String> = keys
+            .iter()
+            .map(|k| path_text(std::slice::from_ref(k)))
+            .collect();
+        (texts.len() == keys.len()).then_some(keys)
     };
-    let by = |f: &dyn Fn(&Value) -> Option<String>| -> Option<Vec<String>> {
+    let by = |f: &dyn Fn(&Value) -> Option<Seg>| -> Option<Vec<Seg>> {
         distinct(items.iter().map(f).collect::<Option<Vec<_>>>()?)
     };
-    by(&|i| i.get("name").and_then(Value::as_str).map(str::to_string)).or_else(|| {
+    by(&|i| {
+        i.get("name")
+            .and_then(Value::as_str)
+            .map(|n| Seg::Named(n.to_string()))
+    })
+    .or_else(|| {
         by(&|i| {
             let key = i.get("key").and_then(Value::as_str)?;
             let effect = i.get("effect").and_then(Value::as_str).unwrap_or("");
-            Some(if effect.is_empty() {
-                key.to_string()
-            } else {
-                format!("{key}:{effect}")
-            })
+            Some(Seg::Keyed(key.to_string(), effect.to_string()))
         })
     })
 }
 
-fn walk(path: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<FieldChange>) {
+type Found = (Vec<Seg>, FieldChange);
+
+fn push(out: &mut Vec<Found>, at: &[Seg], old: Option<&Value>, new: Option<&Value>) {
+    out.push((
+        at.to_vec(),
+        FieldChange {
+            path: path_text(at),
+            old: old.map(show),
+            new: new.map(show),
+        },
+    ));
+}
+
+fn walk(at: &mut Vec<Seg>, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Found>) {
+    let mut child =
+        |at: &mut Vec<Seg>, seg: Seg, o: Option<&Value>, n: Option<&Value>, whole: bool| {
+            at.push(seg);
+            if whole {
+                push(out, at, o, n);
+            } else {
+                walk(at, o, n, out);
+            }
+            at.pop();
+        };
     match (old, new) {
         (Some(o), Some(n)) if o == n => {}
         (Some(Value::Object(o)), Some(Value::Object(n))) => {
             for (k, ov) in o {
-                walk(&join(path, k), Some(ov), n.get(k), out);
+                child(at, Seg::Key(k.clone()), Some(ov), n.get(k), false);
             }
             for (k, nv) in n {
                 if !o.contains_key(k) {
-                    walk(&join(path, k), None, Some(nv), out);
+                    child(at, Seg::Key(k.clone()), None, Some(nv), false);
                 }
             }
         }
@@ -158,54 +283,50 @@ fn walk(path: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Fiel
                     // its value, not one per field of it.
                     for (k, ov) in ok.iter().zip(o) {
                         match nk.iter().position(|x| x == k) {
-                            Some(i) => walk(&format!("{path}[{k}]"), Some(ov), Some(&n[i]), out),
-                            None => out.push(FieldChange {
-                                path: format!("{path}[{k}]"),
-                                old: Some(show(ov)),
-                                new: None,
-                            }),
+                            Some(i) => child(at, k.clone(), Some(ov), Some(&n[i]), false),
+                            None => child(at, k.clone(), Some(ov), None, true),
                         }
                     }
                     for (k, nv) in nk.iter().zip(n) {
                         if !ok.contains(k) {
-                            out.push(FieldChange {
-                                path: format!("{path}[{k}]"),
-                                old: None,
-                                new: Some(show(nv)),
-                            });
+                            child(at, k.clone(), None, Some(nv), true);
                         }
                     }
                 }
-                _ if o.len() == n.len() && o.iter().all(|v| v.is_object()) => {
+                _ if o.len() == n.len() && o.iter().all(Value::is_object) => {
                     for (i, (ov, nv)) in o.iter().zip(n).enumerate() {
-                        walk(&format!("{path}[{i}]"), Some(ov), Some(nv), out);
+                        child(at, Seg::Index(i), Some(ov), Some(nv), false);
                     }
                 }
                 // Lists of scalars (args, finalizers) or of changing length: one value.
-                _ => out.push(FieldChange {
-                    path: path.to_string(),
-                    old: Some(show(&Value::Array(o.clone()))),
-                    new: Some(show(&Value::Array(n.clone()))),
-                }),
+                _ => push(out, at, old, new),
+            }
+        }
+        // A keyed list added or removed whole (a Node's first taint): one
+        // change per element, named by its key, as when the list was there.
+        (None, Some(Value::Array(n))) if !n.is_empty() && element_keys(n).is_some() => {
+            for (k, nv) in element_keys(n).unwrap_or_default().into_iter().zip(n) {
+                child(at, k, None, Some(nv), true);
+            }
+        }
+        (Some(Value::Array(o)), None) if !o.is_empty() && element_keys(o).is_some() => {
+            for (k, ov) in element_keys(o).unwrap_or_default().into_iter().zip(o) {
+                child(at, k, Some(ov), None, true);
             }
         }
         // An object added or removed whole: its leaves, so that the path names
         // what was set (`resources.limits.memory added: 512Mi`).
         (None, Some(Value::Object(n))) if !n.is_empty() => {
             for (k, nv) in n {
-                walk(&join(path, k), None, Some(nv), out);
+                child(at, Seg::Key(k.clone()), None, Some(nv), false);
             }
         }
         (Some(Value::Object(o)), None) if !o.is_empty() => {
             for (k, ov) in o {
-                walk(&join(path, k), Some(ov), None, out);
+                child(at, Seg::Key(k.clone()), Some(ov), None, false);
             }
         }
-        (o, n) => out.push(FieldChange {
-            path: path.to_string(),
-            old: o.map(show),
-            new: n.map(show),
-        }),
+        (o, n) => push(out, at, o, n),
     }
 }
 
@@ -293,7 +414,7 @@ mod tests {
         );
         assert_eq!(
             added,
-            [r#"spec.taints added: [{"key":"a","effect":"NoSchedule"}]"#]
+            [r#"spec.taints[a:NoSchedule] added: {"key":"a","effect":"NoSchedule"}"#]
         );
         let cordon = texts(r#"{"spec":{}}"#, r#"{"spec":{"unschedulable":true}}"#);
         assert_eq!(cordon, ["spec.unschedulable added: true"]);
@@ -329,6 +450,38 @@ mod tests {
             ["data.a changed", "data.b removed", "data.c added"]
         );
         assert!(!encode(&diff(&old, &new)).contains('#'));
+    }
+
+    #[test]
+    fn the_writer_is_the_manager_that_owns_the_changed_field_now() {
+        let old = r#"{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","resources":{"limits":{"memory":"512Mi"}}}]}}}}"#;
+        let new = r#"{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","resources":{"limits":{"memory":"256Mi"}}}]}}}}"#;
+        // `kubectl create` owns `resources: {}` as present; alice set the limit.
+        let creator = r#"{"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:name":{},"f:resources":{}}}}}}}"#;
+        let alice = r#"{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:resources":{"f:limits":{"f:memory":{}}}}}}}}}"#;
+        let status = r#"{"f:status":{"f:replicas":{}}}"#;
+        let managers = vec![
+            ("kubectl-create".to_string(), creator.to_string()),
+            ("alice".to_string(), alice.to_string()),
+            (
+                "kube-controller-manager/status".to_string(),
+                status.to_string(),
+            ),
+        ];
+        let (changes, writers) = diff_with_writers(old, new, &managers);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(writers, ["alice"]);
+        // A Node's labels live under metadata; an atomic list is owned whole.
+        let old = r#"{"spec":{"taints":[]},"labels":{"a":"1"}}"#;
+        let new = r#"{"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"labels":{"a":"2"}}"#;
+        let taint = r#"{"f:spec":{"f:taints":{}}}"#;
+        let labeler = r#"{"f:metadata":{"f:labels":{"f:a":{}}}}"#;
+        let managers = vec![
+            ("kubectl-taint".to_string(), taint.to_string()),
+            ("kubectl-label".to_string(), labeler.to_string()),
+        ];
+        let (_, writers) = diff_with_writers(old, new, &managers);
+        assert_eq!(writers, ["kubectl-label", "kubectl-taint"]);
     }
 
     #[test]

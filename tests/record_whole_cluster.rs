@@ -96,6 +96,58 @@ fn stdout(cmd: &mut std::process::Command) -> String {
     String::from_utf8(run_ok(cmd).stdout).unwrap()
 }
 
+/// `check`'s output: it exits 1 when it finds something, as here it must.
+fn findings(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// Removes what a test left behind even when it fails half way: the
+/// finalizer that would keep its namespace Terminating, and its CRDs.
+struct CrdCleanup {
+    group: String,
+    namespace: String,
+}
+
+impl Drop for CrdCleanup {
+    fn drop(&mut self) {
+        let state = common::kubeconfig().parent().unwrap().to_path_buf();
+        let k = |args: &[&str]| {
+            let _ = std::process::Command::new(common::repo_root().join("scripts/cluster"))
+                .arg("kubectl")
+                .args(args)
+                .env("DIAG_CLUSTER_DIR", &state)
+                .output();
+        };
+        let databases = format!("databases.{}", self.group);
+        k(&[
+            "-n",
+            &self.namespace,
+            "patch",
+            &databases,
+            "orders",
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"finalizers":null}}"#,
+        ]);
+        k(&[
+            "delete",
+            "crd",
+            &databases,
+            &format!("caches.{}", self.group),
+            "--ignore-not-found",
+            "--wait=false",
+        ]);
+    }
+}
+
 #[tokio::test]
 async fn custom_resources_of_crds_created_later_are_found_by_name_and_a_removed_crd_is_recorded() {
     let id = common::uuid_suffix();
@@ -104,6 +156,10 @@ async fn custom_resources_of_crds_created_later_are_found_by_name_and_a_removed_
     let group = format!("q{id}.drill.test");
     let ns = TestNamespace::new("late").await;
     let doomed = TestNamespace::new("doomed").await;
+    let _cleanup = CrdCleanup {
+        group: group.clone(),
+        namespace: doomed.name.clone(),
+    };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
     let recorder = start(&db, &[]).await;
@@ -184,9 +240,13 @@ async fn custom_resources_of_crds_created_later_are_found_by_name_and_a_removed_
         }
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // NB: `check --db` evaluates the recording's latest moment: past the
+    // recorder's next heartbeat (5 s), the deletion is older than --stuck-after.
+    tokio::time::sleep(Duration::from_secs(6)).await;
 
-    let finalizers = stdout(diag(&db).args(["check", "finalizers", "--stuck-after", "1s"]));
+    let db_arg = db.to_str().unwrap();
+    let finalizers =
+        findings(diag(&db).args(["check", "finalizers", "--db", db_arg, "--stuck-after", "1s"]));
     let line = finalizers
         .lines()
         .find(|l| l.contains("F001") && l.contains("Database/orders"))
@@ -207,8 +267,16 @@ async fn custom_resources_of_crds_created_later_are_found_by_name_and_a_removed_
         "{ns_line}"
     );
 
-    let generation =
-        stdout(diag(&db).args(["check", "generation", "--lag-after", "1s", "-n", &ns.name]));
+    let generation = findings(diag(&db).args([
+        "check",
+        "generation",
+        "--db",
+        db_arg,
+        "--lag-after",
+        "1s",
+        "-n",
+        &ns.name,
+    ]));
     let lag = generation
         .lines()
         .find(|l| l.contains("G001") && l.contains("Cache/sessions"))

@@ -57,6 +57,7 @@ fn writer_entry(manager: &str, subresource: &str, at: i64) -> ManagerEntry {
         subresource: subresource.into(),
         time: Some(at / 1000 * 1000),
         fields: 5,
+        fields_v1: String::new(),
     }
 }
 
@@ -97,6 +98,7 @@ impl Rec {
                     created: Some(created),
                     state,
                     managers,
+                    diff_doc: None,
                 }),
             }))
             .unwrap();

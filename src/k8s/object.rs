@@ -126,8 +126,15 @@ fn slim_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Er
                     operation: Some(f.operation),
                     subresource: Some(f.subresource).filter(|s| !s.is_empty()),
                     time: k8s_time(&f.time),
-                    // NB: the field set itself is dropped; its size travels in fieldsType.
+                    // NB: the size of the field set travels in fieldsType; the set
+                    // itself, as text, in fieldsV1 (into_observation keeps it only
+                    // for objects whose spec is diffed).
                     fields_type: Some(field_count(&f.fields_v1).to_string()),
+                    fields_v1: f.fields_v1.map(|raw| {
+                        k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                            serde_json::Value::String(Box::<str>::from(raw).into_string()),
+                        )
+                    }),
                     ..ManagedFieldsEntry::default()
                 })
                 .collect(),
@@ -728,6 +735,15 @@ impl WireObject {
                 subresource: f.subresource.unwrap_or_default(),
                 time: f.time.map(|t| t.0.as_millisecond()),
                 fields: f.fields_type.and_then(|n| n.parse().ok()).unwrap_or(0),
+                fields_v1: match (&diff_doc, f.fields_v1) {
+                    (
+                        Some(_),
+                        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                            serde_json::Value::String(text),
+                        )),
+                    ) => text,
+                    _ => String::new(),
+                },
             })
             .collect();
         ObjectObservation {

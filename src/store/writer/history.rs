@@ -143,9 +143,23 @@ impl Writer {
             &o.managers,
         );
         let doc_h = o.diff_doc.as_deref().map(fnv1a);
-        let diff = match (&o.diff_doc, previous.as_ref().and_then(|p| p.doc_h)) {
-            (Some(doc), Some(before)) if Some(before) != doc_h => self.spec_diff(id, doc)?,
-            _ => String::new(),
+        let (diff, owners) = match (&o.diff_doc, previous.as_ref().and_then(|p| p.doc_h)) {
+            (Some(doc), Some(before)) if Some(before) != doc_h => {
+                self.spec_diff(id, doc, &o.managers)?
+            }
+            _ => (String::new(), Vec::new()),
+        };
+        // Who owns a changed field now wrote it: better than whose managedFields
+        // entry moved, which cannot tell two writes within one second apart.
+        // A spec change is never written through /status: when no owner is left
+        // (a field removed), a status writer that moved meanwhile is not it.
+        let who = match (owners.is_empty(), diff.is_empty()) {
+            (false, _) => owners,
+            (true, false) => who
+                .into_iter()
+                .filter(|w| !w.ends_with("/status"))
+                .collect(),
+            (true, true) => who,
         };
         if let (Some(doc), Some(h)) = (&o.diff_doc, doc_h)
             && previous.as_ref().and_then(|p| p.doc_h) != Some(h)
@@ -277,8 +291,14 @@ impl Writer {
     }
 
     /// The stored diff (see [`crate::specdiff`]) from the object's last
-    /// document to `doc`; empty when there is none to compare with.
-    fn spec_diff(&mut self, id: i64, doc: &str) -> Result<String, StoreError> {
+    /// document to `doc`, and the managers that own a changed field now;
+    /// empty when there is nothing to compare with.
+    fn spec_diff(
+        &mut self,
+        id: i64,
+        doc: &str,
+        managers: &[crate::model::ManagerEntry],
+    ) -> Result<(String, Vec<String>), StoreError> {
         let before: Option<String> = self
             .connection()
             .prepare_cached(SQL_SPEC_DOC_FIND)
@@ -287,8 +307,16 @@ impl Writer {
                     .optional()
             })
             .map_err(self.err("spec document lookup"))?;
+        let owners: Vec<(String, String)> = managers
+            .iter()
+            .filter(|m| m.subresource != "status" && !m.fields_v1.is_empty())
+            .map(|m| (m.label(), m.fields_v1.clone()))
+            .collect();
         Ok(before
-            .map(|b| crate::specdiff::encode(&crate::specdiff::diff(&b, doc)))
+            .map(|b| {
+                let (changes, writers) = crate::specdiff::diff_with_writers(&b, doc, &owners);
+                (crate::specdiff::encode(&changes), writers)
+            })
             .unwrap_or_default())
     }
 
