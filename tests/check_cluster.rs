@@ -106,7 +106,9 @@ async fn finalizers_finds_a_custom_resource_nobody_finalizes_and_its_stuck_names
     assert_eq!(namespace[0]["severity"], "error");
     let summary = namespace[0]["summary"].as_str().unwrap();
     assert!(
-        summary.contains("Widget/stuck (example.com/cleanup)"),
+        summary.contains(
+            "Widget/stuck (example.com/cleanup; expected remover: no controller found for example.com)"
+        ),
         "{summary}"
     );
     let conditions: Vec<&str> = namespace[0]["details"]["conditions"]
