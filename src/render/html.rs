@@ -358,6 +358,7 @@ h1 {{ font-size: 20px; margin: 0 0 4px; }}
 table {{ border-collapse: collapse; margin-top: 20px; font-size: 13px; }}
 tbody {{ content-visibility: auto; contain-intrinsic-size: auto {}px; }}
 td, th {{ border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }}
+td:nth-child(-n+4) {{ white-space: nowrap; }}
 tr.warn td {{ background: #fff3e0; }}
 tr.gap td {{ background: #ffebee; }}
 dl.summary {{ display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 16px; font-size: 14px; }}
@@ -396,7 +397,8 @@ const ROWS_A_BLOCK: usize = 200;
 /// inline, no network, no libraries. SVG marks (`class="z"`) move with the
 /// axis; spans (`class="z zw"`) also stretch; lane labels stay put. Redraws
 /// are batched per frame. When it has drawn, `<html>` gets `data-drawn-ms`
-/// (`performance.now()`) and `data-lanes` (lanes shown), and `data-loaded-ms`
+/// (`performance.now()`), `data-lanes` (lanes shown) and `data-marks` (marks
+/// on screen), and `data-loaded-ms`
 /// when the browser has loaded the page, `data-table-ms` when the script has
 /// put the last row of the table in: the benchmark and the screenshot test
 /// read them back.
@@ -439,20 +441,22 @@ function layout(){{
 function X(v){{return L+(v-L)*k+tx;}}
 function paint(){{
   var r=plotEl.getBoundingClientRect(),top=Math.max(T,-r.top),bottom=Math.min(T+vis.length*H,window.innerHeight-r.top);
-  if(bottom<=top){{cv.style.display='none';return;}}
+  if(bottom<=top){{cv.style.display='none';shown(0);return;}}
   var dpr=window.devicePixelRatio||1,w=W-L,h=Math.ceil(bottom-top);
   cv.style.display='';cv.style.top=top+'px';cv.style.width=w+'px';cv.style.height=h+'px';
   if(cv.width!==Math.round(w*dpr)||cv.height!==Math.round(h*dpr)){{cv.width=Math.round(w*dpr);cv.height=Math.round(h*dpr);}}
   ctx.setTransform(dpr,0,0,dpr,0,0);ctx.clearRect(0,0,w,h);ctx.translate(-L,-top);
   ctx.save();ctx.beginPath();ctx.rect(L,top,w,h);ctx.clip();
+  var c=0;
   for(var v=Math.max(0,Math.floor((top-T)/H));v<vis.length&&T+v*H<bottom;v++){{
     var y=T+v*H+H/2,ms=marks[vis[v]];
     for(var j=0;j<ms.length;j++){{var m=ms[j],px=X(m.x);
-      if(m.k==='t'){{if(px<L-2||px>W+2)continue;ctx.fillStyle=m.c;ctx.fillRect(px-1.5,y-11,3,22);continue;}}
+      if(m.k==='t'){{if(px<L-2||px>W+2)continue;ctx.fillStyle=m.c;ctx.fillRect(px-1.5,y-11,3,22);c++;continue;}}
       if(m.x2!==null){{var p2=X(m.x2);if(p2>=L&&px<=W){{ctx.globalAlpha=0.6;ctx.strokeStyle=m.c;ctx.lineWidth=2;ctx.beginPath();ctx.moveTo(px,y-9);ctx.lineTo(p2,y-9);ctx.stroke();ctx.globalAlpha=1;}}}}
       if(px<L-6||px>W+6)continue;
-      ctx.fillStyle=m.c;ctx.beginPath();ctx.arc(px,y-9,5,0,6.2832);ctx.fill();}}}}
-  ctx.restore();}}
+      ctx.fillStyle=m.c;ctx.beginPath();ctx.arc(px,y-9,5,0,6.2832);ctx.fill();c++;}}}}
+  ctx.restore();shown(c);}}
+function shown(c){{document.documentElement.setAttribute('data-marks',c);}}
 function draw(){{queued=false;els.forEach(function(o){{var e=o.e;
   ['x','x1','x2','cx'].forEach(function(a){{if(a in o)e.setAttribute(a,X(o[a]).toFixed(1));}});
   if(o.w&&'width' in o)e.setAttribute('width',Math.max(o.width*k,1.5).toFixed(1));}});paint();}}
