@@ -11,10 +11,11 @@
 //! `chromium --headless=new --dump-dom` and prints, per run, the wall time of
 //! the whole Chromium process (most of it serialising the DOM) and the page's
 //! own marks: `data-drawn-ms`, the `performance.now()` at which its script had
-//! drawn the picture (interactive from then on), `data-loaded-ms`, the load
-//! event, and `data-table-ms`, when the script had put the table's last row in,
-//! a block at a time between the user's events (`?`: still under way when
-//! Chromium dumped the DOM, as it is at 50,000 entries). An empty page's wall
+//! drawn the picture (interactive from then on), `data-frame-ms`, how long its
+//! first frame took (each zoom or pan step redraws the same), `data-loaded-ms`,
+//! the load event, and `data-table-ms`, when the script had put the table's
+//! last row in, a block at a time between the user's events (`?`: still under
+//! way when Chromium dumped the DOM, as it is at 50,000 entries). An empty page's wall
 //! time is printed as the yardstick of Chromium's start-up. `--unfold` loads
 //! the page with every owner unfolded (`#unfold`), the most lanes it can draw.
 
@@ -274,7 +275,7 @@ fn attribute(dom: &str, name: &str) -> Option<f64> {
         .and_then(|s| s.parse().ok())
 }
 
-fn chromium(page: &Path, fragment: &str) -> (f64, [Option<f64>; 3]) {
+fn chromium(page: &Path, fragment: &str) -> (f64, [Option<f64>; 4]) {
     let started = Instant::now();
     let out = Command::new("/usr/bin/chromium")
         .args([
@@ -291,7 +292,13 @@ fn chromium(page: &Path, fragment: &str) -> (f64, [Option<f64>; 3]) {
     let dom = String::from_utf8_lossy(&out.stdout).into_owned();
     (
         wall,
-        ["data-drawn-ms", "data-loaded-ms", "data-table-ms"].map(|a| attribute(&dom, a)),
+        [
+            "data-drawn-ms",
+            "data-loaded-ms",
+            "data-table-ms",
+            "data-frame-ms",
+        ]
+        .map(|a| attribute(&dom, a)),
     )
 }
 
@@ -350,13 +357,14 @@ fn main() {
     println!("chromium start-up (an empty page): {:.2} s", yardstick);
 
     let mut walls = Vec::new();
-    let mut marks: [Vec<f64>; 3] = Default::default();
+    let mut marks: [Vec<f64>; 4] = Default::default();
     let ms = |v: Option<f64>| v.map_or("?".to_string(), |ms| format!("{ms:.0} ms"));
     for run in 1..=runs {
         let (wall, at) = chromium(&page, fragment);
         println!(
-            "run {run}: chromium --dump-dom {wall:.2} s; picture drawn at {}, page loaded at {}, table in at {}",
+            "run {run}: chromium --dump-dom {wall:.2} s; picture drawn at {} (one frame {}), page loaded at {}, table in at {}",
             ms(at[0]),
+            ms(at[3]),
             ms(at[1]),
             ms(at[2]),
         );
@@ -371,9 +379,10 @@ fn main() {
     }
     let median = |v: &[f64]| (!v.is_empty()).then(|| percentile(v, 0.5));
     println!(
-        "median of {runs}: chromium {:.2} s (start-up {yardstick:.2} s); picture drawn at {}; page loaded at {}; table in at {}",
+        "median of {runs}: chromium {:.2} s (start-up {yardstick:.2} s); picture drawn at {} (one frame {}); page loaded at {}; table in at {}",
         percentile(&walls, 0.5),
         ms(median(&marks[0])),
+        ms(median(&marks[3])),
         ms(median(&marks[1])),
         ms(median(&marks[2])),
     );

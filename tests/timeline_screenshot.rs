@@ -134,7 +134,8 @@ fn the_rollout_page_runs_its_script_and_draws_a_real_picture() {
     // right before it.
     let table = &dom[..dom.find("<noscript").expect("<noscript id=\"rows\">")];
     assert!(
-        table.contains("Error: ImagePullBackOff</td>") && table.ends_with("</tbody></table>"),
+        table.contains("Error: ImagePullBackOff</td>")
+            && table.ends_with("</tbody></table></div></div>"),
         "the script put the table in"
     );
 

@@ -305,10 +305,12 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
     svg.push_str("</svg>\n");
 
     // NB: a table of 50,000 rows took Chromium three seconds to parse, the
-    // picture waiting behind it. With scripts on, a <noscript> is read as plain
-    // text, so the script inserts the table itself a block (`<tbody>`) at a
-    // time, between the user's own events; without scripts the browser shows it
-    // as is. Blocks off screen are not laid out (`content-visibility`).
+    // picture waiting behind it, and more to lay out. With scripts on, a
+    // <noscript> is read as plain text, so the script puts the rows in itself,
+    // a block (`<tbody>`) at a time between the user's own events, each block
+    // its own fixed-layout table in a `<div>` that is not laid out while off
+    // screen (`content-visibility`, which a `<tbody>` ignores). Without
+    // scripts the browser shows the one table as is.
     let mut rows = String::new();
     for (i, e) in t.entries.iter().enumerate() {
         if i % ROWS_A_BLOCK == 0 {
@@ -355,10 +357,18 @@ h1 {{ font-size: 20px; margin: 0 0 4px; }}
 .sub {{ color: #616161; margin-bottom: 12px; }}
 .legend span {{ display: inline-block; margin-right: 14px; }}
 .legend i {{ display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -2px; }}
-table {{ border-collapse: collapse; margin-top: 20px; font-size: 13px; }}
-tbody {{ content-visibility: auto; contain-intrinsic-size: auto {}px; }}
+table {{ border-collapse: collapse; font-size: 13px; }}
+noscript table, #entries {{ margin-top: 20px; }}
 td, th {{ border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }}
 td:nth-child(-n+4) {{ white-space: nowrap; }}
+#entries .blk {{ content-visibility: auto; contain-intrinsic-size: auto {}px; }}
+#entries table {{ table-layout: fixed; width: 100%; }}
+#entries td {{ overflow-wrap: anywhere; white-space: normal; }}
+#entries :is(td, th):nth-child(1) {{ width: 14em; }}
+#entries :is(td, th):nth-child(2) {{ width: 17em; }}
+#entries :is(td, th):nth-child(3) {{ width: 6em; }}
+#entries :is(td, th):nth-child(4) {{ width: 10em; }}
+#entries :is(td, th):nth-child(6) {{ width: 12em; }}
 tr.warn td {{ background: #fff3e0; }}
 tr.gap td {{ background: #ffebee; }}
 dl.summary {{ display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 16px; font-size: 14px; }}
@@ -389,7 +399,7 @@ svg .tog {{ cursor: pointer; }}
     )
 }
 
-/// Rows of the entries' table laid out together (a `<tbody>`).
+/// Rows of the entries' table put in and laid out together (a `<tbody>`).
 const ROWS_A_BLOCK: usize = 200;
 
 /// Zoom and pan on the time axis, folding lanes by owner, the marks drawn on a
@@ -398,7 +408,8 @@ const ROWS_A_BLOCK: usize = 200;
 /// axis; spans (`class="z zw"`) also stretch; lane labels stay put. Redraws
 /// are batched per frame. When it has drawn, `<html>` gets `data-drawn-ms`
 /// (`performance.now()`), `data-lanes` (lanes shown) and `data-marks` (marks
-/// on screen), and `data-loaded-ms`
+/// on screen), `data-frame-ms` (how long that first frame took: each zoom or pan
+/// step redraws the same way), and `data-loaded-ms`
 /// when the browser has loaded the page, `data-table-ms` when the script has
 /// put the last row of the table in: the benchmark and the screenshot test
 /// read them back.
@@ -407,11 +418,11 @@ fn zoom_js() -> String {
         r#"(function(){{
 var svg=document.querySelector('svg'),plotEl=document.getElementById('plot'),cv=document.getElementById('cv'),ctx=cv.getContext('2d');
 var L={LABEL},P={plot},W={WIDTH},T={TOP},H={LANE},k=1,tx=0,queued=false;
+var lanes=[].slice.call(svg.querySelectorAll('g.lane')),n=lanes.length,li=new Map();lanes.forEach(function(g,i){{li.set(g,i);}});
 var els=[].slice.call(svg.querySelectorAll('.z')).map(function(e){{
-  var o={{e:e,w:e.classList.contains('zw')}};
+  var g=e.closest('g.lane'),o={{e:e,w:e.classList.contains('zw'),l:g?li.get(g):-1}};
   ['x','x1','x2','cx','width'].forEach(function(a){{if(e.hasAttribute(a))o[a]=parseFloat(e.getAttribute(a));}});
   e.setAttribute('clip-path','url(#plotclip)');return o;}});
-var lanes=[].slice.call(svg.querySelectorAll('g.lane')),n=lanes.length;
 var par=lanes.map(function(g){{return parseInt(g.getAttribute('data-parent'),10);}});
 var kids=par.map(function(){{return 0;}});par.forEach(function(p){{if(p>=0)kids[p]++;}});
 var unfold=location.hash==='#unfold';
@@ -457,7 +468,7 @@ function paint(){{
       ctx.fillStyle=m.c;ctx.beginPath();ctx.arc(px,y-9,5,0,6.2832);ctx.fill();c++;}}}}
   ctx.restore();shown(c);}}
 function shown(c){{document.documentElement.setAttribute('data-marks',c);}}
-function draw(){{queued=false;els.forEach(function(o){{var e=o.e;
+function draw(){{queued=false;els.forEach(function(o){{var e=o.e;if(o.l>=0&&row[o.l]<0)return;
   ['x','x1','x2','cx'].forEach(function(a){{if(a in o)e.setAttribute(a,X(o[a]).toFixed(1));}});
   if(o.w&&'width' in o)e.setAttribute('width',Math.max(o.width*k,1.5).toFixed(1));}});paint();}}
 function later(){{if(!queued){{queued=true;requestAnimationFrame(draw);}}}}
@@ -471,7 +482,7 @@ window.addEventListener('mousemove',function(ev){{if(drag){{if(Math.abs(pt(ev)-d
 window.addEventListener('mouseup',function(){{drag=null;svg.style.cursor='';}});
 window.addEventListener('scroll',later);window.addEventListener('resize',later);
 svg.addEventListener('click',function(ev){{var g=ev.target.closest&&ev.target.closest('g.lane');
-  if(moved||pt(ev)>=L||!g||!kids[lanes.indexOf(g)])return;var i=lanes.indexOf(g);folded[i]=!folded[i];layout();later();}});
+  if(moved||pt(ev)>=L||!g||!kids[li.get(g)])return;var i=li.get(g);folded[i]=!folded[i];layout();later();}});
 function all(f){{for(var i=0;i<n;i++)if(kids[i])folded[i]=f;layout();later();}}
 document.getElementById('unfoldall').onclick=function(){{all(false);}};
 document.getElementById('foldall').onclick=function(){{all(true);}};
@@ -484,14 +495,15 @@ svg.addEventListener('mousemove',function(ev){{
   if(px>=L&&v>=0&&v<vis.length)marks[vis[v]].forEach(function(m){{var e=Math.abs(X(m.x)-px);if(e<d){{d=e;best=m;}}}});
   if(best){{detail.textContent=best.h;return;}}
   var t=ev.target.querySelector&&ev.target.querySelector('title');if(t)detail.textContent=t.textContent;}});
-layout();draw();
+layout();plotEl.getBoundingClientRect();var f0=performance.now();draw();
+document.documentElement.setAttribute('data-frame-ms',(performance.now()-f0).toFixed(1));
 document.documentElement.setAttribute('data-drawn-ms',performance.now().toFixed(0));
 window.addEventListener('load',function(){{document.documentElement.setAttribute('data-loaded-ms',performance.now().toFixed(0));}});
-var nos=document.getElementById('rows'),text=nos.textContent,tbl=document.createElement('table'),cut=text.indexOf('<tbody>'),end=text.lastIndexOf('</table>');
-tbl.innerHTML=text.slice(text.indexOf('<table>')+7,cut<0?end:cut);nos.parentNode.insertBefore(tbl,nos);
+var nos=document.getElementById('rows'),text=nos.textContent,box=document.createElement('div'),cut=text.indexOf('<tbody>'),end=text.lastIndexOf('</table>');
+box.id='entries';box.innerHTML='<table>'+text.slice(text.indexOf('<table>')+7,cut<0?end:cut)+'</table>';nos.parentNode.insertBefore(box,nos);
 var blocks=cut<0?[]:text.slice(cut,end).split('</tbody>'),b=0;
 (function more(){{var t=performance.now();
-  while(b<blocks.length&&performance.now()-t<30){{if(blocks[b].trim())tbl.insertAdjacentHTML('beforeend',blocks[b]+'</tbody>');b++;}}
+  while(b<blocks.length&&performance.now()-t<30){{if(blocks[b].trim())box.insertAdjacentHTML('beforeend','<div class="blk"><table>'+blocks[b]+'</tbody></table></div>');b++;}}
   if(b<blocks.length)setTimeout(more,0);else document.documentElement.setAttribute('data-table-ms',performance.now().toFixed(0));}})();
 }})();"#,
         plot = WIDTH - LABEL - 20.0
