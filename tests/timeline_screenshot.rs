@@ -115,7 +115,9 @@ fn the_rollout_page_runs_its_script_and_draws_a_real_picture() {
     let dir = tempfile::tempdir().unwrap();
     let db = recording(dir.path());
     // Kept, with its screenshot, for a human to look at.
-    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timeline-screenshot.html");
+    let kept = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    std::fs::create_dir_all(&kept).unwrap();
+    let page = kept.join("timeline-screenshot.html");
     std::fs::write(&page, timeline(&db, "html")).unwrap();
 
     let dom = chromium(&["--dump-dom"], &url(&page));
@@ -142,7 +144,7 @@ fn the_rollout_page_runs_its_script_and_draws_a_real_picture() {
     let blank = dir.path().join("blank.html");
     std::fs::write(&blank, "<!DOCTYPE html><title>blank</title>").unwrap();
     let blank = screenshot(&blank, &dir.path().join("blank.png"));
-    let png = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timeline-screenshot.png");
+    let png = kept.join("timeline-screenshot.png");
     let shot = screenshot(&page, &png);
     assert_eq!(png_size(&shot), (1400, 900), "{}", png.display());
     assert_eq!(png_size(&blank), (1400, 900));
