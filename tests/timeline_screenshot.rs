@@ -2,8 +2,9 @@
 //! Debian's `chromium` package; `.ci/run` installs it) loads the page of the
 //! recorded rollout (`timeline_recordings`), its script must run to the end
 //! (the page marks `<html data-drawn-ms=…>` only then) and draw, and its
-//! screenshot must be a real picture. Another page, with an owner of eight
-//! Pods, must open folded and unfold. Without Chromium these tests fail,
+//! screenshot must be a real picture; hovering a mark shows its details and
+//! clicking an owner's label folds its lanes. Another page, with an owner of
+//! eight Pods, must open folded and unfold. Without Chromium these tests fail,
 //! saying how to install it: they never skip.
 //!
 //! The page and its screenshot stay in `target/timeline-screenshot.html` and
@@ -163,6 +164,44 @@ fn the_rollout_page_runs_its_script_and_draws_a_real_picture() {
     }
     let variety = seen.iter().filter(|s| **s).count();
     assert!(variety > 200, "{variety} distinct bytes in the image data");
+}
+
+/// The value of `name="…"` of a dumped DOM, as text.
+fn text_attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!("{name}=\"");
+    let at = dom.find(&key)? + key.len();
+    dom[at..].split('"').next()
+}
+
+#[test]
+fn hovering_a_mark_shows_its_details_and_clicking_an_owner_folds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = recording(dir.path());
+    // A second script after the page's, as a user would: the pointer on the first
+    // mark of lane 5 (Pod web-5f6b4c-x9y8z), then a click on lane 4's label
+    // (ReplicaSet web-5f6b4c, owner of two Pods).
+    let probe = r#"<script>(function(){var svg=document.querySelector('svg'),r=svg.getBoundingClientRect(),html=document.documentElement;
+var f=document.getElementById('marks').textContent.split('\n').filter(function(l){return l.split(' ')[0]==='4';})[0].split(' ');
+svg.dispatchEvent(new MouseEvent('mousemove',{clientX:r.left+(+f[2]),clientY:r.top+40+4*34+17-9,bubbles:true}));
+html.setAttribute('data-hover',document.getElementById('detail').textContent);
+var label=svg.querySelectorAll('g.lane')[3].querySelector('text'),b=label.getBoundingClientRect(),at={clientX:b.left+5,clientY:b.top+5,bubbles:true};
+label.dispatchEvent(new MouseEvent('mousedown',at));window.dispatchEvent(new MouseEvent('mouseup',{}));label.dispatchEvent(new MouseEvent('click',at));
+html.setAttribute('data-clicked',html.getAttribute('data-lanes'));})();</script></body>"#;
+    let page = dir.path().join("probe.html");
+    std::fs::write(&page, timeline(&db, "html").replace("</body>", probe)).unwrap();
+    let dom = chromium(&["--dump-dom"], &url(&page));
+    assert!(attribute(&dom, "data-drawn-ms").is_some(), "script ran");
+    let hover = text_attribute(&dom, "data-hover").expect("the probe ran");
+    assert!(
+        hover.contains("owned by ReplicaSet web-5f6b4c"),
+        "details line: {hover:?}"
+    );
+    assert_eq!(
+        attribute(&dom, "data-clicked"),
+        Some(5),
+        "the ReplicaSet's two Pods folded under it"
+    );
+    assert!(dom.contains("▸ 2"), "its toggle says so");
 }
 
 /// A page of one ReplicaSet owning eight Pods, through the renderer.
