@@ -407,12 +407,11 @@ const ROWS_A_BLOCK: usize = 200;
 /// inline, no network, no libraries. SVG marks (`class="z"`) move with the
 /// axis; spans (`class="z zw"`) also stretch; lane labels stay put. Redraws
 /// are batched per frame. When it has drawn, `<html>` gets `data-drawn-ms`
-/// (`performance.now()`), `data-lanes` (lanes shown) and `data-marks` (marks
-/// on screen), `data-frame-ms` (how long that first frame took: each zoom or pan
-/// step redraws the same way), and `data-loaded-ms`
-/// when the browser has loaded the page, `data-table-ms` when the script has
-/// put the last row of the table in: the benchmark and the screenshot test
-/// read them back.
+/// (`performance.now()`), `data-lanes` (lanes shown), `data-marks` (marks on
+/// screen) and `data-frame-ms` (how long that first frame took: each zoom or
+/// pan step redraws the same way); later `data-loaded-ms` (the load event) and
+/// `data-table-ms` (the table's last row is in). The benchmark and the
+/// screenshot test read them back.
 fn zoom_js() -> String {
     format!(
         r#"(function(){{
