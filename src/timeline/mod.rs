@@ -144,6 +144,10 @@ pub struct ObjectLine {
     /// Spans of this object's readiness for the picture: (from, to, state).
     #[serde(skip)]
     pub states: Vec<(i64, i64, String)>,
+    /// The uid of its owner (the controller, else the first named) in its latest
+    /// version that names one: the picture folds an owner's lanes under it.
+    #[serde(skip)]
+    pub owner_uid: Option<String>,
 }
 
 /// The assembled timeline.
@@ -349,6 +353,14 @@ pub fn assemble(
                 None => o.deleted,
             },
             states,
+            owner_uid: s
+                .versions
+                .iter()
+                .rev()
+                .map(|v| &v.state.owners)
+                .find(|owners| !owners.is_empty())
+                .and_then(|owners| owners.iter().find(|o| o.controller).or(owners.first()))
+                .map(|o| o.uid.clone()),
         });
     }
     for e in events {

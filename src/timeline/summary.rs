@@ -114,9 +114,17 @@ fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
     if target.object.object.kind != "Deployment" {
         return None;
     }
+    // NB: the walk finds every ReplicaSet ever recorded; with `--until` a later
+    // rollout's is among them, and it is not this window's story.
     let newest = subjects
         .iter()
         .filter(|s| s.relation == Some(Relation::Owned) && s.object.object.kind == "ReplicaSet")
+        .filter(|s| {
+            s.object
+                .created
+                .or(s.object.first_seen)
+                .is_some_and(|at| at <= t.until_ms)
+        })
         .max_by_key(|s| {
             (
                 s.object.created.or(s.object.first_seen),
@@ -126,7 +134,9 @@ fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
     let start = newest.object.created.or(newest.object.first_seen)?;
     let images = newest
         .versions
-        .last()
+        .iter()
+        .rev()
+        .find(|v| v.at <= t.until_ms)
         .map(|v| v.state.images.join(", "))
         .unwrap_or_default();
     let name = format!("ReplicaSet {} ({images})", newest.object.object.name);
@@ -491,6 +501,48 @@ mod tests {
             Some("ReplicaSet web-2 (web:2) ready 2/2 after 15s")
         );
         assert!(s.pods.is_empty());
+    }
+
+    #[test]
+    fn a_rollout_after_the_window_is_not_the_windows_rollout() {
+        // `--until` before web-3 was created: the window's rollout is web-2's, ready
+        // after 15s, not web-3's "0 of 0 ready after 0s" (its end before its start).
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = vec![version(0, ObjectState::default())];
+        let mut rs = subject("ReplicaSet", "web-2", Relation::Owned, 10_000);
+        rs.versions = vec![
+            version(10_000, rs_state(2, 0)),
+            version(25_000, rs_state(2, 2)),
+        ];
+        let mut later = subject("ReplicaSet", "web-3", Relation::Owned, 120_000);
+        let mut broken = rs_state(2, 0);
+        broken.images = vec!["web:3".into()];
+        later.versions = vec![version(120_000, broken)];
+        let s = summarize(&[deploy, rs, later], &timeline(60_000), 1, Vec::new());
+        assert_eq!(
+            s.rollout.as_deref(),
+            Some("ReplicaSet web-2 (web:2) ready 2/2 after 15s")
+        );
+    }
+
+    #[test]
+    fn a_rollout_still_going_counts_to_the_windows_end() {
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = vec![version(0, ObjectState::default())];
+        let mut rs = subject("ReplicaSet", "web-2", Relation::Owned, 10_000);
+        // A version after the window (an edited template) is not the window's.
+        let mut after = rs_state(2, 0);
+        after.images = vec!["web:3".into()];
+        rs.versions = vec![
+            version(10_000, rs_state(2, 0)),
+            version(30_000, rs_state(2, 1)),
+            version(900_000, after),
+        ];
+        let s = summarize(&[deploy, rs], &timeline(190_000), 1, Vec::new());
+        assert_eq!(
+            s.rollout.as_deref(),
+            Some("ReplicaSet web-2 (web:2) NOT ready: 1 of 2 ready after 3m")
+        );
     }
 
     #[test]

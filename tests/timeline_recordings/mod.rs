@@ -1,0 +1,674 @@
+//! The recorded scenarios of the timeline tests, shared by `timeline_golden`
+//! and `timeline_screenshot`: each recording is written through the
+//! recorder's own writer with fixed times, so what is read back is the same
+//! on every machine; and `timeline`, which runs `kubectl-diag timeline` on one.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use kubectl_diag::model::{
+    Change, Condition, ContainerState, EventChange, EventObservation, ManagerEntry, ObjectChange,
+    ObjectObservation, ObjectRef, ObjectState, OwnerRef, Seen, Taint,
+};
+use kubectl_diag::store::session::{self, Gap};
+use kubectl_diag::store::writer::Writer;
+use kubectl_diag::store::{Mode, open};
+
+/// 2026-11-29T03:00:00Z
+const T: i64 = 1_795_921_200_000;
+const S: i64 = 1_000;
+
+fn obj(api_version: &str, kind: &str, ns: &str, name: &str, uid: &str) -> ObjectRef {
+    ObjectRef {
+        api_version: api_version.into(),
+        kind: kind.into(),
+        namespace: ns.into(),
+        name: name.into(),
+        uid: uid.into(),
+        field_path: String::new(),
+    }
+}
+
+fn owner(kind: &str, name: &str, uid: &str) -> OwnerRef {
+    OwnerRef {
+        api_version: "apps/v1".into(),
+        kind: kind.into(),
+        name: name.into(),
+        uid: uid.into(),
+        controller: true,
+    }
+}
+
+fn cond(type_: &str, status: &str, reason: &str, message: &str) -> Condition {
+    Condition {
+        type_: type_.into(),
+        status: status.into(),
+        reason: reason.into(),
+        message: message.into(),
+        ..Condition::default()
+    }
+}
+
+fn writer_entry(manager: &str, subresource: &str, at: i64) -> ManagerEntry {
+    ManagerEntry {
+        manager: manager.into(),
+        operation: "Update".into(),
+        subresource: subresource.into(),
+        time: Some(at / 1000 * 1000),
+        fields: 5,
+        fields_v1: String::new(),
+    }
+}
+
+struct Rec {
+    w: Writer,
+}
+
+impl Rec {
+    /// A new recording `file` in `dir` of the cluster `uid` ("prod-eu"), its batch open.
+    fn start(dir: &Path, file: &str, uid: &str) -> (PathBuf, Rec) {
+        let path = dir.join(file);
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, uid, "prod-eu", "", T).unwrap();
+        let mut r = Rec {
+            w: Writer::new(conn, &path, cluster),
+        };
+        r.w.begin().unwrap();
+        (path, r)
+    }
+
+    fn object(
+        &mut self,
+        seen: Seen,
+        at: i64,
+        object: &ObjectRef,
+        created: i64,
+        managers: Vec<ManagerEntry>,
+        state: ObjectState,
+    ) {
+        self.w
+            .apply_change(&Change::Object(ObjectChange {
+                seen,
+                at,
+                blind_since: None,
+                observation: Box::new(ObjectObservation {
+                    object: object.clone(),
+                    resource_version: String::new(),
+                    created: Some(created),
+                    state,
+                    managers,
+                    diff_doc: None,
+                }),
+            }))
+            .unwrap();
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn event(
+        &mut self,
+        uid: &str,
+        about: &ObjectRef,
+        type_: &str,
+        reason: &str,
+        message: &str,
+        count: i64,
+        first: i64,
+        last: i64,
+        controller: &str,
+        host: &str,
+    ) {
+        self.w
+            .apply(&EventChange::Upsert(Box::new(EventObservation {
+                uid: uid.into(),
+                namespace: about.namespace.clone(),
+                name: format!("{}.{uid}", about.name),
+                involved: about.clone(),
+                reason: reason.into(),
+                type_: type_.into(),
+                message: message.into(),
+                reporting_controller: controller.into(),
+                source_host: host.into(),
+                first,
+                last,
+                count,
+                ..EventObservation::default()
+            })))
+            .unwrap();
+    }
+}
+
+fn deployment_state(
+    generation: i64,
+    observed: i64,
+    image: &str,
+    f: impl FnOnce(&mut ObjectState),
+) -> ObjectState {
+    let mut s = ObjectState {
+        generation,
+        observed_generation: Some(observed),
+        images: vec![image.into()],
+        ..ObjectState::default()
+    };
+    s.replicas.insert("spec.replicas".into(), 2);
+    f(&mut s);
+    s
+}
+
+/// A Deployment rolled to an image that never gets ready, with its ReplicaSets,
+/// Pods, Node, Warnings and a gap in the recording.
+pub fn recording(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(dir, "rollout.db", "c0ffee00-0000-4000-8000-000000000001");
+    let ns = "shop";
+    let deploy = obj(
+        "apps/v1",
+        "Deployment",
+        ns,
+        "web",
+        "d0000000-0000-4000-8000-000000000001",
+    );
+    let rs_old = obj(
+        "apps/v1",
+        "ReplicaSet",
+        ns,
+        "web-7c9d8f",
+        "d0000000-0000-4000-8000-000000000002",
+    );
+    let rs_new = obj(
+        "apps/v1",
+        "ReplicaSet",
+        ns,
+        "web-5f6b4c",
+        "d0000000-0000-4000-8000-000000000003",
+    );
+    let pod_old = obj(
+        "v1",
+        "Pod",
+        ns,
+        "web-7c9d8f-a1b2c",
+        "d0000000-0000-4000-8000-000000000004",
+    );
+    let pod_new = obj(
+        "v1",
+        "Pod",
+        ns,
+        "web-5f6b4c-x9y8z",
+        "d0000000-0000-4000-8000-000000000005",
+    );
+    let pod_new2 = obj(
+        "v1",
+        "Pod",
+        ns,
+        "web-5f6b4c-q7w6e",
+        "d0000000-0000-4000-8000-000000000007",
+    );
+    let node = obj(
+        "v1",
+        "Node",
+        "",
+        "kwok-medium",
+        "d0000000-0000-4000-8000-000000000006",
+    );
+    let kcm = |at| vec![writer_entry("kube-controller-manager", "status", at)];
+
+    // Before: the Node, the Deployment, its ReplicaSet and a ready Pod, found by the first list.
+    r.object(
+        Seen::Listed,
+        T,
+        &node,
+        T - 86_400 * S,
+        vec![writer_entry("kwok", "status", T)],
+        ObjectState {
+            phase: "Running".into(),
+            conditions: vec![cond(
+                "Ready",
+                "True",
+                "KubeletReady",
+                "kubelet is posting ready status",
+            )],
+            ..ObjectState::default()
+        },
+    );
+    r.object(
+        Seen::Listed,
+        T,
+        &deploy,
+        T - 3_600 * S,
+        kcm(T),
+        deployment_state(1, 1, "web:1", |s| {
+            s.replicas.insert("readyReplicas".into(), 2);
+            s.conditions = vec![cond(
+                "Available",
+                "True",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability.",
+            )];
+        }),
+    );
+    let mut rs_state = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec!["web:1".into()],
+        owners: vec![owner("Deployment", "web", &deploy.uid)],
+        ..ObjectState::default()
+    };
+    rs_state.replicas.insert("spec.replicas".into(), 2);
+    rs_state.replicas.insert("readyReplicas".into(), 2);
+    r.object(
+        Seen::Listed,
+        T,
+        &rs_old,
+        T - 3_600 * S,
+        kcm(T),
+        rs_state.clone(),
+    );
+    r.object(
+        Seen::Listed,
+        T,
+        &pod_old,
+        T - 3_500 * S,
+        vec![writer_entry("kwok", "status", T)],
+        ObjectState {
+            phase: "Running".into(),
+            node_name: "kwok-small".into(),
+            images: vec!["web:1".into()],
+            owners: vec![owner("ReplicaSet", "web-7c9d8f", &rs_old.uid)],
+            conditions: vec![cond("Ready", "True", "", "")],
+            containers: vec![ContainerState {
+                name: "web".into(),
+                state: "running".into(),
+                ready: true,
+                ..ContainerState::default()
+            }],
+            ..ObjectState::default()
+        },
+    );
+
+    // 03:01:00 someone sets the image to web:broken.
+    r.object(
+        Seen::Modified,
+        T + 60 * S,
+        &deploy,
+        T - 3_600 * S,
+        vec![
+            writer_entry("kubectl-set", "", T + 60 * S),
+            writer_entry("kube-controller-manager", "status", T),
+        ],
+        deployment_state(2, 1, "web:broken", |s| {
+            s.replicas.insert("readyReplicas".into(), 2);
+            s.conditions = vec![cond(
+                "Available",
+                "True",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability.",
+            )];
+        }),
+    );
+    let mut new_rs = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec!["web:broken".into()],
+        owners: vec![owner("Deployment", "web", &deploy.uid)],
+        ..ObjectState::default()
+    };
+    new_rs.replicas.insert("spec.replicas".into(), 2);
+    r.object(
+        Seen::Added,
+        T + 60 * S + 200,
+        &rs_new,
+        T + 60 * S,
+        kcm(T + 60 * S),
+        new_rs,
+    );
+    r.event(
+        "e0000000-0000-4000-8000-000000000001",
+        &deploy,
+        "Normal",
+        "ScalingReplicaSet",
+        "Scaled up replica set web-5f6b4c from 0 to 2",
+        1,
+        T + 60 * S + 100,
+        T + 60 * S + 100,
+        "deployment-controller",
+        "",
+    );
+    r.object(
+        Seen::Modified,
+        T + 61 * S,
+        &deploy,
+        T - 3_600 * S,
+        kcm(T + 61 * S),
+        deployment_state(2, 2, "web:broken", |s| {
+            s.replicas.insert("readyReplicas".into(), 2);
+            s.replicas.insert("updatedReplicas".into(), 1);
+            s.conditions = vec![
+                cond(
+                    "Available",
+                    "True",
+                    "MinimumReplicasAvailable",
+                    "Deployment has minimum availability.",
+                ),
+                cond(
+                    "Progressing",
+                    "True",
+                    "ReplicaSetUpdated",
+                    "ReplicaSet \"web-5f6b4c\" is progressing.",
+                ),
+            ];
+        }),
+    );
+    let pod_state = |node: &str, waiting: bool| ObjectState {
+        phase: "Pending".into(),
+        node_name: node.into(),
+        images: vec!["web:broken".into()],
+        owners: vec![owner("ReplicaSet", "web-5f6b4c", &rs_new.uid)],
+        conditions: if waiting {
+            vec![cond("Ready", "False", "ContainersNotReady", "")]
+        } else {
+            Vec::new()
+        },
+        containers: if waiting {
+            vec![ContainerState {
+                name: "web".into(),
+                state: "waiting".into(),
+                reason: "ImagePullBackOff".into(),
+                ..ContainerState::default()
+            }]
+        } else {
+            Vec::new()
+        },
+        ..ObjectState::default()
+    };
+    // Two new Pods, 50 ms apart, that go the same way: the table folds what they say alike.
+    for (pod, off, scheduled_uid, failed_uid) in [
+        (
+            &pod_new,
+            0,
+            "e0000000-0000-4000-8000-000000000002",
+            "e0000000-0000-4000-8000-000000000003",
+        ),
+        (
+            &pod_new2,
+            50,
+            "e0000000-0000-4000-8000-000000000004",
+            "e0000000-0000-4000-8000-000000000005",
+        ),
+    ] {
+        r.object(
+            Seen::Added,
+            T + 60 * S + 300 + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kube-controller-manager", "", T + 60 * S)],
+            pod_state("", false),
+        );
+        r.event(
+            scheduled_uid,
+            pod,
+            "Normal",
+            "Scheduled",
+            &format!("Successfully assigned shop/{} to kwok-medium", pod.name),
+            1,
+            T + 60 * S + 400 + off,
+            T + 60 * S + 400 + off,
+            "default-scheduler",
+            "",
+        );
+        r.object(
+            Seen::Modified,
+            T + 60 * S + 500 + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kube-scheduler", "binding", T + 60 * S)],
+            pod_state("kwok-medium", false),
+        );
+        r.object(
+            Seen::Modified,
+            T + 62 * S + off,
+            pod,
+            T + 60 * S + 300 + off,
+            vec![writer_entry("kwok", "status", T + 62 * S + off)],
+            pod_state("kwok-medium", true),
+        );
+        r.event(
+            failed_uid,
+            pod,
+            "Warning",
+            "Failed",
+            "Error: ImagePullBackOff",
+            1,
+            T + 62 * S + off,
+            T + 62 * S + off,
+            "kubelet",
+            "kwok-medium",
+        );
+    }
+    r.w.commit().unwrap();
+
+    // 03:03–03:05 the recorder was not running.
+    session::record_gap(r.w.connection(), &path, r.w.cluster(), &Gap {
+        resource: "events".into(),
+        start: T + 180 * S,
+        finish: T + 300 * S,
+        reason: "not-running",
+        detail: "the recorder was not running; resumed from resourceVersion 48213: changes since were replayed".into(),
+    })
+    .unwrap();
+    session::record_gap(r.w.connection(), &path, r.w.cluster(), &Gap {
+        resource: "pods/shop".into(),
+        start: T + 180 * S,
+        finish: T + 300 * S,
+        reason: "not-running",
+        detail: "the recorder was not running; resumed from resourceVersion 48213: changes since were replayed".into(),
+    })
+    .unwrap();
+
+    r.w.begin().unwrap();
+    // The pull keeps failing: the kubelet bumps the Event's count up to 9 by 03:08.
+    r.event(
+        "e0000000-0000-4000-8000-000000000003",
+        &pod_new,
+        "Warning",
+        "Failed",
+        "Error: ImagePullBackOff",
+        9,
+        T + 62 * S,
+        T + 480 * S,
+        "kubelet",
+        "kwok-medium",
+    );
+    r.event(
+        "e0000000-0000-4000-8000-000000000005",
+        &pod_new2,
+        "Warning",
+        "Failed",
+        "Error: ImagePullBackOff",
+        9,
+        T + 62 * S + 50,
+        T + 480 * S,
+        "kubelet",
+        "kwok-medium",
+    );
+    // 03:11: the progress deadline passes.
+    r.object(
+        Seen::Modified,
+        T + 661 * S,
+        &deploy,
+        T - 3_600 * S,
+        kcm(T + 661 * S),
+        deployment_state(2, 2, "web:broken", |s| {
+            s.replicas.insert("readyReplicas".into(), 2);
+            s.replicas.insert("updatedReplicas".into(), 1);
+            s.conditions = vec![
+                cond(
+                    "Available",
+                    "True",
+                    "MinimumReplicasAvailable",
+                    "Deployment has minimum availability.",
+                ),
+                cond(
+                    "Progressing",
+                    "False",
+                    "ProgressDeadlineExceeded",
+                    "ReplicaSet \"web-5f6b4c\" has timed out progressing.",
+                ),
+            ];
+        }),
+    );
+    r.w.commit().unwrap();
+    path
+}
+
+/// A Deployment whose Pod only a tainted Node could fit: the scheduler says so, and so does `check`.
+pub fn unschedulable(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(
+        dir,
+        "unschedulable.db",
+        "c0ffee00-0000-4000-8000-000000000002",
+    );
+    let ns = "ml";
+    let node = obj(
+        "v1",
+        "Node",
+        "",
+        "gpu-1",
+        "e1000000-0000-4000-8000-000000000001",
+    );
+    let deploy = obj(
+        "apps/v1",
+        "Deployment",
+        ns,
+        "trainer",
+        "e1000000-0000-4000-8000-000000000002",
+    );
+    let rs = obj(
+        "apps/v1",
+        "ReplicaSet",
+        ns,
+        "trainer-6d5c",
+        "e1000000-0000-4000-8000-000000000003",
+    );
+    let pod = obj(
+        "v1",
+        "Pod",
+        ns,
+        "trainer-6d5c-k2j4m",
+        "e1000000-0000-4000-8000-000000000004",
+    );
+    r.object(
+        Seen::Listed,
+        T,
+        &node,
+        T - 86_400 * S,
+        vec![writer_entry("kwok", "status", T)],
+        ObjectState {
+            conditions: vec![cond("Ready", "True", "KubeletReady", "")],
+            taints: vec![Taint {
+                key: "dedicated".into(),
+                value: "gpu".into(),
+                effect: "NoSchedule".into(),
+                ..Taint::default()
+            }],
+            ..ObjectState::default()
+        },
+    );
+    r.object(
+        Seen::Added,
+        T + 10 * S,
+        &deploy,
+        T + 10 * S,
+        vec![writer_entry("kubectl-client-side-apply", "", T + 10 * S)],
+        deployment_state(1, 1, "trainer:3", |s| {
+            s.replicas.insert("spec.replicas".into(), 1);
+        }),
+    );
+    let mut rs_state = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec!["trainer:3".into()],
+        owners: vec![owner("Deployment", "trainer", &deploy.uid)],
+        ..ObjectState::default()
+    };
+    rs_state.replicas.insert("spec.replicas".into(), 1);
+    r.object(
+        Seen::Added,
+        T + 10 * S + 100,
+        &rs,
+        T + 10 * S,
+        vec![writer_entry("kube-controller-manager", "", T + 10 * S)],
+        rs_state,
+    );
+    let message = "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+    r.object(
+        Seen::Added,
+        T + 10 * S + 200,
+        &pod,
+        T + 10 * S + 200,
+        vec![writer_entry("kube-controller-manager", "", T + 10 * S)],
+        ObjectState {
+            phase: "Pending".into(),
+            images: vec!["trainer:3".into()],
+            owners: vec![owner("ReplicaSet", "trainer-6d5c", &rs.uid)],
+            ..ObjectState::default()
+        },
+    );
+    r.object(
+        Seen::Modified,
+        T + 10 * S + 300,
+        &pod,
+        T + 10 * S + 200,
+        vec![writer_entry("kube-scheduler", "status", T + 10 * S)],
+        ObjectState {
+            phase: "Pending".into(),
+            images: vec!["trainer:3".into()],
+            owners: vec![owner("ReplicaSet", "trainer-6d5c", &rs.uid)],
+            conditions: vec![cond("PodScheduled", "False", "Unschedulable", message)],
+            ..ObjectState::default()
+        },
+    );
+    r.event(
+        "e1000000-0000-4000-8000-0000000000e1",
+        &pod,
+        "Warning",
+        "FailedScheduling",
+        message,
+        4,
+        T + 10 * S + 300,
+        T + 400 * S,
+        "default-scheduler",
+        "",
+    );
+    r.w.commit().unwrap();
+    path
+}
+
+/// `kubectl-diag timeline deploy/web -n shop` of the recording `db`, in `format`, until 03:15.
+pub fn timeline(db: &Path, format: &str) -> String {
+    timeline_of(db, "deploy/web", "shop", format)
+}
+
+pub fn timeline_of(db: &Path, object: &str, namespace: &str, format: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args([
+            "timeline",
+            object,
+            "-n",
+            namespace,
+            "--until",
+            "2026-11-29T03:15:00Z",
+            "-o",
+            format,
+            "--db",
+        ])
+        .arg(db)
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
