@@ -492,12 +492,11 @@ async fn spec_diffs_name_their_writers_and_secret_and_configmap_values_never_rea
             "{value} reached the recording"
         );
     }
-    assert_eq!(
+    assert!(
         count(
             &db,
             "SELECT count(*) FROM objects o JOIN strings k ON k.id = o.kind WHERE k.s = 'Secret' AND o.first_seen IS NOT NULL"
         ) >= 1,
-        true,
         "the Secret's life cycle is recorded (through its metadata)"
     );
 }
