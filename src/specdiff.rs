@@ -13,6 +13,9 @@ use serde_json::Value;
 pub const MAX_VALUE: usize = 256;
 /// Bytes of one version's diff, paths and values together.
 pub const MAX_DIFF: usize = 4096;
+/// Bytes of the document a diff is computed against, kept per live object;
+/// a larger one (a CRD's schema) keeps only its digest.
+pub const MAX_DOC: usize = 64 * 1024;
 /// What replaces a value that only the digest may show (a ConfigMap's data).
 pub const HIDDEN: &str = "(value not recorded)";
 
@@ -153,6 +156,23 @@ fn owned_depth(fields: &Value, segments: &[Seg]) -> Option<usize> {
         node = next?;
     }
     Some(steps.len())
+}
+
+/// The diff of a document too large to keep (see [`MAX_DOC`]): that it
+/// changed, and its sizes.
+pub fn too_large(before: usize, after: usize) -> Vec<FieldChange> {
+    let size = |n: usize| {
+        if n == 0 {
+            "(not kept: over 64 KiB)".to_string()
+        } else {
+            format!("({n} bytes)")
+        }
+    };
+    vec![FieldChange {
+        path: "spec".into(),
+        old: Some(size(before)),
+        new: Some(format!("({after} bytes, too large to diff)")),
+    }]
 }
 
 /// The stored form of a diff: a JSON array, empty text for no change.

@@ -58,6 +58,9 @@ const REDISCOVERY: Duration = Duration::from_secs(60);
 struct Running {
     types: std::collections::BTreeMap<String, ResourceType>,
     stops: std::collections::HashMap<String, tokio::sync::watch::Sender<bool>>,
+    /// Types the cluster serves that the recorder may not list: warned about
+    /// once, tried again at each rediscovery, recorded once allowed.
+    refused: std::collections::HashSet<String>,
 }
 
 /// kubectl's full name of the type a watch watches: its key in [`Running`].
@@ -131,10 +134,17 @@ impl Rediscovery<'_> {
             let _ = writeln!(err, "type {name} was removed: its history ends here");
             self.type_change(&t, now, true).await?;
         }
+        running
+            .refused
+            .retain(|name| wanted.iter().any(|w| w.full_name() == *name));
         for t in wanted {
-            if running.types.contains_key(&t.full_name()) {
+            let name = t.full_name();
+            if running.types.contains_key(&name) {
                 continue;
             }
+            // NB: a refused type is asked again at each rediscovery (a list of
+            // one object), but warned about only once.
+            let was_refused = running.refused.contains(&name);
             let mut allowed = Vec::new();
             for w in watches_of(
                 &t,
@@ -146,24 +156,24 @@ impl Rediscovery<'_> {
             ) {
                 match w.preflight().await {
                     Ok(()) => allowed.push(w),
-                    Err(e) => {
-                        let _ = writeln!(
-                            err,
-                            "warning: not keeping history of {}: {e}",
-                            t.full_name()
-                        );
+                    Err(e) if !was_refused => {
+                        let _ = writeln!(err, "warning: not keeping history of {name}: {e}");
                     }
+                    Err(_) => {}
                 }
             }
             if allowed.is_empty() {
+                running.refused.insert(name);
                 continue;
             }
             changed = true;
-            let _ = writeln!(
-                err,
-                "type {} appeared: recording it from now",
-                t.full_name()
-            );
+            if running.refused.remove(&name) {
+                if self.args.verbose {
+                    let _ = writeln!(err, "type {name} may be listed now: recording it from now");
+                }
+            } else {
+                let _ = writeln!(err, "type {name} appeared: recording it from now");
+            }
             self.type_change(&t, now, false).await?;
             for w in allowed {
                 let rx = running.stop_of(w.dt());
@@ -463,6 +473,7 @@ async fn record(
         session::save_resource_types(&db, &path, cluster, &discovered.types)?;
     }
     let mut kept: Vec<ResourceType> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
     for t in types {
         let watches = watches_of(&t, &namespaces, &conn, &tx, &stats, args);
         let mut allowed = Vec::new();
@@ -477,7 +488,9 @@ async fn record(
                 )?,
             }
         }
-        if !allowed.is_empty() {
+        if allowed.is_empty() {
+            refused.push(t.full_name());
+        } else {
             kept.push(t.clone());
         }
         object_watches.extend(allowed);
@@ -580,6 +593,7 @@ async fn record(
         for t in kept {
             running.types.insert(t.full_name(), t);
         }
+        running.refused.extend(refused);
         let discovery = Rediscovery {
             conn: &conn,
             namespaces: &namespaces,

@@ -167,7 +167,15 @@ impl Writer {
             self.connection()
                 .prepare_cached(SQL_SPEC_DOC_SAVE)
                 .and_then(|mut st| {
-                    st.execute(named_params! {":object": id, ":digest": h, ":doc": doc})
+                    // NB: a CRD's spec holds its whole OpenAPI schema (hundreds of
+                    // KiB for some operators): past MAX_DOC only the digest is kept,
+                    // and a change of it is said, not diffed.
+                    let kept = if doc.len() > crate::specdiff::MAX_DOC {
+                        ""
+                    } else {
+                        doc.as_str()
+                    };
+                    st.execute(named_params! {":object": id, ":digest": h, ":doc": kept})
                 })
                 .map_err(self.err("spec document save"))?;
         }
@@ -314,7 +322,11 @@ impl Writer {
             .collect();
         Ok(before
             .map(|b| {
-                let (changes, writers) = crate::specdiff::diff_with_writers(&b, doc, &owners);
+                let (changes, writers) = if b.is_empty() || doc.len() > crate::specdiff::MAX_DOC {
+                    (crate::specdiff::too_large(b.len(), doc.len()), Vec::new())
+                } else {
+                    crate::specdiff::diff_with_writers(&b, doc, &owners)
+                };
                 (crate::specdiff::encode(&changes), writers)
             })
             .unwrap_or_default())
@@ -476,5 +488,60 @@ mod tests {
         let versions = crate::store::history::versions(w.connection(), &path, 1).unwrap();
         assert_eq!(versions[41].state.generation, 42);
         assert_eq!(versions[41].state.observed_generation, Some(42));
+    }
+
+    fn crd(doc: String, at: i64) -> Change {
+        Change::Object(ObjectChange {
+            seen: Seen::Modified,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: ObjectRef {
+                    api_version: "apiextensions.k8s.io/v1".into(),
+                    kind: "CustomResourceDefinition".into(),
+                    name: "databases.drill.example.com".into(),
+                    uid: "crd".into(),
+                    ..ObjectRef::default()
+                },
+                state: ObjectState {
+                    spec_digest: format!("{:x}", crate::units::fnv1a(&doc)),
+                    ..ObjectState::default()
+                },
+                diff_doc: Some(doc),
+                ..ObjectObservation::default()
+            }),
+        })
+    }
+
+    /// A CRD's spec carries its whole schema: past MAX_DOC the recording keeps
+    /// its digest only, and a change says so instead of a diff.
+    #[test]
+    fn a_spec_too_large_to_keep_is_not_stored_and_its_change_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        let mut w = Writer::new(conn, &path, cluster);
+        let schema = |v: &str| {
+            format!(
+                r#"{{"spec":{{"schema":"{}","v":"{v}"}}}}"#,
+                "x".repeat(100_000)
+            )
+        };
+        w.begin().unwrap();
+        w.apply_change(&crd(schema("1"), 1_000)).unwrap();
+        w.apply_change(&crd(schema("2"), 2_000)).unwrap();
+        w.commit().unwrap();
+        let kept: i64 = w
+            .connection()
+            .query_row("SELECT sum(length(doc)) FROM spec_docs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, 0, "only the digest of a document over 64 KiB is kept");
+        let versions = crate::store::history::versions(w.connection(), &path, 1).unwrap();
+        let diff: Vec<String> = versions[1].diff.iter().map(|c| c.text()).collect();
+        assert_eq!(
+            diff,
+            ["spec (not kept: over 64 KiB) → (100030 bytes, too large to diff)"]
+        );
     }
 }
