@@ -49,6 +49,9 @@ const OBJECT_CHUNK_SIZE: u32 = 500;
 const HEARTBEAT: Duration = Duration::from_secs(5);
 const MAINTENANCE: Duration = Duration::from_secs(600);
 
+/// Preflight requests in flight at once when the recorder starts.
+const PREFLIGHTS: usize = 16;
+
 /// How often the recorder looks for types that appeared or went when nothing
 /// told it to (a CRD watch that RBAC forbids, an APIService becoming available).
 const REDISCOVERY: Duration = Duration::from_secs(60);
@@ -472,29 +475,50 @@ async fn record(
     if let Some(discovered) = &discovered {
         session::save_resource_types(&db, &path, cluster, &discovered.types)?;
     }
+    // NB: one LIST of one object per watch tells whether RBAC allows it; with
+    // every type of a cluster that is about a hundred requests, so they go
+    // PREFLIGHTS at a time instead of one after the other.
+    let candidates: Vec<(ResourceType, ObjectWatch)> = types
+        .iter()
+        .flat_map(|t| {
+            watches_of(t, &namespaces, &conn, &tx, &stats, args)
+                .into_iter()
+                .map(move |w| (t.clone(), w))
+        })
+        .collect();
+    let checked: Vec<(ResourceType, ObjectWatch, Result<(), _>)> = {
+        use futures::StreamExt;
+        futures::stream::iter(candidates)
+            .map(|(t, w)| async move {
+                let allowed = w.preflight().await;
+                (t, w, allowed)
+            })
+            .buffered(PREFLIGHTS)
+            .collect()
+            .await
+    };
     let mut kept: Vec<ResourceType> = Vec::new();
-    let mut refused: Vec<String> = Vec::new();
-    for t in types {
-        let watches = watches_of(&t, &namespaces, &conn, &tx, &stats, args);
-        let mut allowed = Vec::new();
-        for w in watches {
-            // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
-            match w.preflight().await {
-                Ok(()) => allowed.push(w),
-                Err(e) => writeln!(
-                    err,
-                    "warning: not keeping history of {}: {e}",
-                    t.full_name()
-                )?,
+    for (t, w, allowed) in checked {
+        match allowed {
+            Ok(()) => {
+                if !kept.iter().any(|k| k.full_name() == t.full_name()) {
+                    kept.push(t);
+                }
+                object_watches.push(w);
             }
+            // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
+            Err(e) => writeln!(
+                err,
+                "warning: not keeping history of {}: {e}",
+                t.full_name()
+            )?,
         }
-        if allowed.is_empty() {
-            refused.push(t.full_name());
-        } else {
-            kept.push(t.clone());
-        }
-        object_watches.extend(allowed);
     }
+    let refused: Vec<String> = types
+        .iter()
+        .map(ResourceType::full_name)
+        .filter(|name| !kept.iter().any(|k| k.full_name() == *name))
+        .collect();
 
     let mode = if args.once { "once" } else { "watch" };
     let start = session::start_session(&db, &path, cluster, &cluster_uid, mode, now)?;
