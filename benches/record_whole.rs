@@ -23,7 +23,8 @@
 //!     [--pods 10000] [--crds 30] [--objects 20000] [--watch-seconds 30] [--keep] [--reuse]
 //!
 //! `--keep` leaves the namespace and CRDs in place; `--reuse` measures what a
-//! kept run left instead of creating it again.
+//! kept run left instead of creating it again. The recorder's `-v` log (each
+//! watch's listing and watching, timestamped) goes to `target/record_whole.log`.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -362,6 +363,8 @@ async fn list_all(client: &Client, path: &str) -> (u64, u64) {
 /// The LIST baseline over `paths`: summed (one after another) and parallel
 /// (all at once). Returns (summed seconds, parallel seconds, objects).
 async fn list_baseline(client: &Client, paths: &[String], label: &str) -> (f64, f64, u64) {
+    let apiserver = pid_of("kube-apiserver").unwrap_or_default();
+    let cpu0 = cpu_seconds(&apiserver);
     let t = Instant::now();
     let mut per_type: Vec<(f64, u64, u64, &str)> = Vec::new();
     for p in paths {
@@ -380,6 +383,7 @@ async fn list_baseline(client: &Client, paths: &[String], label: &str) -> (f64, 
             .map(|x| x.0)
             .sum();
     let parallel = t.elapsed().as_secs_f64();
+    let cpu1 = cpu_seconds(&apiserver);
     per_type.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slowest: Vec<String> = per_type
         .iter()
@@ -387,9 +391,10 @@ async fn list_baseline(client: &Client, paths: &[String], label: &str) -> (f64, 
         .map(|(s, n, _, p)| format!("{p} {n} in {s:.2}s"))
         .collect();
     println!(
-        "LIST {label}: {} types, {objects} objects, {:.1} MiB of JSON: summed {summed:.2}s, parallel {parallel:.2}s ({parallel_objects} objects); slowest: {}",
+        "LIST {label}: {} types, {objects} objects, {:.1} MiB of JSON: summed {summed:.2}s, parallel {parallel:.2}s ({parallel_objects} objects); kube-apiserver CPU for both {:.2}s; slowest: {}",
         paths.len(),
         bytes as f64 / 1048576.0,
+        cpu1 - cpu0,
         slowest.join(", ")
     );
     (summed, parallel, objects)
@@ -412,35 +417,97 @@ fn positions(db: &std::path::Path) -> BTreeSet<String> {
     have
 }
 
+/// CPU seconds (user and system) process `pid` has used so far, from `/proc/PID/stat`.
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // NB: the command name may hold spaces: fields are counted after its ')'.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: Vec<f64> = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // NB: USER_HZ is 100 on Linux whatever the kernel's HZ.
+    ticks.iter().sum::<f64>() / 100.0
+}
+
+/// The pid of the process named `comm` (the local kube-apiserver), if one runs.
+fn pid_of(comm: &str) -> Option<String> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let name = e.file_name().to_string_lossy().to_string();
+        let c = std::fs::read_to_string(format!("/proc/{name}/comm")).ok()?;
+        (c.trim() == comm).then_some(name)
+    })
+}
+
+/// Resident memory by kind of mapping, from `/proc/PID/smaps`: `[heap]` is
+/// glibc's (SQLite allocates with the C library's malloc), anonymous mappings
+/// are mostly mimalloc's (the Rust side), files are the binary and libraries.
+fn rss_by_mapping(pid: &str) -> String {
+    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps")).unwrap_or_default();
+    let mut sums: std::collections::BTreeMap<&str, f64> = Default::default();
+    let mut kind = "anonymous";
+    for line in smaps.lines() {
+        let mut fields = line.split_whitespace();
+        let first = fields.next().unwrap_or("");
+        if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            kind = match fields.nth(4) {
+                None => "anonymous",
+                Some("[heap]") => "[heap]",
+                Some("[stack]") => "[stack]",
+                Some(p) if p.starts_with('/') => "files",
+                Some(_) => "other",
+            };
+        } else if first == "Rss:" {
+            let kb: f64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            *sums.entry(kind).or_default() += kb / 1024.0;
+        }
+    }
+    sums.iter()
+        .map(|(k, v)| format!("{k} {v:.1}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 async fn cleanup(client: &Client) {
     let namespaces: Api<Namespace> = Api::all(client.clone());
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let t = Instant::now();
     let _ = namespaces.delete(NS, &DeleteParams::default()).await;
+    // NB: the namespace first, and gone, before the CRDs. Deleting both at once
+    // left custom resources in etcd that a CRD of the same name showed again
+    // in the next run (seen here: 9 objects per CRD from the run before).
+    // Waiting also leaves the cluster as it was for the next run or test.
+    while t.elapsed() < Duration::from_secs(600) {
+        if namespaces.get_opt(NS).await.ok().flatten().is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    println!(
+        "namespace {NS} gone after {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
     let _ = crds
         .delete_collection(
             &DeleteParams::default(),
             &ListParams::default().labels(LABEL),
         )
         .await;
-    // NB: waits, so that the next run (or another engineer's test) finds the cluster as it was.
-    while t.elapsed() < Duration::from_secs(600) {
-        let ns_left = namespaces.get_opt(NS).await.ok().flatten().is_some();
+    while t.elapsed() < Duration::from_secs(900) {
         let crds_left = crds
             .list_metadata(&ListParams::default().labels(LABEL))
             .await
             .map(|l| l.items.len())
             .unwrap_or(0);
-        if !ns_left && crds_left == 0 {
-            println!(
-                "deleted namespace {NS} and the CRDs in {:.1}s",
-                t.elapsed().as_secs_f64()
-            );
+        if crds_left == 0 {
+            println!("and the CRDs after {:.1}s", t.elapsed().as_secs_f64());
             return;
         }
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
-    println!("cleanup still under way after 600 s: check namespace {NS} and CRDs labelled {LABEL}");
+    println!("cleanup still under way after 900 s: check namespace {NS} and CRDs labelled {LABEL}");
 }
 
 #[tokio::main]
@@ -490,22 +557,31 @@ async fn main() {
     let db = dir.path().join("whole.db");
     let addr = support::free_local_addr();
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/record_whole.log");
+    println!(
+        "recorder started at {} (its -v log: {})",
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        log.display()
+    );
+    let apiserver = pid_of("kube-apiserver").unwrap_or_default();
+    let apiserver_cpu = cpu_seconds(&apiserver);
     let start = Instant::now();
     let mut recorder = std::process::Command::new(&bin)
-        .args(["record", "--quiet", "--listen", &addr])
+        .args(["record", "--quiet", "-v", "--listen", &addr])
         .arg("--db")
         .arg(&db)
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("target/release/kubectl-diag: run `cargo build --release` first");
     let pid = recorder.id().to_string();
     let mut expected: BTreeSet<String> = names.iter().cloned().collect();
     expected.insert("events".into());
     // RSS every 100 ms while listing: where the peak falls, if it is high.
-    let mut samples: Vec<(f64, f64)> = Vec::new();
+    let mut samples: Vec<(f64, f64, usize)> = Vec::new();
     let recorded = loop {
         let rss = memory_mib(&pid, "VmRSS:");
-        samples.push((start.elapsed().as_secs_f64(), rss));
         let have = positions(&db);
+        samples.push((start.elapsed().as_secs_f64(), rss, have.len()));
         if expected.is_subset(&have) {
             break Some(start.elapsed().as_secs_f64());
         }
@@ -516,18 +592,23 @@ async fn main() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
+    let (cpu, apiserver_cpu) = (cpu_seconds(&pid), cpu_seconds(&apiserver) - apiserver_cpu);
     let versions = metric(&addr, "kubectl_diag_object_versions_stored_total").unwrap_or(0);
     let peak_listing = memory_mib(&pid, "VmHWM:");
     let trace: Vec<String> = samples
         .iter()
         .step_by(5)
-        .map(|(t, m)| format!("{t:.1}s {m:.0}"))
+        .map(|(t, m, n)| format!("{t:.1}s {m:.0}/{n}"))
         .collect();
-    println!("RSS while listing (MiB, every 0.5 s): {}", trace.join(", "));
+    println!(
+        "RSS (MiB) / types with a committed position, every 0.5 s while listing: {}",
+        trace.join(", ")
+    );
     if let Some(secs) = recorded {
         println!(
             "recorded: every one of {} types has a committed position {secs:.2}s after the recorder started; \
-             {versions} object versions stored; peak RSS so far {peak_listing:.1} MiB",
+             {versions} object versions stored; peak RSS so far {peak_listing:.1} MiB; \
+             CPU until then: recorder {cpu:.2}s, kube-apiserver {apiserver_cpu:.2}s",
             expected.len()
         );
         println!(
@@ -545,6 +626,10 @@ async fn main() {
     }
     let last = memory_mib(&pid, "VmRSS:");
     let peak = memory_mib(&pid, "VmHWM:");
+    println!(
+        "RSS by mapping at the end of watching (MiB): {}",
+        rss_by_mapping(&pid)
+    );
     std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status()
