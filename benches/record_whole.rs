@@ -8,6 +8,8 @@
 //!    (Events included): plain paged LISTs, `limit=500`, the bodies read and
 //!    only their items counted, once one type after another (summed) and once
 //!    all types at the same time (parallel, as the recorder starts its watches);
+//!    then the streaming lists the recorder asks for, all at once, read and
+//!    dropped; kube-apiserver's CPU seconds for each;
 //! 2. the release recorder (`target/release/kubectl-diag record`, whole
 //!    cluster, default types) from its start until every watched type has a
 //!    committed position (its initial list stored), RSS sampled every 100 ms;
@@ -360,6 +362,36 @@ async fn list_all(client: &Client, path: &str) -> (u64, u64) {
     }
 }
 
+/// One type's streaming list, as the recorder asks for it (kube's
+/// `WatchParams::streaming_lists`): a watch that first sends every existing
+/// object, then a bookmark marking their end. Lines are read and counted, not
+/// decoded. Returns the objects sent before that bookmark.
+async fn stream_all(client: &Client, path: &str) -> u64 {
+    use futures::AsyncBufReadExt;
+    let uri = format!(
+        "{path}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=290"
+    );
+    let req = http::Request::get(uri).body(Vec::new()).unwrap();
+    let body = match client.request_stream(req).await {
+        Ok(body) => body,
+        Err(e) => {
+            println!("  streaming list {path}: {e}");
+            return 0;
+        }
+    };
+    let lines = body.lines();
+    futures::pin_mut!(lines);
+    let mut n = 0;
+    while let Some(Ok(line)) = lines.next().await {
+        if line.contains("\"BOOKMARK\"") && line.contains("initial-events-end") {
+            return n;
+        }
+        n += 1;
+    }
+    println!("  streaming list {path}: ended without its bookmark after {n} objects");
+    n
+}
+
 /// The LIST baseline over `paths`: summed (one after another) and parallel
 /// (all at once). Returns (summed seconds, parallel seconds, objects).
 async fn list_baseline(client: &Client, paths: &[String], label: &str) -> (f64, f64, u64) {
@@ -375,6 +407,8 @@ async fn list_baseline(client: &Client, paths: &[String], label: &str) -> (f64, 
     let summed = t.elapsed().as_secs_f64();
     let objects: u64 = per_type.iter().map(|x| x.1).sum();
     let bytes: u64 = per_type.iter().map(|x| x.2).sum();
+    let cpu_summed = cpu_seconds(&apiserver) - cpu0;
+    let cpu0 = cpu_seconds(&apiserver);
     let t = Instant::now();
     let parallel_objects: u64 =
         futures::future::join_all(paths.iter().map(|p| list_all(client, p)))
@@ -383,7 +417,17 @@ async fn list_baseline(client: &Client, paths: &[String], label: &str) -> (f64, 
             .map(|x| x.0)
             .sum();
     let parallel = t.elapsed().as_secs_f64();
-    let cpu1 = cpu_seconds(&apiserver);
+    let cpu_parallel = cpu_seconds(&apiserver) - cpu0;
+    // The requests the recorder makes, read and dropped: what the apiserver
+    // alone needs to send every object as streaming lists.
+    let cpu0 = cpu_seconds(&apiserver);
+    let t = Instant::now();
+    let streamed: u64 = futures::future::join_all(paths.iter().map(|p| stream_all(client, p)))
+        .await
+        .iter()
+        .sum();
+    let streaming = t.elapsed().as_secs_f64();
+    let cpu_streaming = cpu_seconds(&apiserver) - cpu0;
     per_type.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slowest: Vec<String> = per_type
         .iter()
@@ -391,10 +435,11 @@ async fn list_baseline(client: &Client, paths: &[String], label: &str) -> (f64, 
         .map(|(s, n, _, p)| format!("{p} {n} in {s:.2}s"))
         .collect();
     println!(
-        "LIST {label}: {} types, {objects} objects, {:.1} MiB of JSON: summed {summed:.2}s, parallel {parallel:.2}s ({parallel_objects} objects); kube-apiserver CPU for both {:.2}s; slowest: {}",
+        "LIST {label}: {} types, {objects} objects, {:.1} MiB of JSON: summed {summed:.2}s (kube-apiserver CPU {cpu_summed:.2}s), \
+         parallel {parallel:.2}s ({parallel_objects} objects, CPU {cpu_parallel:.2}s), \
+         streaming lists in parallel {streaming:.2}s ({streamed} objects, CPU {cpu_streaming:.2}s); slowest: {}",
         paths.len(),
         bytes as f64 / 1048576.0,
-        cpu1 - cpu0,
         slowest.join(", ")
     );
     (summed, parallel, objects)
@@ -578,7 +623,15 @@ async fn main() {
     expected.insert("events".into());
     // RSS every 100 ms while listing: where the peak falls, if it is high.
     let mut samples: Vec<(f64, f64, usize)> = Vec::new();
+    // NB: `changes_total` counts changes as the writer applies them, before
+    // their commit, which its window (docs: "Disk I/O") may hold up to 750 ms.
+    let mut applied_all: Option<f64> = None;
     let recorded = loop {
+        if applied_all.is_none()
+            && metric(&addr, "kubectl_diag_changes_total").unwrap_or(0) >= listed
+        {
+            applied_all = Some(start.elapsed().as_secs_f64());
+        }
         let rss = memory_mib(&pid, "VmRSS:");
         let have = positions(&db);
         samples.push((start.elapsed().as_secs_f64(), rss, have.len()));
@@ -593,6 +646,12 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let (cpu, apiserver_cpu) = (cpu_seconds(&pid), cpu_seconds(&apiserver) - apiserver_cpu);
+    println!(
+        "the writer had applied as many changes as the LIST held ({listed}) at {}",
+        applied_all.map_or("(not before the last position)".to_string(), |t| format!(
+            "{t:.2}s"
+        ))
+    );
     let versions = metric(&addr, "kubectl_diag_object_versions_stored_total").unwrap_or(0);
     let peak_listing = memory_mib(&pid, "VmHWM:");
     let trace: Vec<String> = samples
