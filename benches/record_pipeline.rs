@@ -18,6 +18,13 @@
 //! (file size after a checkpoint, indexes included), peak RSS, and the
 //! per-batch commit latency (p50/p99). `--runs N` repeats the whole run on a
 //! fresh DB each time and ends with the median: this VM is too noisy for one.
+//!
+//! After each one-core run on a fresh DB (no `--prefill`, `--skip`), the same
+//! process inserts the rows that run stored (strings, objects, Events,
+//! occurrences, read back from its file) into a second fresh recording with
+//! bare rusqlite: one prepared INSERT per table, a commit every 10,000 rows,
+//! no decode, no lookups. It prints that rate next to the pipeline's and the
+//! ratio (issue 16: the pipeline must keep ≥ 0.75 of it).
 
 use std::time::Instant;
 
@@ -256,6 +263,7 @@ fn main() {
         runs == 1 || !args.iter().any(|a| a == "--db"),
         "--db keeps one file: use it with one run"
     );
+    let mut ratios: Vec<f64> = Vec::new();
     let mut results: Vec<(f64, f64)> = (0..runs)
         .map(|i| {
             if runs > 1 {
@@ -264,7 +272,9 @@ fn main() {
             if pipelined {
                 (pipelined_once(&args), 0.0)
             } else {
-                once(&args)
+                let (rate, feed, ratio) = once(&args);
+                ratios.extend(ratio);
+                (rate, feed)
             }
         })
         .collect();
@@ -276,11 +286,72 @@ fn main() {
             .collect();
         println!("--- {runs} runs, occurrences/s: {}", all.join(", "));
         println!("median: {:.0} occurrences/s", percentile(&results, 0.5).0);
+        if !ratios.is_empty() {
+            ratios.sort_by(f64::total_cmp);
+            let all: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+            println!(
+                "pipeline / bare rusqlite, per run: {}; median {:.2}",
+                all.join(", "),
+                percentile(&ratios, 0.5)
+            );
+        }
     }
 }
 
-/// One whole run on its own DB; returns (occurrences/s, feed seconds).
-fn once(args: &[String]) -> (f64, f64) {
+/// The tables a pipeline run fills, in an order their references allow.
+const BARE_TABLES: &[&str] = &["strings", "objects", "events", "occurrences"];
+
+/// Inserts the rows of `BARE_TABLES` in `from` into a fresh recording with
+/// bare rusqlite: the same rows, the same schema and pragmas (`store::open`),
+/// one prepared INSERT per table, a commit every `BATCH` rows. The rows are
+/// read into memory first and that is not timed. NB: they go in table by
+/// table in key order, so every B-tree grows at its right edge: the cheapest
+/// order for SQLite, which makes the bare rate an upper bound and the ratio
+/// a conservative one. Returns seconds inserting.
+fn bare_insert(from: &std::path::Path, dir: &std::path::Path) -> f64 {
+    use rusqlite::types::Value;
+    let src =
+        rusqlite::Connection::open_with_flags(from, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let tables: Vec<(&str, usize, Vec<Vec<Value>>)> = BARE_TABLES
+        .iter()
+        .map(|t| {
+            let mut stmt = src.prepare(&format!("SELECT * FROM {t}")).unwrap();
+            let cols = stmt.column_count();
+            let rows = stmt
+                .query_map([], |r| (0..cols).map(|i| r.get::<_, Value>(i)).collect())
+                .unwrap()
+                .collect::<Result<Vec<Vec<Value>>, _>>()
+                .unwrap();
+            (*t, cols, rows)
+        })
+        .collect();
+    let path = dir.join("bare.db");
+    // NB: the recorder's own schema and pragmas, and the cluster row the copied rows refer to.
+    let (conn, _) = recording(&path);
+    let mut secs = 0.0;
+    for (table, cols, rows) in &tables {
+        let marks = vec!["?"; *cols].join(", ");
+        let t = Instant::now();
+        let mut stmt = conn
+            .prepare(&format!("INSERT INTO {table} VALUES ({marks})"))
+            .unwrap();
+        for chunk in rows.chunks(BATCH) {
+            conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+            for row in chunk {
+                stmt.execute(rusqlite::params_from_iter(row.iter()))
+                    .unwrap();
+            }
+            conn.execute_batch("COMMIT").unwrap();
+        }
+        secs += t.elapsed().as_secs_f64();
+    }
+    secs
+}
+
+/// One whole run on its own DB; returns (occurrences/s, feed seconds, and the
+/// ratio of that rate to a bare rusqlite insert of the same rows, when measured).
+fn once(args: &[String]) -> (f64, f64, Option<f64>) {
     let events = flag(args, "--events", 1_000_000);
     let prefill = flag(args, "--prefill", 0);
     let dir = tempfile::tempdir().unwrap();
@@ -337,7 +408,21 @@ fn once(args: &[String]) -> (f64, f64) {
         percentile(&latencies, 0.99)
     );
     println!("peak RSS: {:.1} MiB", memory_mib("self", "VmHWM:"));
-    (occ as f64 / secs, feed_secs)
+    let rate = occ as f64 / secs;
+    let mut ratio = None;
+    if prefill == 0 && flag(args, "--skip", 0) == 0 {
+        drop(writer);
+        let bare_dir = tempfile::tempdir().unwrap();
+        let bare = bare_insert(&path, bare_dir.path());
+        let bare_rate = total_occ as f64 / bare;
+        println!(
+            "bare rusqlite insert of the same rows (strings, objects, Events, occurrences; same schema): \
+             {bare:.2}s = {bare_rate:.0} occurrences/s; pipeline / bare = {:.2}",
+            rate / bare_rate
+        );
+        ratio = Some(rate / bare_rate);
+    }
+    (rate, feed_secs, ratio)
 }
 
 /// One `--pipelined` run on a fresh DB; returns occurrences/s.
