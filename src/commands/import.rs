@@ -34,7 +34,7 @@ use crate::k8s::event::WireEvent;
 use crate::k8s::text::{self, TextEvent, When};
 use crate::model::{EventChange, EventObservation, ObjectRef};
 use crate::store::imported::{self, Candidate, TEXT_UID_PREFIX};
-use crate::store::writer::Writer;
+use crate::store::writer::{Batch, Writer};
 use crate::store::{self, Mode, session};
 
 /// The formats `import` reads, for the error that says a file is none of them.
@@ -552,22 +552,22 @@ const CHUNK: usize = 1_000;
 /// Stores one chunk of JSON Events: every decision on the chunk is made
 /// before any of it is stored, as for a whole file (see `run`).
 fn store_chunk(
-    writer: &mut Writer,
+    batch: &mut Batch<'_>,
     path: &Path,
     chunk: &mut Vec<EventObservation>,
 ) -> anyhow::Result<u64> {
     // NB: rows the writer holds back go in first: deciding may delete an
     // Event imported from text, after which the caches are dropped.
-    writer.flush()?;
+    batch.flush()?;
     let mut plans = Vec::with_capacity(chunk.len());
     for o in chunk.iter() {
-        plans.push(plan_object(writer, path, o)?);
+        plans.push(plan_object(batch, path, o)?);
     }
-    writer.forget();
+    batch.forget()?;
     let mut occurrences = 0;
     for plan in plans {
         let Plan::Store(o) = plan else { continue };
-        occurrences += writer.apply(&EventChange::Upsert(o))?.occurrences;
+        occurrences += batch.apply(&EventChange::Upsert(o))?.occurrences;
     }
     chunk.clear();
     Ok(occurrences)
@@ -588,31 +588,27 @@ fn import_json(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<usize> {
-    writer.begin()?;
+    let mut batch = writer.begin()?;
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut occurrences = 0;
     let read = stream::read(file, reader, now, &mut |o| {
         chunk.push(o);
         if chunk.len() >= CHUNK {
-            occurrences += store_chunk(writer, path, &mut chunk)?;
+            occurrences += store_chunk(&mut batch, path, &mut chunk)?;
         }
         Ok(())
     });
     let counts = match read {
         Ok(counts) => counts,
         Err(stream::Stop::Bad(e)) => {
-            writer.rollback();
+            drop(batch);
             writeln!(err, "error: {e}; nothing of it was stored")?;
             return Ok(1);
         }
-        Err(stream::Stop::Sink(e)) => {
-            writer.rollback();
-            return Err(e.context(format!("storing {file}")));
-        }
+        Err(stream::Stop::Sink(e)) => return Err(e.context(format!("storing {file}"))),
     };
-    let stored = store_chunk(writer, path, &mut chunk)
-        .and_then(|n| Ok(writer.commit().map(|()| n)?))
-        .inspect_err(|_| writer.rollback())
+    let stored = store_chunk(&mut batch, path, &mut chunk)
+        .and_then(|n| Ok(batch.commit().map(|()| n)?))
         .with_context(|| format!("storing {file}"))?;
     occurrences += stored;
     let notes = Objects {
@@ -763,33 +759,29 @@ pub fn run(
         for note in &notes {
             writeln!(err, "{file}: {note}")?;
         }
-        writer.begin()?;
+        let mut batch = writer.begin()?;
         // NB: every decision is made before anything of this file is stored:
         // replacing a text-only Event deletes rows, and the writer's caches
         // (and rows it holds back within a batch) must not outlive that.
         let mut plans = Vec::with_capacity(incoming.len());
         for row in &incoming {
             let plan = match row {
-                Ok(t) if t.identified => plan_object(&writer, &path, &t.obs),
-                Ok(t) => plan_text(&writer, &path, t),
-                Err(o) => plan_object(&writer, &path, o),
+                Ok(t) if t.identified => plan_object(&batch, &path, &t.obs),
+                Ok(t) => plan_text(&batch, &path, t),
+                Err(o) => plan_object(&batch, &path, o),
             };
-            let plan = plan
-                .inspect_err(|_| writer.rollback())
-                .with_context(|| format!("storing {file}"))?;
-            plans.push(plan);
+            plans.push(plan.with_context(|| format!("storing {file}"))?);
         }
-        writer.forget();
+        batch.forget().with_context(|| format!("storing {file}"))?;
         let mut occurrences = 0;
         for plan in &plans {
             let Plan::Store(o) = plan else { continue };
-            let applied = writer
+            let applied = batch
                 .apply(&EventChange::Upsert(o.clone()))
-                .inspect_err(|_| writer.rollback())
                 .with_context(|| format!("storing {file}"))?;
             occurrences += applied.occurrences;
         }
-        writer.commit().with_context(|| format!("storing {file}"))?;
+        batch.commit().with_context(|| format!("storing {file}"))?;
         let read_as = if layouts.is_empty() {
             String::new()
         } else {

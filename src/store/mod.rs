@@ -17,7 +17,7 @@ use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use thiserror::Error;
 
 /// What went wrong with the recording file.
@@ -151,6 +151,24 @@ impl StoreError {
         }
         StoreError::Query { what, source }
     }
+}
+
+/// Runs `f` in one transaction that takes the write lock at its start
+/// (IMMEDIATE), for the writes outside the [`writer::Writer`]: committed when
+/// `f` succeeds, rolled back otherwise. `err` tells what a failure to begin or
+/// commit was.
+///
+/// NB: rusqlite's [`Transaction`] rolls back when dropped, so a `?` inside `f`
+/// leaves no transaction open.
+pub fn in_transaction<T>(
+    conn: &Connection,
+    err: impl Fn(rusqlite::Error) -> StoreError,
+    f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate).map_err(&err)?;
+    let done = f(&tx)?;
+    tx.commit().map_err(err)?;
+    Ok(done)
 }
 
 /// How a connection will be used.

@@ -143,9 +143,7 @@ pub fn start_session(
 ) -> Result<SessionStart, StoreError> {
     let host = hostname();
     let pid = i64::from(std::process::id());
-    conn.execute_batch("BEGIN IMMEDIATE")
-        .map_err(q("session start", path))?;
-    let result = (|| {
+    super::in_transaction(conn, q("session start", path), |conn| {
         let open: Vec<(i64, String, i64, i64)> = conn
             .prepare_cached(SQL_SESSION_OPEN)
             .and_then(|mut st| {
@@ -194,18 +192,7 @@ pub fn start_session(
             id: conn.last_insert_rowid(),
             previous_end,
         })
-    })();
-    match result {
-        Ok(start) => {
-            conn.execute_batch("COMMIT")
-                .map_err(q("session start", path))?;
-            Ok(start)
-        }
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
+    })
 }
 
 pub fn heartbeat(conn: &Connection, path: &Path, session: i64, now: i64) -> Result<(), StoreError> {

@@ -261,8 +261,8 @@ mod tests {
             uid: "pod-uid".into(),
             field_path: String::new(),
         };
-        w.begin().unwrap();
-        w.apply_change(&Change::Event(EventChange::Upsert(Box::new(
+        let mut b = w.begin().unwrap();
+        b.apply_change(&Change::Event(EventChange::Upsert(Box::new(
             EventObservation {
                 uid: "00000000-0000-4000-8000-000000000001".into(),
                 namespace: "shop".into(),
@@ -278,7 +278,7 @@ mod tests {
             },
         ))))
         .unwrap();
-        w.commit().unwrap();
+        b.commit().unwrap();
         let s001 = |w: &Writer, at: i64| {
             let snap = recorded(w.connection(), &path, cluster, at, 600_000).unwrap();
             let report = crate::checks::run(
@@ -294,8 +294,8 @@ mod tests {
         };
         assert_eq!(s001(&w, 1_500), 1, "Events alone: the Pod is unschedulable");
         // The object watches store their first objects after that moment.
-        w.begin().unwrap();
-        w.apply_change(&Change::Object(ObjectChange {
+        let mut b = w.begin().unwrap();
+        b.apply_change(&Change::Object(ObjectChange {
             seen: Seen::Listed,
             at: 2_000,
             blind_since: None,
@@ -315,7 +315,7 @@ mod tests {
             }),
         }))
         .unwrap();
-        w.commit().unwrap();
+        b.commit().unwrap();
         assert_eq!(
             s001(&w, 1_500),
             1,
