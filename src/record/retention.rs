@@ -163,11 +163,8 @@ mod tests {
     }
 
     fn filled(n: i64) -> (tempfile::TempDir, std::path::PathBuf, Writer) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let mut w = Writer::new(conn, &path, cluster);
+        let (dir, mut w) = crate::store::testing::recording();
+        let path = w.recording().path().to_path_buf();
         let mut b = w.begin().unwrap();
         for i in 0..n {
             let o = EventObservation {

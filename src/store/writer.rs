@@ -16,14 +16,14 @@ mod prepared;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::ops::Deref;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rusqlite::{Connection, named_params};
 
 use held::{Held, NewEvent};
 use prepared::Lazy;
 
-use super::{StoreError, UidKey, compact_event_name, fnv1a, uid_key};
+use super::{Recording, StoreError, UidKey, compact_event_name, fnv1a, uid_key};
 use crate::model::{Change, EventChange, EventObservation, ObjectRef};
 
 const SQL_STRING_FIND: &str = include_str!("../../queries/store/string_find.sql");
@@ -131,9 +131,9 @@ impl Hot<'_> {
 }
 
 self_cell::self_cell!(
-    /// The recording's connection, and the hot statements prepared on it.
+    /// The recording, and the statements prepared on its connection.
     struct Db {
-        owner: Connection,
+        owner: Recording,
         #[covariant]
         dependent: Hot,
     }
@@ -169,7 +169,6 @@ pub struct Applied {
 /// its statements borrow its connection, so it is made on the thread that writes.
 pub struct Writer {
     db: Db,
-    path: PathBuf,
     cluster: i64,
     strings: FastMap<String, i64>,
     /// Object references by a hash of everything but the field path; the
@@ -212,8 +211,13 @@ fn since(count: i64, last: i64, o: &EventObservation) -> (i64, i64) {
 impl Writer {
     pub fn new(conn: Connection, path: &Path, cluster: i64) -> Writer {
         Writer {
-            db: Db::new(conn, |_| Hot::new()),
-            path: path.to_path_buf(),
+            db: Db::new(
+                Recording {
+                    conn,
+                    path: path.to_path_buf(),
+                },
+                |_| Hot::new(),
+            ),
             cluster,
             strings: FastMap::default(),
             objects: FastMap::default(),
@@ -227,6 +231,11 @@ impl Writer {
     }
 
     pub fn connection(&self) -> &Connection {
+        &self.db.borrow_owner().conn
+    }
+
+    /// The recording written, to read it back.
+    pub fn recording(&self) -> &Recording {
         self.db.borrow_owner()
     }
 
@@ -235,7 +244,7 @@ impl Writer {
     }
 
     fn err(&self, what: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-        move |e| StoreError::query(what, &self.path, e)
+        self.recording().q(what)
     }
 
     /// Runs `f` with the hot statements and the connection they were prepared on.
@@ -244,7 +253,9 @@ impl Writer {
         what: &'static str,
         f: impl for<'c> FnOnce(&'c Connection, &mut Hot<'c>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
-        let done = self.db.with_dependent_mut(|conn, hot| f(conn, hot));
+        let done = self
+            .db
+            .with_dependent_mut(|recording, hot| f(&recording.conn, hot));
         done.map_err(self.err(what))
     }
 
@@ -281,7 +292,8 @@ impl Writer {
         &mut self,
         f: impl FnOnce(&Connection, &Path) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let done = f(self.db.borrow_owner(), &self.path);
+        let recording = self.recording();
+        let done = f(&recording.conn, &recording.path);
         self.forget();
         done
     }
@@ -710,16 +722,8 @@ impl Drop for Batch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::testing::recording as writer;
     use crate::store::{Mode, open, session};
-
-    fn writer() -> (tempfile::TempDir, Writer) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster =
-            session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
-        (dir, Writer::new(conn, &path, cluster))
-    }
 
     fn event(uid: &str, count: i64, last: i64) -> EventChange {
         EventChange::Upsert(Box::new(EventObservation {
@@ -809,7 +813,11 @@ mod tests {
         let mut b = w.begin().unwrap();
         b.apply(&event("u1", 2, 2_000)).unwrap();
         b.commit().unwrap();
-        let mut restarted = Writer::new(open(&w.path, Mode::Write).unwrap(), &w.path, w.cluster);
+        let mut restarted = Writer::new(
+            open(w.recording().path(), Mode::Write).unwrap(),
+            w.recording().path(),
+            w.cluster,
+        );
         let mut b = restarted.begin().unwrap();
         assert_eq!(b.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
         b.commit().unwrap();
@@ -848,7 +856,8 @@ mod tests {
         );
         b.commit().unwrap();
         // A second writer (another process) reads the newest name afresh.
-        let (conn, path) = (open(&w.path, Mode::Write).unwrap(), w.path.clone());
+        let path = w.recording().path().to_path_buf();
+        let conn = open(&path, Mode::Write).unwrap();
         let mut other = Writer::new(conn, &path, w.cluster);
         let mut b = other.begin().unwrap();
         assert_eq!(b.apply(&named("u2", "web.400", 2)).unwrap().rows, 1);

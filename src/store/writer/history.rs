@@ -383,8 +383,6 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use crate::model::{Change, ObjectChange, ObjectObservation, ObjectRef, ObjectState, Seen};
-    use crate::store::writer::Writer;
-    use crate::store::{Mode, open, session};
 
     fn change(generation: i64, digest: &str, at: i64) -> Change {
         Change::Object(ObjectChange {
@@ -414,11 +412,8 @@ mod tests {
     /// a spec fight stored a new ~150-byte state.
     #[test]
     fn a_spec_fight_stores_its_two_states_once_and_every_generation() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let mut w = Writer::new(conn, &path, cluster);
+        let (_dir, mut w) = crate::store::testing::recording();
+        let path = w.recording().path().to_path_buf();
         let mut b = w.begin().unwrap();
         for i in 1..=100 {
             let digest = if i % 2 == 0 { "a" } else { "b" };
