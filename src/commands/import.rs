@@ -423,12 +423,9 @@ enum Plan {
 /// The stored Events that `o` may be: same object and reason.
 fn candidates(
     writer: &Writer,
-    path: &Path,
     o: &EventObservation,
 ) -> Result<Vec<imported::Candidate>, store::StoreError> {
-    imported::candidates(
-        writer.connection(),
-        path,
+    writer.recording().import_candidates(
         writer.cluster(),
         (&o.involved.kind, &o.involved.namespace, &o.involved.name),
         &o.reason,
@@ -438,9 +435,9 @@ fn candidates(
 /// Decides, for one text row, whether it is an Event stored already. A
 /// text-only Event it outcounts is replaced by it; an Event with a uid of its
 /// own takes any occurrences the row adds.
-fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, store::StoreError> {
+fn plan_text(writer: &Writer, t: &TextObservation) -> Result<Plan, store::StoreError> {
     let o = &t.obs;
-    let found = candidates(writer, path, o)?;
+    let found = candidates(writer, o)?;
     let Some(c) = found
         .iter()
         .filter(|c| c.uid == o.uid || matches(c, o, t.has_source))
@@ -453,7 +450,7 @@ fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, 
     }
     if c.from_text() && t.counted {
         // Both are text; this one has seen more: its row replaces the other's.
-        imported::delete_event(writer.connection(), path, c.id)?;
+        writer.recording().delete_event(c.id)?;
         return Ok(Plan::Store(Box::new(o.clone())));
     }
     // The rest happened after what is stored: stored under that Event.
@@ -467,12 +464,8 @@ fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, 
 /// Decides, for one Event with a uid (JSON, YAML, describe event), whether an
 /// Event imported from text is the same one: replaced when this one counts
 /// as many, else this one adds nothing.
-fn plan_object(
-    writer: &Writer,
-    path: &Path,
-    o: &EventObservation,
-) -> Result<Plan, store::StoreError> {
-    let found = candidates(writer, path, o)?;
+fn plan_object(writer: &Writer, o: &EventObservation) -> Result<Plan, store::StoreError> {
+    let found = candidates(writer, o)?;
     for c in found
         .iter()
         .filter(|c| c.from_text() && matches(c, o, true))
@@ -480,7 +473,7 @@ fn plan_object(
         if o.count < c.count {
             return Ok(Plan::Known);
         }
-        imported::delete_event(writer.connection(), path, c.id)?;
+        writer.recording().delete_event(c.id)?;
     }
     Ok(Plan::Store(Box::new(o.clone())))
 }
@@ -551,17 +544,13 @@ const CHUNK: usize = 1_000;
 
 /// Stores one chunk of JSON Events: every decision on the chunk is made
 /// before any of it is stored, as for a whole file (see `run`).
-fn store_chunk(
-    batch: &mut Batch<'_>,
-    path: &Path,
-    chunk: &mut Vec<EventObservation>,
-) -> anyhow::Result<u64> {
+fn store_chunk(batch: &mut Batch<'_>, chunk: &mut Vec<EventObservation>) -> anyhow::Result<u64> {
     // NB: rows the writer holds back go in first: deciding may delete an
     // Event imported from text, after which the caches are dropped.
     batch.flush()?;
     let mut plans = Vec::with_capacity(chunk.len());
     for o in chunk.iter() {
-        plans.push(plan_object(batch, path, o)?);
+        plans.push(plan_object(batch, o)?);
     }
     batch.forget()?;
     let mut occurrences = 0;
@@ -577,10 +566,8 @@ fn store_chunk(
 /// transaction: memory stays bounded whatever the file's size, and a bad
 /// item anywhere rolls back everything of the file. Returns 1 for a file
 /// refused, 0 for one stored.
-#[allow(clippy::too_many_arguments)]
 fn import_json(
     writer: &mut Writer,
-    path: &Path,
     file: &str,
     reader: Box<dyn BufRead>,
     now: i64,
@@ -594,7 +581,7 @@ fn import_json(
     let read = stream::read(file, reader, now, &mut |o| {
         chunk.push(o);
         if chunk.len() >= CHUNK {
-            occurrences += store_chunk(&mut batch, path, &mut chunk)?;
+            occurrences += store_chunk(&mut batch, &mut chunk)?;
         }
         Ok(())
     });
@@ -607,7 +594,7 @@ fn import_json(
         }
         Err(stream::Stop::Sink(e)) => return Err(e.context(format!("storing {file}"))),
     };
-    let stored = store_chunk(&mut batch, path, &mut chunk)
+    let stored = store_chunk(&mut batch, &mut chunk)
         .and_then(|n| Ok(batch.commit().map(|()| n)?))
         .with_context(|| format!("storing {file}"))?;
     occurrences += stored;
@@ -710,16 +697,7 @@ pub fn run(
             }
         };
         if starts_like_json(&mut reader) {
-            failed += import_json(
-                &mut writer,
-                &path,
-                file,
-                reader,
-                now,
-                &args.cluster,
-                out,
-                err,
-            )?;
+            failed += import_json(&mut writer, file, reader, now, &args.cluster, out, err)?;
             continue;
         }
         let input = match read(file, reader).and_then(|text| parse_input(file, &text, now)) {
@@ -766,9 +744,9 @@ pub fn run(
         let mut plans = Vec::with_capacity(incoming.len());
         for row in &incoming {
             let plan = match row {
-                Ok(t) if t.identified => plan_object(&batch, &path, &t.obs),
-                Ok(t) => plan_text(&batch, &path, t),
-                Err(o) => plan_object(&batch, &path, o),
+                Ok(t) if t.identified => plan_object(&batch, &t.obs),
+                Ok(t) => plan_text(&batch, t),
+                Err(o) => plan_object(&batch, o),
             };
             plans.push(plan.with_context(|| format!("storing {file}"))?);
         }

@@ -10,8 +10,8 @@ use anyhow::Context;
 use crate::cli::{GlobalArgs, TimelineArgs, TimelineOutput};
 use crate::model::{Discovered, ResourceType};
 use crate::render::Paint;
-use crate::store::timeline::{self as load, Walk};
-use crate::store::{Mode, Recording, history};
+use crate::store::timeline::Walk;
+use crate::store::{Mode, Recording};
 use crate::units::rfc3339;
 
 /// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
@@ -114,8 +114,7 @@ pub fn run(
     let path = crate::paths::db_path(global.db.as_ref());
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
-    let (conn, path) = (recording.connection(), recording.path());
-    let recorded = load::resource_types(conn, path, cluster)?;
+    let recorded = recording.resource_types(cluster)?;
     let builtin = builtin_types();
     let Some(t) = recorded
         .resolve(&type_name)
@@ -137,7 +136,7 @@ pub fn run(
         format!(" in namespace {namespace}")
     };
 
-    let named = history::named(conn, path, cluster, &t.kind, &namespace, &name)?;
+    let named = recording.named(cluster, &t.kind, &namespace, &name)?;
     // Incarnations are the rows with a uid or a history; a reference without a uid (an
     // import of Events that gave none) is the object itself only when nothing better exists.
     let identified: Vec<_> = named
@@ -151,7 +150,7 @@ pub fn run(
         identified
     };
     if incarnations.is_empty() {
-        let known = load::names_of_kind(conn, path, cluster, &t.kind, &namespace)?;
+        let known = recording.names_of_kind(cluster, &t.kind, &namespace)?;
         let hint = if known.is_empty() {
             format!(
                 "the recording holds no {} at all{where_}: was the recorder watching (record -n, --kinds)?",
@@ -244,11 +243,9 @@ pub fn run(
         depth: args.depth,
         related: !args.no_related,
     };
-    let subjects = load::subjects(conn, path, cluster, target.clone(), walk)?;
+    let subjects = recording.subjects(cluster, target.clone(), walk)?;
     let now_ms = now.timestamp_millis();
-    let events = load::events(
-        conn,
-        path,
+    let events = recording.events(
         cluster,
         &subjects,
         since.unwrap_or(0),
@@ -258,7 +255,7 @@ pub fn run(
     // a Node older than the Deployment must not stretch the story back to its birth.
     let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);
     let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
-    let gaps = load::gaps(conn, path, cluster, since_ms, until_ms)?;
+    let gaps = recording.gaps(cluster, since_ms, until_ms)?;
     let mut timeline = crate::timeline::assemble(&subjects, &events, &gaps, since_ms, until_ms);
     let check = check_lines(&recording, cluster, &timeline, err)?;
     timeline.summary = Some(crate::timeline::summary::summarize(

@@ -290,7 +290,7 @@ mod tests {
         };
         apply(w.connection(), &path, &r, w.cluster(), 20_000).unwrap();
         let conn = w.connection();
-        let states = crate::store::history::states_at(conn, &path, w.cluster(), 30_000).unwrap();
+        let states = w.recording().states_at(w.cluster(), 30_000).unwrap();
         assert_eq!(states.len(), 1, "{states:?}");
         assert_eq!(states[0].object.name, "live");
         assert_eq!(states[0].state.phase, "Running");

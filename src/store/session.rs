@@ -262,14 +262,11 @@ pub fn load_position(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Mode, open};
 
     #[test]
     fn a_second_live_recorder_is_refused_and_a_dead_one_is_closed() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        let (_dir, w) = crate::store::testing::recording();
+        let (conn, path, cluster) = (w.connection(), w.recording().path(), w.cluster());
         // A session of a process that is not running here: it died.
         conn.execute(
             "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
@@ -277,7 +274,7 @@ mod tests {
             rusqlite::params![cluster, hostname()],
         )
         .unwrap();
-        let first = start_session(&conn, &path, cluster, "uid", "watch", 10_000).unwrap();
+        let first = start_session(conn, path, cluster, "uid", "watch", 10_000).unwrap();
         assert_eq!(first.previous_end, Some(5_000));
         // A session on another host with a fresh heartbeat: alive.
         conn.execute(
@@ -286,18 +283,16 @@ mod tests {
             rusqlite::params![cluster],
         )
         .unwrap();
-        let err = start_session(&conn, &path, cluster, "uid", "watch", 10_000).unwrap_err();
+        let err = start_session(conn, path, cluster, "uid", "watch", 10_000).unwrap_err();
         assert!(matches!(err, StoreError::Busy { .. }), "{err}");
         assert!(err.to_string().contains("elsewhere"));
     }
 
     #[test]
     fn a_session_records_the_full_build_version() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let start = start_session(&conn, &path, cluster, "uid", "once", 1_000).unwrap();
+        let (_dir, w) = crate::store::testing::recording();
+        let (conn, path, cluster) = (w.connection(), w.recording().path(), w.cluster());
+        let start = start_session(conn, path, cluster, "uid", "once", 1_000).unwrap();
         let version: String = conn
             .query_row(
                 "SELECT version FROM recorder_sessions WHERE id = ?1",

@@ -1,12 +1,10 @@
 //! The recorded path of `check`: one [`Snapshot`] of a recorded cluster at
 //! any past moment, built from object history, Events and update counters.
 
+use rusqlite::named_params;
 use std::collections::HashMap;
-use std::path::Path;
 
-use rusqlite::{Connection, named_params};
-
-use super::{Recording, StoreError, history};
+use super::{Recording, StoreError};
 use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
 use crate::model::{ObjectRef, RecordedObject};
 
@@ -44,11 +42,10 @@ impl Recording {
 
     /// The snapshot of `cluster` at `at`; `window_ms` is the span for update rates and storms.
     pub fn snapshot(&self, cluster: i64, at: i64, window_ms: i64) -> Result<Snapshot, StoreError> {
-        let (conn, path) = (&self.conn, self.path.as_path());
         let mut objects = Vec::new();
         let mut relevance = crate::checks::Relevance::default();
         let mut usage = crate::checks::scheduling_causes::Usage::default();
-        history::for_each_state_at(conn, path, cluster, at, |o| {
+        self.for_each_state_at(cluster, at, |o| {
             usage.add(&o);
             if relevance.keep(&o) {
                 objects.push(o);
@@ -64,14 +61,15 @@ impl Recording {
                         .is_some_and(|og| og < o.state.generation)
                 });
             if lagging {
-                o.generation_since = generation_since(conn, path, o, at)?;
+                o.generation_since = generation_since(self, o, at)?;
             }
         }
 
-        let origins = node_origins(conn, path, &objects, at)?;
+        let origins = node_origins(self, &objects, at)?;
 
         let from = at - window_ms;
-        let mut st = conn
+        let mut st = self
+            .conn
             .prepare_cached(SQL_CHECK_EVENTS)
             .map_err(self.q("events"))?;
         let events = st
@@ -106,7 +104,7 @@ impl Recording {
         let mut per_object: HashMap<i64, ObjectUpdates> = HashMap::new();
         let mut managers: HashMap<(i64, String), i64> = HashMap::new();
         let mut minutes: HashMap<i64, std::collections::BTreeMap<i64, i64>> = HashMap::new();
-        for c in history::update_counts(conn, path, cluster, from, at)? {
+        for c in self.update_counts(cluster, from, at)? {
             let u = per_object.entry(c.object_id).or_default();
             u.updates += c.updates;
             u.generation_moves += c.generation;
@@ -122,7 +120,7 @@ impl Recording {
             if u.updates < 2 {
                 continue;
             }
-            let Some(o) = history::object(conn, path, id)? else {
+            let Some(o) = self.object(id)? else {
                 continue;
             };
             u.object = o.object;
@@ -143,14 +141,16 @@ impl Recording {
 
         // NB: a recorder run with -n saw only its namespaces' Pods; what others
         // hold on each Node is unknown, and the sentences say so.
-        let pods_scope: Option<i64> = conn
+        let pods_scope: Option<i64> = self
+            .conn
             .prepare_cached(SQL_PODS_SCOPE)
             .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
             .map_err(self.q("pods scope"))?;
         if pods_scope == Some(0) {
             usage.only_namespace = Some(String::new());
         }
-        let has_objects = conn
+        let has_objects = self
+            .conn
             .prepare_cached(SQL_HAS_HISTORY)
             .and_then(|mut st| {
                 st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
@@ -176,12 +176,11 @@ impl Recording {
 
 /// Since when an object's generation has been what it is at `at`, from its versions.
 fn generation_since(
-    conn: &Connection,
-    path: &Path,
+    recording: &Recording,
     o: &RecordedObject,
     at: i64,
 ) -> Result<Option<i64>, StoreError> {
-    let versions = history::versions(conn, path, o.id)?;
+    let versions = recording.versions(o.id)?;
     let mut since = None;
     for v in versions.iter().rev().filter(|v| v.at <= at) {
         if v.state.generation != o.state.generation {
@@ -196,8 +195,7 @@ fn generation_since(
 
 /// Since when, and by whom, each tainted or cordoned Node has been so at `at`.
 fn node_origins(
-    conn: &Connection,
-    path: &Path,
+    recording: &Recording,
     objects: &[RecordedObject],
     at: i64,
 ) -> Result<Vec<crate::checks::scheduling_causes::Origin>, StoreError> {
@@ -211,7 +209,7 @@ fn node_origins(
         return Ok(Vec::new());
     }
     let ids: Vec<i64> = nodes.iter().map(|o| o.id).collect();
-    let mut versions = history::versions_many(conn, path, &ids)?;
+    let mut versions = recording.versions_many(&ids)?;
     let mut origins = Vec::new();
     for node in nodes {
         let mut history = versions.remove(&node.id).unwrap_or_default();

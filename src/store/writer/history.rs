@@ -413,7 +413,6 @@ mod tests {
     #[test]
     fn a_spec_fight_stores_its_two_states_once_and_every_generation() {
         let (_dir, mut w) = crate::store::testing::recording();
-        let path = w.recording().path().to_path_buf();
         let mut b = w.begin().unwrap();
         for i in 1..=100 {
             let digest = if i % 2 == 0 { "a" } else { "b" };
@@ -425,7 +424,7 @@ mod tests {
         let count = |sql: &str| -> i64 { w.connection().query_row(sql, [], |r| r.get(0)).unwrap() };
         assert_eq!(count("SELECT count(*) FROM versions"), 100);
         assert_eq!(count("SELECT count(DISTINCT state) FROM versions"), 2);
-        let versions = crate::store::history::versions(w.connection(), &path, 1).unwrap();
+        let versions = w.recording().versions(1).unwrap();
         assert_eq!(versions[41].state.generation, 42);
         assert_eq!(versions[41].state.observed_generation, Some(42));
     }
