@@ -430,6 +430,9 @@ impl Writer {
                 named_params! {":name": name, ":namespace": namespace, ":cluster": cluster},
             )?;
             let mut stored = Vec::new();
+            // NB: columns by position (id, uid, count, last, object_id,
+            // reason), unlike the readers: this is the ingest path, and a get
+            // by name searches the column names at every call.
             while let Some(row) = rows.next()? {
                 stored.push(StoredEvent {
                     uid: row.get(1)?,
