@@ -95,10 +95,10 @@ fn run(shape: &str, minutes: u64, per_minute: u64) {
     let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
     let mut w = Writer::new(conn, &path, cluster);
     let t0 = 1_795_900_000_000i64;
-    w.begin().unwrap();
-    w.apply_change(&observation(0, t0, shape == "spec"))
+    let mut b = w.begin().unwrap();
+    b.apply_change(&observation(0, t0, shape == "spec"))
         .unwrap();
-    w.commit().unwrap();
+    b.commit().unwrap();
     w.connection()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .unwrap();
@@ -107,10 +107,10 @@ fn run(shape: &str, minutes: u64, per_minute: u64) {
     let step = 60_000 / per_minute as i64;
     let start = std::time::Instant::now();
     for i in 1..=total {
-        w.begin().unwrap();
-        w.apply_change(&observation(i, t0 + i as i64 * step, shape == "spec"))
+        let mut b = w.begin().unwrap();
+        b.apply_change(&observation(i, t0 + i as i64 * step, shape == "spec"))
             .unwrap();
-        w.commit().unwrap();
+        b.commit().unwrap();
     }
     let elapsed = start.elapsed();
     w.connection()

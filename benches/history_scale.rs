@@ -337,7 +337,8 @@ fn timeline(args: &[String]) {
     drop(s);
     drop(conn);
 
-    let conn = kubectl_diag::store::open(&path, kubectl_diag::store::Mode::ReadOnly).unwrap();
+    let recording =
+        kubectl_diag::store::Recording::open(&path, kubectl_diag::store::Mode::ReadOnly).unwrap();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut pick = || {
         seed ^= seed << 13;
@@ -349,26 +350,17 @@ fn timeline(args: &[String]) {
     let run = |d: i64| -> (std::time::Duration, usize) {
         let start = Instant::now();
         let ns = format!("ns-{}", d % 200);
-        let target = kubectl_diag::store::history::named(
-            &conn,
-            &path,
-            cluster,
-            "Deployment",
-            &ns,
-            &format!("app-{d}"),
-        )
-        .unwrap()
-        .remove(0);
+        let target = recording
+            .named(cluster, "Deployment", &ns, &format!("app-{d}"))
+            .unwrap()
+            .remove(0);
         let walk = kubectl_diag::store::timeline::Walk {
             depth: 2,
             related: true,
         };
-        let subjects =
-            kubectl_diag::store::timeline::subjects(&conn, &path, cluster, target, walk).unwrap();
-        let events =
-            kubectl_diag::store::timeline::events(&conn, &path, cluster, &subjects, 0, i64::MAX)
-                .unwrap();
-        let gaps = kubectl_diag::store::timeline::gaps(&conn, &path, cluster, 0, i64::MAX).unwrap();
+        let subjects = recording.subjects(cluster, target, walk).unwrap();
+        let events = recording.events(cluster, &subjects, 0, i64::MAX).unwrap();
+        let gaps = recording.gaps(cluster, 0, i64::MAX).unwrap();
         let t =
             kubectl_diag::timeline::assemble(&subjects, &events, &gaps, 0, T0 + 10 * 86_400_000);
         (start.elapsed(), t.entries.len())

@@ -214,7 +214,7 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
         let batch: Vec<Vec<u8>> = (0..size).map(|_| feed.next()).collect();
         feed_secs += t.elapsed().as_secs_f64();
         let batch_start = Instant::now();
-        writer.begin().unwrap();
+        let mut tx = writer.begin().unwrap();
         for (i, json) in batch.iter().enumerate() {
             // NB: a clock read costs ~33 ns here, and three a change were 1 %
             // of the time measured: the phases are timed on a sample. Not
@@ -225,7 +225,7 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
             let t = timed.then(Instant::now);
             let obs = decode_line(json);
             let t2 = timed.then(Instant::now);
-            occurrences += writer
+            occurrences += tx
                 .apply(&EventChange::Upsert(Box::new(obs)))
                 .unwrap()
                 .occurrences;
@@ -236,7 +236,7 @@ fn run(writer: &mut Writer, feed: &mut Feed, n: u64, latencies: &mut Vec<f64>) -
             }
         }
         let t = Instant::now();
-        writer.commit().unwrap();
+        tx.commit().unwrap();
         commit += t.elapsed().as_secs_f64();
         let took = batch_start.elapsed().as_secs_f64();
         elapsed += took;

@@ -45,6 +45,8 @@ fn manager(name: &str, at: i64, fields_v1: &str) -> ManagerEntry {
 
 struct Rec {
     w: Writer,
+    /// The changes, stored in one batch by [`Rec::commit`].
+    batch: Vec<Change>,
 }
 
 impl Rec {
@@ -78,21 +80,27 @@ impl Rec {
                 .unwrap_or_default(),
             ..ObjectState::default()
         };
-        self.w
-            .apply_change(&Change::Object(ObjectChange {
-                seen,
-                at,
-                blind_since: None,
-                observation: Box::new(ObjectObservation {
-                    object: object.clone(),
-                    resource_version: String::new(),
-                    created: Some(if seen == Seen::Added { at } else { T }),
-                    state,
-                    managers,
-                    diff_doc: doc,
-                }),
-            }))
-            .unwrap();
+        self.batch.push(Change::Object(ObjectChange {
+            seen,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: object.clone(),
+                resource_version: String::new(),
+                created: Some(if seen == Seen::Added { at } else { T }),
+                state,
+                managers,
+                diff_doc: doc,
+            }),
+        }));
+    }
+
+    fn commit(mut self) {
+        let mut b = self.w.begin().unwrap();
+        for change in std::mem::take(&mut self.batch) {
+            b.apply_change(&change).unwrap();
+        }
+        b.commit().unwrap();
     }
 }
 
@@ -115,8 +123,8 @@ fn recording(dir: &Path) -> PathBuf {
     let cluster = session::register_cluster(&conn, &path, "uid", "prod-eu", "", T).unwrap();
     let mut r = Rec {
         w: Writer::new(conn, &path, cluster),
+        batch: Vec::new(),
     };
-    r.w.begin().unwrap();
     let web = obj("apps/v1", "Deployment", "shop", "web");
     let creator = |at| vec![manager("kubectl-create", at, CREATOR)];
     r.object(
@@ -290,14 +298,13 @@ fn recording(dir: &Path) -> PathBuf {
         patch(T + 25 * M),
     );
     // 03:30 an operator's CRD established: its type is recorded from then on.
-    r.w.apply_change(&Change::Type(TypeChange {
+    r.batch.push(Change::Type(TypeChange {
         resource: "databases.drill.example.com".into(),
         api_version: "drill.example.com/v1".into(),
         kind: "Database".into(),
         at: T + 30 * M,
         removed: false,
-    }))
-    .unwrap();
+    }));
     // 03:40 bob scales to zero.
     let at = T + 40 * M;
     let mut by_bob = by_alice;
@@ -312,7 +319,7 @@ fn recording(dir: &Path) -> PathBuf {
         Some(deployment_doc(0, "256Mi")),
         by_bob,
     );
-    r.w.commit().unwrap();
+    r.commit();
     path
 }
 

@@ -14,7 +14,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kubectl_diag::model::{RecordedObject, Version};
-use kubectl_diag::store::{self, Mode, history};
+use kubectl_diag::store::{self, Mode};
 use serde_json::json;
 
 fn now_ms() -> i64 {
@@ -25,27 +25,23 @@ async fn start_recorder(db: &Path, ns: &str, extra: &[&str]) -> Background {
     common::start_recorder(db, ns, extra, &format!("pods/{ns}")).await
 }
 
-struct Recording {
-    conn: rusqlite::Connection,
-    path: std::path::PathBuf,
+struct Rec {
+    recording: store::Recording,
     cluster: i64,
 }
 
-impl Recording {
-    fn open(db: &Path) -> Recording {
-        let conn = store::open(db, Mode::ReadOnly).unwrap();
-        let cluster = conn
+impl Rec {
+    fn open(db: &Path) -> Rec {
+        let recording = store::Recording::open(db, Mode::ReadOnly).unwrap();
+        let cluster = recording
+            .connection()
             .query_row("SELECT id FROM clusters", [], |r| r.get(0))
             .unwrap();
-        Recording {
-            conn,
-            path: db.to_path_buf(),
-            cluster,
-        }
+        Rec { recording, cluster }
     }
 
     fn named(&self, kind: &str, ns: &str, name: &str) -> Vec<RecordedObject> {
-        history::named(&self.conn, &self.path, self.cluster, kind, ns, name).unwrap()
+        self.recording.named(self.cluster, kind, ns, name).unwrap()
     }
 
     fn only(&self, kind: &str, ns: &str, name: &str) -> RecordedObject {
@@ -55,7 +51,7 @@ impl Recording {
     }
 
     fn versions(&self, o: &RecordedObject) -> Vec<Version> {
-        history::versions(&self.conn, &self.path, o.id).unwrap()
+        self.recording.versions(o.id).unwrap()
     }
 }
 
@@ -139,7 +135,7 @@ async fn rollout_transitions_are_stored_once_and_deleted_pods_stay_findable() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(recorder.terminate().success());
 
-    let rec = Recording::open(&db);
+    let rec = Rec::open(&db);
     let deploy = rec.only("Deployment", &ns.name, "web");
     let versions = rec.versions(&deploy);
     // Generation rises, and a later version shows observedGeneration catching up.
@@ -172,7 +168,8 @@ async fn rollout_transitions_are_stored_once_and_deleted_pods_stay_findable() {
     // Each transition once: no two consecutive versions of any object are equal.
     for kind in ["Deployment", "ReplicaSet", "Pod"] {
         let ids: Vec<i64> = rec
-            .conn
+            .recording
+            .connection()
             .prepare(
                 "SELECT o.id FROM objects o JOIN strings k ON k.id = o.kind JOIN strings n ON n.id = o.namespace \
                  WHERE k.s = ?1 AND n.s = ?2 AND o.first_seen IS NOT NULL",
@@ -184,7 +181,7 @@ async fn rollout_transitions_are_stored_once_and_deleted_pods_stay_findable() {
             .collect();
         assert!(!ids.is_empty(), "no {kind} recorded");
         for id in ids {
-            let vs = history::versions(&rec.conn, &rec.path, id).unwrap();
+            let vs = rec.recording.versions(id).unwrap();
             for pair in vs.windows(2) {
                 assert_ne!(
                     pair[0].state, pair[1].state,
@@ -195,11 +192,11 @@ async fn rollout_transitions_are_stored_once_and_deleted_pods_stay_findable() {
     }
 
     // The new ReplicaSet scaled up, the old one down to 0.
-    let children = history::children(&rec.conn, &rec.path, rec.cluster, &deploy.object).unwrap();
+    let children = rec.recording.children(rec.cluster, &deploy.object).unwrap();
     let replica_sets: Vec<RecordedObject> = children
         .iter()
         .filter(|(_, rel)| rel == "owner")
-        .map(|(id, _)| history::object(&rec.conn, &rec.path, *id).unwrap().unwrap())
+        .map(|(id, _)| rec.recording.object(*id).unwrap().unwrap())
         .filter(|o| o.object.kind == "ReplicaSet")
         .collect();
     assert_eq!(replica_sets.len(), 2, "{replica_sets:?}");
@@ -241,7 +238,10 @@ async fn rollout_transitions_are_stored_once_and_deleted_pods_stay_findable() {
     }
 
     // Time travel: before the rollout, the old Pods; now, the new ones.
-    let then = history::states_at(&rec.conn, &rec.path, rec.cluster, before_rollout).unwrap();
+    let then = rec
+        .recording
+        .states_at(rec.cluster, before_rollout)
+        .unwrap();
     let names_then: Vec<&str> = then
         .iter()
         .filter(|o| o.object.kind == "Pod" && o.object.namespace == ns.name)
@@ -254,7 +254,7 @@ async fn rollout_transitions_are_stored_once_and_deleted_pods_stay_findable() {
     assert_eq!(then_sorted, old_sorted);
     let deploy_then = then.iter().find(|o| o.id == deploy.id).unwrap();
     assert_eq!(deploy_then.state.images, vec!["web:1"]);
-    let latest = history::states_at(&rec.conn, &rec.path, rec.cluster, now_ms()).unwrap();
+    let latest = rec.recording.states_at(rec.cluster, now_ms()).unwrap();
     let mut names_now: Vec<String> = latest
         .iter()
         .filter(|o| o.object.kind == "Pod" && o.object.namespace == ns.name)
@@ -304,9 +304,11 @@ async fn two_managers_fighting_show_in_the_counters_not_in_the_versions() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(recorder.terminate().success());
 
-    let rec = Recording::open(&db);
+    let rec = Rec::open(&db);
     let cm = rec.only("ConfigMap", &ns.name, "contested");
-    let counts: Vec<_> = history::update_counts(&rec.conn, &rec.path, rec.cluster, 0, now_ms())
+    let counts: Vec<_> = rec
+        .recording
+        .update_counts(rec.cluster, 0, now_ms())
         .unwrap()
         .into_iter()
         .filter(|c| c.object_id == cm.id)
@@ -356,7 +358,7 @@ async fn deleted(db: &Path, ns: &str, name: &str) -> RecordedObject {
         || {
             let (db, ns, name) = (db.to_path_buf(), ns.to_string(), name.to_string());
             async move {
-                Recording::open(&db)
+                Rec::open(&db)
                     .named("Pod", &ns, &name)
                     .into_iter()
                     .find(|p| p.deleted.is_some())
@@ -386,12 +388,13 @@ fn assert_inside_gap(
         at >= gone,
         "upper bound {at} comes after the deletion ({gone})"
     );
-    let rec = Recording::open(db);
+    let rec = Rec::open(db);
     let last = rec.versions(pod).last().unwrap().state.clone();
     // A replay shows the Pod terminating; a relist only finds it gone.
     assert_eq!(last.deletion.is_some(), saw_terminating, "{last:?}");
     let gap: i64 = rec
-        .conn
+        .recording
+        .connection()
         .query_row(
             "SELECT count(*) FROM gaps WHERE resource = ?1 AND start <= ?2 AND finish >= ?3",
             rusqlite::params![format!("pods/{ns}"), after, gone],
@@ -437,8 +440,9 @@ async fn pods_deleted_while_the_recorder_was_away_are_marked_deleted_inside_the_
     let pod = deleted(&db, &ns.name, "relisted").await;
     assert!(recorder.terminate().success());
     assert_inside_gap(&db, &ns.name, &pod, stopped, gone, false);
-    let detail: String = Recording::open(&db)
-        .conn
+    let detail: String = Rec::open(&db)
+        .recording
+        .connection()
         .query_row(
             "SELECT detail FROM gaps WHERE resource = ?1 ORDER BY id DESC LIMIT 1",
             [format!("pods/{}", ns.name)],

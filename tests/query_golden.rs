@@ -35,8 +35,8 @@ fn recording(path: &Path) {
             ..Default::default()
         }))
     };
-    w.begin().unwrap();
-    w.apply(&obs(
+    let mut b = w.begin().unwrap();
+    b.apply(&obs(
         "1",
         "web-1",
         "BackOff",
@@ -45,7 +45,7 @@ fn recording(path: &Path) {
         "Back-off restarting failed container",
     ))
     .unwrap();
-    w.apply(&obs(
+    b.apply(&obs(
         "2",
         "web-2",
         "BackOff",
@@ -54,7 +54,7 @@ fn recording(path: &Path) {
         "Back-off restarting failed container",
     ))
     .unwrap();
-    w.apply(&obs(
+    b.apply(&obs(
         "3",
         "web-2",
         "Pulled",
@@ -63,7 +63,7 @@ fn recording(path: &Path) {
         "Pulled image, a \"quoted\" one",
     ))
     .unwrap();
-    w.apply(&obs(
+    b.apply(&obs(
         "4",
         "big",
         "FailedScheduling",
@@ -72,7 +72,7 @@ fn recording(path: &Path) {
         "0/3 nodes are available: 3 Insufficient cpu.",
     ))
     .unwrap();
-    w.commit().unwrap();
+    b.commit().unwrap();
 }
 
 fn diag(db: &Path, args: &[&str]) -> String {
@@ -258,16 +258,16 @@ fn restarts_and_slowest_deletions_from_object_history() {
         deletion: Some(now - 120_000),
         ..ObjectState::default()
     };
-    w.begin().unwrap();
-    w.apply_change(&pod("crashing", crashing, Seen::Added, now - 60_000))
+    let mut b = w.begin().unwrap();
+    b.apply_change(&pod("crashing", crashing, Seen::Added, now - 60_000))
         .unwrap();
-    w.apply_change(&pod("stuck", stuck, Seen::Modified, now - 600_000))
+    b.apply_change(&pod("stuck", stuck, Seen::Modified, now - 600_000))
         .unwrap();
-    w.apply_change(&pod("quick", quick.clone(), Seen::Modified, now - 120_000))
+    b.apply_change(&pod("quick", quick.clone(), Seen::Modified, now - 120_000))
         .unwrap();
-    w.apply_change(&pod("quick", quick, Seen::Deleted, now - 90_000))
+    b.apply_change(&pod("quick", quick, Seen::Deleted, now - 90_000))
         .unwrap();
-    w.commit().unwrap();
+    b.commit().unwrap();
     drop(w);
 
     let restarts: serde_json::Value =

@@ -2,11 +2,12 @@
 -- [:from, :at], plus every scheduling Event up to :at (the last one of a Pod
 -- decides whether it is unschedulable). One row per Event, with its latest
 -- message up to :at and how many occurrences fell inside the window.
-SELECT av.s, ki.s, ns.s, nm.s, ob.uid, re.s, ty.s, ctl.s,
-       min(o.first), max(o.last), max(o.count),
-       sum(CASE WHEN o.last >= :from THEN o.n ELSE 0 END),
+SELECT av.s AS api_version, ki.s AS kind, ns.s AS namespace, nm.s AS name, ob.uid AS uid,
+       re.s AS reason, ty.s AS type, ctl.s AS reporting,
+       min(o.first) AS first, max(o.last) AS last, max(o.count) AS count,
+       sum(CASE WHEN o.last >= :from THEN o.n ELSE 0 END) AS in_window,
        (SELECT s.s FROM occurrences o2 JOIN strings s ON s.id = o2.message
-        WHERE o2.event_id = e.id AND o2.last <= :at ORDER BY o2.count DESC LIMIT 1)
+        WHERE o2.event_id = e.id AND o2.last <= :at ORDER BY o2.count DESC LIMIT 1) AS message
 FROM events e
 JOIN occurrences o ON o.event_id = e.id
 JOIN objects ob ON ob.id = e.object_id

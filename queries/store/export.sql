@@ -1,8 +1,9 @@
 -- Every stored occurrence, oldest first, for `kubectl diag export`.
-SELECT c.uid, e.uid, o.count, o.n, o.first, o.last,
-       ty.s, re.s, msg.s,
-       av.s, ki.s, ns.s, nm.s, ob.uid,
-       ctl.s, ins.s, fp.s, ho.s, act.s, evns.s, e.name
+SELECT c.uid AS cluster, e.uid AS event_uid, o.count AS count, o.n AS occurrences,
+       o.first AS first, o.last AS last, ty.s AS type, re.s AS reason, msg.s AS message,
+       av.s AS api_version, ki.s AS kind, ns.s AS namespace, nm.s AS name, ob.uid AS uid,
+       ctl.s AS reporting_controller, ins.s AS reporting_instance, fp.s AS field_path,
+       ho.s AS source_host, act.s AS action, evns.s AS event_namespace, e.name AS event_name
 FROM occurrences o
 JOIN events e ON e.id = o.event_id
 JOIN clusters c ON c.id = e.cluster_id

@@ -1,7 +1,9 @@
 -- Recorded objects of one kind and namespace named any of :names (a JSON
 -- array; :hashes holds their FNV-1a hashes, so the strings index finds them),
 -- newest incarnation first.
-SELECT o.id, av.s, k.s, ns.s, n.s, o.uid, o.created, o.first_seen, o.deleted, o.deleted_after
+SELECT o.id AS id, av.s AS api_version, k.s AS kind, ns.s AS namespace, n.s AS name, o.uid AS uid,
+       o.created AS created, o.first_seen AS first_seen, o.deleted AS deleted,
+       o.deleted_after AS deleted_after
 FROM strings k
 JOIN strings ns ON ns.h = :nsh AND ns.s = :namespace
 JOIN strings n ON n.h IN (SELECT value FROM json_each(:hashes))

@@ -1,5 +1,7 @@
 -- Several recorded objects by id (:ids, a JSON array).
-SELECT o.id, av.s, k.s, ns.s, n.s, o.uid, o.created, o.first_seen, o.deleted, o.deleted_after
+SELECT o.id AS id, av.s AS api_version, k.s AS kind, ns.s AS namespace, n.s AS name, o.uid AS uid,
+       o.created AS created, o.first_seen AS first_seen, o.deleted AS deleted,
+       o.deleted_after AS deleted_after
 FROM objects o
 JOIN strings av ON av.id = o.api_version
 JOIN strings k ON k.id = o.kind

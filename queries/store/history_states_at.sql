@@ -1,7 +1,10 @@
 -- Time travel: the compact state of every object the recorder watched, as of
 -- :t (epoch ms): its latest version at or before :t, if it existed then.
-SELECT o.id, av.s, k.s, ns.s, n.s, o.uid, o.created, o.first_seen, o.deleted, o.deleted_after,
-       v.at, st.s, w.s, v.generation, v.observed_generation
+SELECT o.id AS id, av.s AS api_version, k.s AS kind, ns.s AS namespace, n.s AS name, o.uid AS uid,
+       o.created AS created, o.first_seen AS first_seen, o.deleted AS deleted,
+       o.deleted_after AS deleted_after,
+       v.at AS state_at, st.s AS state, w.s AS writers, v.generation AS generation,
+       v.observed_generation AS observed_generation
 FROM objects o
 JOIN versions v ON v.id = (
     SELECT v2.id FROM versions v2

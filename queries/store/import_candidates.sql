@@ -3,9 +3,10 @@
 -- per Event and message it was stored with: id, uid, the Event's namespace,
 -- its stored name, the object's name, reporting controller, count, last, and
 -- the first time of its earliest occurrence. Strings are found by hash first.
-SELECT e.id, e.uid, ens.s, e.name, n.s, ctl.s, e.count, e.last,
-       (SELECT min(o2.first) FROM occurrences o2 WHERE o2.event_id = e.id),
-       m.s
+SELECT e.id AS id, e.uid AS uid, ens.s AS namespace, e.name AS name, n.s AS object_name,
+       ctl.s AS controller, e.count AS count, e.last AS last,
+       (SELECT min(o2.first) FROM occurrences o2 WHERE o2.event_id = e.id) AS first,
+       m.s AS message
 FROM strings k
 JOIN strings ns ON ns.h = :namespace_h AND ns.s = :namespace
 JOIN strings n ON n.h = :name_h AND n.s = :name

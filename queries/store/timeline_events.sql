@@ -12,9 +12,10 @@ targets(event_object, subject) AS (
     JOIN objects o ON o.id = s.id
     JOIN objects o2 ON o2.cluster_id = o.cluster_id AND o2.kind = o.kind AND o2.namespace = o.namespace
                    AND o2.name = o.name AND o2.uid = '' AND o2.id <> o.id)
-SELECT t.subject, ty.s, re.s, ctl.s, ho.s, sum(oc.n), min(oc.first), max(oc.last),
+SELECT t.subject AS subject, ty.s AS type, re.s AS reason, ctl.s AS controller, ho.s AS host,
+       sum(oc.n) AS count, min(oc.first) AS first, max(oc.last) AS last,
        (SELECT s.s FROM occurrences o2 JOIN strings s ON s.id = o2.message
-        WHERE o2.event_id = e.id AND o2.first <= :until ORDER BY o2.count DESC LIMIT 1)
+        WHERE o2.event_id = e.id AND o2.first <= :until ORDER BY o2.count DESC LIMIT 1) AS message
 FROM targets t
 JOIN events e ON e.object_id = t.event_object
 JOIN occurrences oc ON oc.event_id = e.id

@@ -30,13 +30,12 @@ pub fn run(
         );
     }
     let path = crate::paths::db_path(global.db.as_ref());
-    let conn = store::open(&path, Mode::ReadOnly)?;
-    let (cluster, _, label) = super::check::choose_cluster(&conn, &path, args.cluster.as_deref())?;
+    let recording = store::Recording::open(&path, Mode::ReadOnly)?;
+    let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
-    let mut items =
-        store::changes::feed(&conn, &path, cluster, since, until, namespace.as_deref())?;
+    let mut items = recording.feed(cluster, since, until, namespace.as_deref())?;
     if !args.kinds.is_empty() {
-        let recorded = crate::store::timeline::resource_types(&conn, &path, cluster)?;
+        let recorded = recording.resource_types(cluster)?;
         let builtin = super::timeline::builtin_types();
         let mut kinds = Vec::new();
         for name in args

@@ -11,7 +11,7 @@ use anyhow::Context;
 use crate::checks::{self, Check, Finding, Options, Report, Severity};
 use crate::cli::{CheckArgs, CheckOutput, GlobalArgs};
 use crate::render::{Paint, escape, plain_table};
-use crate::store::{self, Mode, snapshot};
+use crate::store::{Mode, Recording, snapshot};
 use crate::units::{human_duration, rfc3339};
 
 /// Where the snapshot came from, for the output.
@@ -33,12 +33,11 @@ fn options(args: &CheckArgs) -> Options {
 
 /// The recorded cluster to evaluate: `--cluster`, else the only one.
 pub fn choose_cluster(
-    conn: &rusqlite::Connection,
-    path: &std::path::Path,
+    recording: &Recording,
     wanted: Option<&str>,
 ) -> anyhow::Result<snapshot::ClusterRow> {
-    let all = snapshot::clusters(conn, path, None)?;
-    let matching = snapshot::clusters(conn, path, wanted)?;
+    let all = recording.clusters(None)?;
+    let matching = recording.clusters(wanted)?;
     let list = || {
         all.iter()
             .map(|(_, uid, label)| format!("{label} ({uid})"))
@@ -52,7 +51,7 @@ pub fn choose_cluster(
     match (found, wanted) {
         (0, None) => anyhow::bail!(
             "the recording {} holds no cluster yet: record one with `kubectl diag record`",
-            path.display()
+            recording.path().display()
         ),
         (0, Some(w)) => anyhow::bail!("--cluster {w}: not in the recording; it holds: {}", list()),
         (_, _) => anyhow::bail!(
@@ -80,9 +79,9 @@ pub fn run(
 
     let (snap, source) = if recorded {
         let path = crate::paths::db_path(global.db.as_ref());
-        let conn = store::open(&path, Mode::ReadOnly)?;
-        let (cluster, uid, label) = choose_cluster(&conn, &path, args.cluster.as_deref())?;
-        let latest = snapshot::latest_time(&conn, &path, cluster)?;
+        let recording = Recording::open(&path, Mode::ReadOnly)?;
+        let (cluster, uid, label) = choose_cluster(&recording, args.cluster.as_deref())?;
+        let latest = recording.latest_time(cluster)?;
         let at = args.at.unwrap_or(latest);
         if at > latest + 60_000 {
             writeln!(
@@ -92,7 +91,7 @@ pub fn run(
                 rfc3339(latest)
             )?;
         }
-        let snap = snapshot::recorded(&conn, &path, cluster, at, window_ms)?;
+        let snap = recording.snapshot(cluster, at, window_ms)?;
         (
             snap,
             Source {

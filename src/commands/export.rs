@@ -11,7 +11,7 @@ use std::io::Write;
 use serde_json::json;
 
 use crate::cli::{ExportArgs, GlobalArgs};
-use crate::store::export::{OccurrenceRow, for_each_occurrence};
+use crate::store::export::OccurrenceRow;
 use crate::store::{self, Mode};
 use crate::units::rfc3339;
 
@@ -61,9 +61,9 @@ pub fn run(global: &GlobalArgs, args: &ExportArgs, out: &mut dyn Write) -> anyho
         anyhow::bail!("-n {several}: export takes one namespace (or -A for all)");
     }
     let path = crate::paths::db_path(global.db.as_ref());
-    let conn = store::open(&path, Mode::ReadOnly)?;
+    let recording = store::Recording::open(&path, Mode::ReadOnly)?;
     let mut buf = std::io::BufWriter::new(out);
-    for_each_occurrence(&conn, &path, since, args.cluster.as_deref(), |row| {
+    recording.for_each_occurrence(since, args.cluster.as_deref(), |row| {
         if namespace
             .as_deref()
             .is_some_and(|ns| !in_namespace(&row, ns))

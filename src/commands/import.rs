@@ -34,7 +34,7 @@ use crate::k8s::event::WireEvent;
 use crate::k8s::text::{self, TextEvent, When};
 use crate::model::{EventChange, EventObservation, ObjectRef};
 use crate::store::imported::{self, Candidate, TEXT_UID_PREFIX};
-use crate::store::writer::Writer;
+use crate::store::writer::{Batch, Writer};
 use crate::store::{self, Mode, session};
 
 /// The formats `import` reads, for the error that says a file is none of them.
@@ -423,12 +423,9 @@ enum Plan {
 /// The stored Events that `o` may be: same object and reason.
 fn candidates(
     writer: &Writer,
-    path: &Path,
     o: &EventObservation,
 ) -> Result<Vec<imported::Candidate>, store::StoreError> {
-    imported::candidates(
-        writer.connection(),
-        path,
+    writer.recording().import_candidates(
         writer.cluster(),
         (&o.involved.kind, &o.involved.namespace, &o.involved.name),
         &o.reason,
@@ -438,9 +435,9 @@ fn candidates(
 /// Decides, for one text row, whether it is an Event stored already. A
 /// text-only Event it outcounts is replaced by it; an Event with a uid of its
 /// own takes any occurrences the row adds.
-fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, store::StoreError> {
+fn plan_text(writer: &Writer, t: &TextObservation) -> Result<Plan, store::StoreError> {
     let o = &t.obs;
-    let found = candidates(writer, path, o)?;
+    let found = candidates(writer, o)?;
     let Some(c) = found
         .iter()
         .filter(|c| c.uid == o.uid || matches(c, o, t.has_source))
@@ -453,7 +450,7 @@ fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, 
     }
     if c.from_text() && t.counted {
         // Both are text; this one has seen more: its row replaces the other's.
-        imported::delete_event(writer.connection(), path, c.id)?;
+        writer.recording().delete_event(c.id)?;
         return Ok(Plan::Store(Box::new(o.clone())));
     }
     // The rest happened after what is stored: stored under that Event.
@@ -467,12 +464,8 @@ fn plan_text(writer: &Writer, path: &Path, t: &TextObservation) -> Result<Plan, 
 /// Decides, for one Event with a uid (JSON, YAML, describe event), whether an
 /// Event imported from text is the same one: replaced when this one counts
 /// as many, else this one adds nothing.
-fn plan_object(
-    writer: &Writer,
-    path: &Path,
-    o: &EventObservation,
-) -> Result<Plan, store::StoreError> {
-    let found = candidates(writer, path, o)?;
+fn plan_object(writer: &Writer, o: &EventObservation) -> Result<Plan, store::StoreError> {
+    let found = candidates(writer, o)?;
     for c in found
         .iter()
         .filter(|c| c.from_text() && matches(c, o, true))
@@ -480,7 +473,7 @@ fn plan_object(
         if o.count < c.count {
             return Ok(Plan::Known);
         }
-        imported::delete_event(writer.connection(), path, c.id)?;
+        writer.recording().delete_event(c.id)?;
     }
     Ok(Plan::Store(Box::new(o.clone())))
 }
@@ -551,23 +544,19 @@ const CHUNK: usize = 1_000;
 
 /// Stores one chunk of JSON Events: every decision on the chunk is made
 /// before any of it is stored, as for a whole file (see `run`).
-fn store_chunk(
-    writer: &mut Writer,
-    path: &Path,
-    chunk: &mut Vec<EventObservation>,
-) -> anyhow::Result<u64> {
+fn store_chunk(batch: &mut Batch<'_>, chunk: &mut Vec<EventObservation>) -> anyhow::Result<u64> {
     // NB: rows the writer holds back go in first: deciding may delete an
     // Event imported from text, after which the caches are dropped.
-    writer.flush()?;
+    batch.flush()?;
     let mut plans = Vec::with_capacity(chunk.len());
     for o in chunk.iter() {
-        plans.push(plan_object(writer, path, o)?);
+        plans.push(plan_object(batch, o)?);
     }
-    writer.forget();
+    batch.forget()?;
     let mut occurrences = 0;
     for plan in plans {
         let Plan::Store(o) = plan else { continue };
-        occurrences += writer.apply(&EventChange::Upsert(o))?.occurrences;
+        occurrences += batch.apply(&EventChange::Upsert(o))?.occurrences;
     }
     chunk.clear();
     Ok(occurrences)
@@ -577,10 +566,8 @@ fn store_chunk(
 /// transaction: memory stays bounded whatever the file's size, and a bad
 /// item anywhere rolls back everything of the file. Returns 1 for a file
 /// refused, 0 for one stored.
-#[allow(clippy::too_many_arguments)]
 fn import_json(
     writer: &mut Writer,
-    path: &Path,
     file: &str,
     reader: Box<dyn BufRead>,
     now: i64,
@@ -588,31 +575,27 @@ fn import_json(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<usize> {
-    writer.begin()?;
+    let mut batch = writer.begin()?;
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut occurrences = 0;
     let read = stream::read(file, reader, now, &mut |o| {
         chunk.push(o);
         if chunk.len() >= CHUNK {
-            occurrences += store_chunk(writer, path, &mut chunk)?;
+            occurrences += store_chunk(&mut batch, &mut chunk)?;
         }
         Ok(())
     });
     let counts = match read {
         Ok(counts) => counts,
         Err(stream::Stop::Bad(e)) => {
-            writer.rollback();
+            drop(batch);
             writeln!(err, "error: {e}; nothing of it was stored")?;
             return Ok(1);
         }
-        Err(stream::Stop::Sink(e)) => {
-            writer.rollback();
-            return Err(e.context(format!("storing {file}")));
-        }
+        Err(stream::Stop::Sink(e)) => return Err(e.context(format!("storing {file}"))),
     };
-    let stored = store_chunk(writer, path, &mut chunk)
-        .and_then(|n| Ok(writer.commit().map(|()| n)?))
-        .inspect_err(|_| writer.rollback())
+    let stored = store_chunk(&mut batch, &mut chunk)
+        .and_then(|n| Ok(batch.commit().map(|()| n)?))
         .with_context(|| format!("storing {file}"))?;
     occurrences += stored;
     let notes = Objects {
@@ -714,16 +697,7 @@ pub fn run(
             }
         };
         if starts_like_json(&mut reader) {
-            failed += import_json(
-                &mut writer,
-                &path,
-                file,
-                reader,
-                now,
-                &args.cluster,
-                out,
-                err,
-            )?;
+            failed += import_json(&mut writer, file, reader, now, &args.cluster, out, err)?;
             continue;
         }
         let input = match read(file, reader).and_then(|text| parse_input(file, &text, now)) {
@@ -763,33 +737,29 @@ pub fn run(
         for note in &notes {
             writeln!(err, "{file}: {note}")?;
         }
-        writer.begin()?;
+        let mut batch = writer.begin()?;
         // NB: every decision is made before anything of this file is stored:
         // replacing a text-only Event deletes rows, and the writer's caches
         // (and rows it holds back within a batch) must not outlive that.
         let mut plans = Vec::with_capacity(incoming.len());
         for row in &incoming {
             let plan = match row {
-                Ok(t) if t.identified => plan_object(&writer, &path, &t.obs),
-                Ok(t) => plan_text(&writer, &path, t),
-                Err(o) => plan_object(&writer, &path, o),
+                Ok(t) if t.identified => plan_object(&batch, &t.obs),
+                Ok(t) => plan_text(&batch, t),
+                Err(o) => plan_object(&batch, o),
             };
-            let plan = plan
-                .inspect_err(|_| writer.rollback())
-                .with_context(|| format!("storing {file}"))?;
-            plans.push(plan);
+            plans.push(plan.with_context(|| format!("storing {file}"))?);
         }
-        writer.forget();
+        batch.forget().with_context(|| format!("storing {file}"))?;
         let mut occurrences = 0;
         for plan in &plans {
             let Plan::Store(o) = plan else { continue };
-            let applied = writer
+            let applied = batch
                 .apply(&EventChange::Upsert(o.clone()))
-                .inspect_err(|_| writer.rollback())
                 .with_context(|| format!("storing {file}"))?;
             occurrences += applied.occurrences;
         }
-        writer.commit().with_context(|| format!("storing {file}"))?;
+        batch.commit().with_context(|| format!("storing {file}"))?;
         let read_as = if layouts.is_empty() {
             String::new()
         } else {

@@ -10,8 +10,8 @@ use anyhow::Context;
 use crate::cli::{GlobalArgs, TimelineArgs, TimelineOutput};
 use crate::model::{Discovered, ResourceType};
 use crate::render::Paint;
-use crate::store::timeline::{self as load, Walk};
-use crate::store::{self, Mode, history};
+use crate::store::timeline::Walk;
+use crate::store::{Mode, Recording};
 use crate::units::rfc3339;
 
 /// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
@@ -112,9 +112,9 @@ pub fn run(
     }
 
     let path = crate::paths::db_path(global.db.as_ref());
-    let conn = store::open(&path, Mode::ReadOnly)?;
-    let (cluster, _, label) = super::check::choose_cluster(&conn, &path, args.cluster.as_deref())?;
-    let recorded = load::resource_types(&conn, &path, cluster)?;
+    let recording = Recording::open(&path, Mode::ReadOnly)?;
+    let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
+    let recorded = recording.resource_types(cluster)?;
     let builtin = builtin_types();
     let Some(t) = recorded
         .resolve(&type_name)
@@ -136,7 +136,7 @@ pub fn run(
         format!(" in namespace {namespace}")
     };
 
-    let named = history::named(&conn, &path, cluster, &t.kind, &namespace, &name)?;
+    let named = recording.named(cluster, &t.kind, &namespace, &name)?;
     // Incarnations are the rows with a uid or a history; a reference without a uid (an
     // import of Events that gave none) is the object itself only when nothing better exists.
     let identified: Vec<_> = named
@@ -150,7 +150,7 @@ pub fn run(
         identified
     };
     if incarnations.is_empty() {
-        let known = load::names_of_kind(&conn, &path, cluster, &t.kind, &namespace)?;
+        let known = recording.names_of_kind(cluster, &t.kind, &namespace)?;
         let hint = if known.is_empty() {
             format!(
                 "the recording holds no {} at all{where_}: was the recorder watching (record -n, --kinds)?",
@@ -243,11 +243,9 @@ pub fn run(
         depth: args.depth,
         related: !args.no_related,
     };
-    let subjects = load::subjects(&conn, &path, cluster, target.clone(), walk)?;
+    let subjects = recording.subjects(cluster, target.clone(), walk)?;
     let now_ms = now.timestamp_millis();
-    let events = load::events(
-        &conn,
-        &path,
+    let events = recording.events(
         cluster,
         &subjects,
         since.unwrap_or(0),
@@ -257,9 +255,9 @@ pub fn run(
     // a Node older than the Deployment must not stretch the story back to its birth.
     let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);
     let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
-    let gaps = load::gaps(&conn, &path, cluster, since_ms, until_ms)?;
+    let gaps = recording.gaps(cluster, since_ms, until_ms)?;
     let mut timeline = crate::timeline::assemble(&subjects, &events, &gaps, since_ms, until_ms);
-    let check = check_lines(&conn, &path, cluster, &timeline, err)?;
+    let check = check_lines(&recording, cluster, &timeline, err)?;
     timeline.summary = Some(crate::timeline::summary::summarize(
         &subjects,
         &timeline,
@@ -336,14 +334,13 @@ fn live_events(
 /// What `check` reports about the timeline's objects at the end of its window: the
 /// checks over the recorded snapshot at that moment, kept to the objects shown.
 fn check_lines(
-    conn: &rusqlite::Connection,
-    path: &std::path::Path,
+    recording: &Recording,
     cluster: i64,
     t: &crate::timeline::Timeline,
     err: &mut dyn Write,
 ) -> std::io::Result<Vec<crate::timeline::summary::CheckLine>> {
     // NB: the hot-loop window is check's default (10 minutes back from the end).
-    let snap = match store::snapshot::recorded(conn, path, cluster, t.until_ms, 10 * 60_000) {
+    let snap = match recording.snapshot(cluster, t.until_ms, 10 * 60_000) {
         Ok(snap) => snap,
         Err(e) => {
             writeln!(err, "note: the summary has no check results: {e}")?;

@@ -65,8 +65,7 @@ fn delete_before(
     cutoff: i64,
 ) -> Result<(), StoreError> {
     let q = |e| StoreError::query("retention", path, e);
-    conn.execute_batch("BEGIN IMMEDIATE").map_err(q)?;
-    let done = (|| {
+    crate::store::in_transaction(conn, q, |tx| {
         for sql in [
             SQL_DELETE_OCCURRENCES,
             SQL_DELETE_EVENTS,
@@ -75,23 +74,22 @@ fn delete_before(
             SQL_DELETE_COUNTS,
             SQL_DELETE_RELATIONS,
         ] {
-            conn.prepare_cached(sql)?
-                .execute(named_params! {":cutoff": cutoff, ":cluster": cluster})?;
+            tx.prepare_cached(sql)
+                .and_then(|mut st| {
+                    st.execute(named_params! {":cutoff": cutoff, ":cluster": cluster})
+                })
+                .map_err(q)?;
         }
         // What only the deleted rows referred to goes too; messages are most of a recording.
-        conn.prepare_cached(SQL_DELETE_OBJECTS)?
-            .execute(named_params! {":cluster": cluster})?;
+        tx.prepare_cached(SQL_DELETE_OBJECTS)
+            .and_then(|mut st| st.execute(named_params! {":cluster": cluster}))
+            .map_err(q)?;
         // NB: strings are shared by every cluster; only those nothing refers to go.
-        conn.prepare_cached(SQL_DELETE_STRINGS)?.execute([])?;
+        tx.prepare_cached(SQL_DELETE_STRINGS)
+            .and_then(|mut st| st.execute([]))
+            .map_err(q)?;
         Ok(())
-    })();
-    match done {
-        Ok(()) => conn.execute_batch("COMMIT").map_err(q)?,
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(q(e));
-        }
-    }
+    })?;
     // Give freed pages back to the file system, a bounded amount at a time.
     // NB: incremental_vacuum frees one page per step; it must be stepped to the end.
     let mut vacuum = conn
@@ -109,8 +107,9 @@ fn delete_before(
 /// recorder records, unless `r.all_clusters`. Other clusters in the file
 /// (imports, other recorders) are not the business of this recorder's limits.
 ///
-/// NB: this deletes interned strings and objects, so a [`crate::store::writer::Writer`]
-/// on the same file must forget its caches afterwards (`Writer::forget`).
+/// NB: this deletes interned strings and objects that a
+/// [`crate::store::writer::Writer`]'s caches may name: the recorder runs it
+/// through [`crate::store::writer::Writer::delete_with`], which drops them.
 pub fn apply(
     conn: &Connection,
     path: &Path,
@@ -164,12 +163,9 @@ mod tests {
     }
 
     fn filled(n: i64) -> (tempfile::TempDir, std::path::PathBuf, Writer) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let mut w = Writer::new(conn, &path, cluster);
-        w.begin().unwrap();
+        let (dir, mut w) = crate::store::testing::recording();
+        let path = w.recording().path().to_path_buf();
+        let mut b = w.begin().unwrap();
         for i in 0..n {
             let o = EventObservation {
                 uid: format!("u{i}"),
@@ -185,9 +181,9 @@ mod tests {
                 count: 1,
                 ..Default::default()
             };
-            w.apply(&EventChange::Upsert(Box::new(o))).unwrap();
+            b.apply(&EventChange::Upsert(Box::new(o))).unwrap();
         }
-        w.commit().unwrap();
+        b.commit().unwrap();
         (dir, path, w)
     }
 
@@ -277,24 +273,24 @@ mod tests {
     fn retention_keeps_live_objects_latest_state_and_drops_old_deleted_ones() {
         use crate::model::Seen;
         let (_d, path, mut w) = filled(0);
-        w.begin().unwrap();
+        let mut b = w.begin().unwrap();
         for (uid, phase, seen, at) in [
             ("live", "Pending", Seen::Added, 1_000),
             ("live", "Running", Seen::Modified, 2_000),
             ("gone", "Running", Seen::Added, 1_000),
             ("gone", "Running", Seen::Deleted, 3_000),
         ] {
-            w.apply_change(&object_change(uid, phase, seen, at))
+            b.apply_change(&object_change(uid, phase, seen, at))
                 .unwrap();
         }
-        w.commit().unwrap();
+        b.commit().unwrap();
         let r = Retention {
             max_age_ms: 10_000,
             ..Retention::default()
         };
         apply(w.connection(), &path, &r, w.cluster(), 20_000).unwrap();
         let conn = w.connection();
-        let states = crate::store::history::states_at(conn, &path, w.cluster(), 30_000).unwrap();
+        let states = w.recording().states_at(w.cluster(), 30_000).unwrap();
         assert_eq!(states.len(), 1, "{states:?}");
         assert_eq!(states[0].object.name, "live");
         assert_eq!(states[0].state.phase, "Running");
@@ -315,7 +311,7 @@ mod tests {
             session::register_cluster(conn, &path, "ticket", "ticket", "", 0).unwrap()
         };
         let mut import = Writer::new(open(&path, Mode::Write).unwrap(), &path, imported);
-        import.begin().unwrap();
+        let mut batch = import.begin().unwrap();
         for i in 0..18 {
             let o = EventObservation {
                 uid: format!("i{i}"),
@@ -331,9 +327,9 @@ mod tests {
                 count: 1,
                 ..Default::default()
             };
-            import.apply(&EventChange::Upsert(Box::new(o))).unwrap();
+            batch.apply(&EventChange::Upsert(Box::new(o))).unwrap();
         }
-        import.commit().unwrap();
+        batch.commit().unwrap();
         let of = |cluster: i64| -> i64 {
             w.connection()
                 .query_row(

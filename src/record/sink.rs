@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::model::Change;
 use crate::store::StoreError;
 use crate::store::session::{self, Gap};
-use crate::store::writer::{Applied, Writer};
+use crate::store::writer::{self, Applied, Writer};
 
 use super::flush::{self, MAX_BATCH, Next, WalBudget};
 use super::retention::{self, Retention};
@@ -88,7 +88,7 @@ impl Batch {
     fn take(
         &mut self,
         msg: Msg,
-        writer: &mut Writer,
+        writer: &mut writer::Batch<'_>,
         path: &Path,
         session_id: i64,
         stats: &Stats,
@@ -151,13 +151,11 @@ pub fn run(
     let mut wal_dirty = false;
     while rx.blocking_recv_many(&mut msgs, MAX_BATCH) > 0 {
         let opened = Instant::now();
-        writer.begin()?;
+        let mut tx = writer.begin()?;
         let mut batch = Batch::default();
         loop {
             for msg in msgs.drain(..) {
-                batch
-                    .take(msg, &mut writer, &path, session_id, &stats)
-                    .inspect_err(|_| writer.rollback())?;
+                batch.take(msg, &mut tx, &path, session_id, &stats)?;
             }
             let age = batch.oldest.unwrap_or(opened).elapsed();
             match flush::next(batch.taken, age, rx.is_empty(), rx.is_closed()) {
@@ -176,17 +174,15 @@ pub fn run(
         // The position lands in the same transaction as the data it covers:
         // after a crash, a resumed watch never skips what was not committed.
         for (resource, rv) in batch.positions {
-            writer
-                .save_position(&resource, &rv, now)
-                .inspect_err(|_| writer.rollback())?;
+            tx.save_position(&resource, &rv, now)?;
         }
         // The budget applies to the checkpoint that follows this commit.
         let pages = budget.pages(batch.taken);
         if pages != checkpoint_pages {
-            set_checkpoint_pages(writer.connection(), &path, pages)?;
+            set_checkpoint_pages(tx.connection(), &path, pages)?;
             checkpoint_pages = pages;
         }
-        writer.commit()?;
+        tx.commit()?;
         stats.rows.fetch_add(batch.applied.rows, Ordering::Relaxed);
         stats
             .occurrences
@@ -210,14 +206,9 @@ pub fn run(
             wal_dirty = !truncate_wal_if_idle(writer.connection());
         }
         if batch.maintain {
-            retention::apply(
-                writer.connection(),
-                &path,
-                &retention,
-                writer.cluster(),
-                now,
-            )?;
-            writer.forget();
+            let cluster = writer.cluster();
+            writer
+                .delete_with(|conn, path| retention::apply(conn, path, &retention, cluster, now))?;
             count_recording(&writer, &path, &stats)?;
         }
         stats

@@ -2,11 +2,9 @@
 //! creations and deletions, and types that appeared or went, as plain
 //! [`Item`]s in time order.
 
-use std::path::Path;
+use rusqlite::named_params;
 
-use rusqlite::{Connection, named_params};
-
-use super::{StoreError, q};
+use super::{Recording, StoreError};
 use crate::changes::{Item, Owner, What};
 
 const SQL_SPECS: &str = include_str!("../../queries/store/changes_specs.sql");
@@ -39,108 +37,116 @@ fn writers(text: Option<String>) -> Vec<String> {
     if main.is_empty() { all } else { main }
 }
 
-/// Every change of `cluster` in `[since, until]`, in `namespace` when given
-/// (then cluster-scoped objects and types are left out), oldest first.
-pub fn feed(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    since: i64,
-    until: i64,
-    namespace: Option<&str>,
-) -> Result<Vec<Item>, StoreError> {
-    let params = named_params! {
-        ":cluster": cluster, ":since": since, ":until": until, ":namespace": namespace,
-    };
-    let mut items: Vec<Item> = Vec::new();
-    let mut st = conn.prepare_cached(SQL_SPECS).map_err(q("changes", path))?;
-    let rows = st
-        .query_map(params, |r| {
-            Ok(Item {
-                at: r.get("at")?,
-                kind: r.get("kind")?,
-                namespace: r.get("namespace")?,
-                name: r.get("name")?,
-                owner: owner(r.get("owner")?),
-                writers: writers(r.get("writers")?),
-                what: What::Spec {
-                    diff: crate::specdiff::decode(&r.get::<_, String>("diff")?),
-                    generation: r.get("generation")?,
-                },
-            })
-        })
-        .map_err(q("changes", path))?;
-    for row in rows {
-        items.push(row.map_err(q("changes", path))?);
-    }
-    let mut st = conn
-        .prepare_cached(SQL_LIFECYCLE)
-        .map_err(q("changes", path))?;
-    let rows = st
-        .query_map(params, |r| {
-            let base = Item {
-                at: 0,
-                kind: r.get("kind")?,
-                namespace: r.get("namespace")?,
-                name: r.get("name")?,
-                owner: owner(r.get("owner")?),
-                writers: Vec::new(),
-                what: What::Created,
-            };
-            let created: Option<i64> = r.get("created")?;
-            let deleted: Option<i64> = r.get("deleted")?;
-            let after: Option<i64> = r.get("deleted_after")?;
-            let first_writers = writers(r.get("writers")?);
-            let mut out = Vec::new();
-            if let Some(c) = created.filter(|c| (since..=until).contains(c)) {
-                out.push(Item {
-                    at: c,
-                    writers: first_writers,
-                    ..base.clone()
-                });
-            }
-            if let Some(d) = deleted.filter(|d| (since..=until).contains(d)) {
-                out.push(Item {
-                    at: d,
-                    what: What::Deleted { after },
-                    ..base
-                });
-            }
-            Ok(out)
-        })
-        .map_err(q("changes", path))?;
-    for row in rows {
-        items.extend(row.map_err(q("changes", path))?);
-    }
-    if namespace.is_none() {
-        let mut st = conn.prepare_cached(SQL_TYPES).map_err(q("changes", path))?;
+impl Recording {
+    /// Every change of `cluster` in `[since, until]`, in `namespace` when given
+    /// (then cluster-scoped objects and types are left out), oldest first.
+    pub fn feed(
+        &self,
+        cluster: i64,
+        since: i64,
+        until: i64,
+        namespace: Option<&str>,
+    ) -> Result<Vec<Item>, StoreError> {
+        let params = named_params! {
+            ":cluster": cluster, ":since": since, ":until": until, ":namespace": namespace,
+        };
+        let mut items: Vec<Item> = Vec::new();
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_SPECS)
+            .map_err(self.q("changes"))?;
         let rows = st
-            .query_map(
-                named_params! {":cluster": cluster, ":since": since, ":until": until},
-                |r| {
-                    let removed = r.get::<_, String>("change")? == "removed";
-                    Ok(Item {
-                        at: r.get("at")?,
-                        kind: r.get("kind")?,
-                        namespace: String::new(),
-                        name: r.get("resource")?,
-                        owner: None,
-                        writers: Vec::new(),
-                        what: if removed {
-                            What::TypeRemoved
-                        } else {
-                            What::TypeAppeared
-                        },
-                    })
-                },
-            )
-            .map_err(q("changes", path))?;
+            .query_map(params, |r| {
+                Ok(Item {
+                    at: r.get("at")?,
+                    kind: r.get("kind")?,
+                    namespace: r.get("namespace")?,
+                    name: r.get("name")?,
+                    owner: owner(r.get("owner")?),
+                    writers: writers(r.get("writers")?),
+                    what: What::Spec {
+                        diff: crate::specdiff::decode(&r.get::<_, String>("diff")?),
+                        generation: r.get("generation")?,
+                    },
+                })
+            })
+            .map_err(self.q("changes"))?;
         for row in rows {
-            items.push(row.map_err(q("changes", path))?);
+            items.push(row.map_err(self.q("changes"))?);
         }
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_LIFECYCLE)
+            .map_err(self.q("changes"))?;
+        let rows = st
+            .query_map(params, |r| {
+                let base = Item {
+                    at: 0,
+                    kind: r.get("kind")?,
+                    namespace: r.get("namespace")?,
+                    name: r.get("name")?,
+                    owner: owner(r.get("owner")?),
+                    writers: Vec::new(),
+                    what: What::Created,
+                };
+                let created: Option<i64> = r.get("created")?;
+                let deleted: Option<i64> = r.get("deleted")?;
+                let after: Option<i64> = r.get("deleted_after")?;
+                let first_writers = writers(r.get("writers")?);
+                let mut out = Vec::new();
+                if let Some(c) = created.filter(|c| (since..=until).contains(c)) {
+                    out.push(Item {
+                        at: c,
+                        writers: first_writers,
+                        ..base.clone()
+                    });
+                }
+                if let Some(d) = deleted.filter(|d| (since..=until).contains(d)) {
+                    out.push(Item {
+                        at: d,
+                        what: What::Deleted { after },
+                        ..base
+                    });
+                }
+                Ok(out)
+            })
+            .map_err(self.q("changes"))?;
+        for row in rows {
+            items.extend(row.map_err(self.q("changes"))?);
+        }
+        if namespace.is_none() {
+            let mut st = self
+                .conn
+                .prepare_cached(SQL_TYPES)
+                .map_err(self.q("changes"))?;
+            let rows = st
+                .query_map(
+                    named_params! {":cluster": cluster, ":since": since, ":until": until},
+                    |r| {
+                        let removed = r.get::<_, String>("change")? == "removed";
+                        Ok(Item {
+                            at: r.get("at")?,
+                            kind: r.get("kind")?,
+                            namespace: String::new(),
+                            name: r.get("resource")?,
+                            owner: None,
+                            writers: Vec::new(),
+                            what: if removed {
+                                What::TypeRemoved
+                            } else {
+                                What::TypeAppeared
+                            },
+                        })
+                    },
+                )
+                .map_err(self.q("changes"))?;
+            for row in rows {
+                items.push(row.map_err(self.q("changes"))?);
+            }
+        }
+        // NB: stable, so that at one moment a type comes before its objects and
+        // a spec change before the deletions it caused, as read.
+        items.sort_by_key(|i| i.at);
+        Ok(items)
     }
-    // NB: stable, so that at one moment a type comes before its objects and
-    // a spec change before the deletions it caused, as read.
-    items.sort_by_key(|i| i.at);
-    Ok(items)
 }

@@ -3,11 +3,9 @@
 //! import of it. The matching rule itself lives with the importer
 //! (`commands::import`); see docs/schema.md.
 
-use std::path::Path;
+use rusqlite::named_params;
 
-use rusqlite::{Connection, named_params};
-
-use super::{StoreError, UidKey, q, uid_text};
+use super::{Recording, StoreError, UidKey, uid_text};
 use crate::units::fnv1a;
 
 const SQL_CANDIDATES: &str = include_str!("../../queries/store/import_candidates.sql");
@@ -42,60 +40,64 @@ impl Candidate {
     }
 }
 
-/// The stored Events on kind/namespace/name (any object uid) with this reason.
-pub fn candidates(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    (kind, namespace, name): (&str, &str, &str),
-    reason: &str,
-) -> Result<Vec<Candidate>, StoreError> {
-    let mut st = conn
-        .prepare_cached(SQL_CANDIDATES)
-        .map_err(q("import candidates", path))?;
-    let mut rows = st
-        .query(named_params! {
-            ":cluster": cluster, ":kind": kind, ":kind_h": fnv1a(kind),
-            ":namespace": namespace, ":namespace_h": fnv1a(namespace),
-            ":name": name, ":name_h": fnv1a(name), ":reason": reason,
-        })
-        .map_err(q("import candidates", path))?;
-    let mut found: Vec<Candidate> = Vec::new();
-    while let Some(row) = rows.next().map_err(q("import candidates", path))? {
-        let read = || -> rusqlite::Result<Candidate> {
-            let uid: UidKey = row.get(1)?;
-            let object_name: String = row.get(4)?;
-            let name = match row.get::<_, rusqlite::types::Value>(3)? {
-                rusqlite::types::Value::Integer(hex) => format!("{object_name}.{hex:x}"),
-                rusqlite::types::Value::Text(t) => t,
-                _ => String::new(),
-            };
-            Ok(Candidate {
-                id: row.get(0)?,
-                uid: uid_text(&uid),
-                namespace: row.get(2)?,
-                name,
-                controller: row.get(5)?,
-                count: row.get(6)?,
-                last: row.get(7)?,
-                first: row.get(8)?,
-                messages: vec![row.get(9)?],
+impl Recording {
+    /// The stored Events on kind/namespace/name (any object uid) with this reason.
+    pub fn import_candidates(
+        &self,
+        cluster: i64,
+        (kind, namespace, name): (&str, &str, &str),
+        reason: &str,
+    ) -> Result<Vec<Candidate>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_CANDIDATES)
+            .map_err(self.q("import candidates"))?;
+        let mut rows = st
+            .query(named_params! {
+                ":cluster": cluster, ":kind": kind, ":kind_h": fnv1a(kind),
+                ":namespace": namespace, ":namespace_h": fnv1a(namespace),
+                ":name": name, ":name_h": fnv1a(name), ":reason": reason,
             })
-        };
-        let c = read().map_err(q("import candidates", path))?;
-        match found.iter_mut().find(|f| f.id == c.id) {
-            Some(f) => f.messages.extend(c.messages),
-            None => found.push(c),
+            .map_err(self.q("import candidates"))?;
+        let mut found: Vec<Candidate> = Vec::new();
+        while let Some(row) = rows.next().map_err(self.q("import candidates"))? {
+            let read = || -> rusqlite::Result<Candidate> {
+                let uid: UidKey = row.get("uid")?;
+                let object_name: String = row.get("object_name")?;
+                let name = match row.get::<_, rusqlite::types::Value>("name")? {
+                    rusqlite::types::Value::Integer(hex) => format!("{object_name}.{hex:x}"),
+                    rusqlite::types::Value::Text(t) => t,
+                    _ => String::new(),
+                };
+                Ok(Candidate {
+                    id: row.get("id")?,
+                    uid: uid_text(&uid),
+                    namespace: row.get("namespace")?,
+                    name,
+                    controller: row.get("controller")?,
+                    count: row.get("count")?,
+                    last: row.get("last")?,
+                    first: row.get("first")?,
+                    messages: vec![row.get("message")?],
+                })
+            };
+            let c = read().map_err(self.q("import candidates"))?;
+            match found.iter_mut().find(|f| f.id == c.id) {
+                Some(f) => f.messages.extend(c.messages),
+                None => found.push(c),
+            }
         }
+        Ok(found)
     }
-    Ok(found)
-}
 
-/// Deletes an Event and its occurrences (a text-only Event a richer import replaces).
-pub fn delete_event(conn: &Connection, path: &Path, id: i64) -> Result<(), StoreError> {
-    conn.execute(SQL_DELETE_OCCURRENCES, named_params! {":id": id})
-        .map_err(q("import replace", path))?;
-    conn.execute(SQL_DELETE_EVENT, named_params! {":id": id})
-        .map_err(q("import replace", path))?;
-    Ok(())
+    /// Deletes an Event and its occurrences (a text-only Event a richer import replaces).
+    pub fn delete_event(&self, id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(SQL_DELETE_OCCURRENCES, named_params! {":id": id})
+            .map_err(self.q("import replace"))?;
+        self.conn
+            .execute(SQL_DELETE_EVENT, named_params! {":id": id})
+            .map_err(self.q("import replace"))?;
+        Ok(())
+    }
 }

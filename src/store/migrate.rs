@@ -37,17 +37,11 @@ pub fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let version = index as i64 + 1;
-        conn.execute_batch("BEGIN IMMEDIATE").map_err(sqlite)?;
-        let applied = conn
-            .execute_batch(sql)
-            .and_then(|_| conn.pragma_update(None, "user_version", version));
-        match applied {
-            Ok(()) => conn.execute_batch("COMMIT").map_err(sqlite)?,
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(sqlite(e));
-            }
-        }
+        super::in_transaction(conn, sqlite, |tx| {
+            tx.execute_batch(sql)
+                .and_then(|_| tx.pragma_update(None, "user_version", version))
+                .map_err(sqlite)
+        })?;
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use thiserror::Error;
 
 /// What went wrong with the recording file.
@@ -151,6 +151,60 @@ impl StoreError {
         }
         StoreError::Query { what, source }
     }
+}
+
+/// An open recording: its connection, and the path that names it in errors.
+/// The readers of the recording are its methods (the `impl Recording` of
+/// each module of `store`).
+pub struct Recording {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Recording {
+    /// Opens the recording at `path` for `mode` (see [`open`]).
+    pub fn open(path: &Path, mode: Mode) -> Result<Recording, StoreError> {
+        Ok(Recording {
+            conn: open(path, mode)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The connection, for a [`writer::Writer`] to own.
+    pub fn into_connection(self) -> Connection {
+        self.conn
+    }
+
+    /// What a failure of the statement `what` on this recording is.
+    fn q(&self, what: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        q(what, &self.path)
+    }
+}
+
+/// Runs `f` in one transaction that takes the write lock at its start
+/// (IMMEDIATE), for the writes outside the [`writer::Writer`]: committed when
+/// `f` succeeds, rolled back otherwise. `err` tells what a failure to begin or
+/// commit was.
+///
+/// NB: rusqlite's [`Transaction`] rolls back when dropped, so a `?` inside `f`
+/// leaves no transaction open.
+pub fn in_transaction<T>(
+    conn: &Connection,
+    err: impl Fn(rusqlite::Error) -> StoreError,
+    f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate).map_err(&err)?;
+    let done = f(&tx)?;
+    tx.commit().map_err(err)?;
+    Ok(done)
 }
 
 /// How a connection will be used.
@@ -591,6 +645,22 @@ pub fn expand_event_name(stored: rusqlite::types::Value, object_name: &str) -> S
         Value::Integer(v) => format!("{object_name}.{:x}", v as u64),
         Value::Text(t) => t,
         _ => String::new(),
+    }
+}
+
+/// The throwaway recording of unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Mode, open, session, writer::Writer};
+
+    /// A new recording in a temporary folder (removed when the folder is
+    /// dropped), with one cluster (uid `uid`, label `ctx`), and its writer.
+    pub(crate) fn recording() -> (tempfile::TempDir, Writer) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diag.db");
+        let conn = open(&path, Mode::Write).unwrap();
+        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        (dir, Writer::new(conn, &path, cluster))
     }
 }
 

@@ -143,9 +143,7 @@ pub fn start_session(
 ) -> Result<SessionStart, StoreError> {
     let host = hostname();
     let pid = i64::from(std::process::id());
-    conn.execute_batch("BEGIN IMMEDIATE")
-        .map_err(q("session start", path))?;
-    let result = (|| {
+    super::in_transaction(conn, q("session start", path), |conn| {
         let open: Vec<(i64, String, i64, i64)> = conn
             .prepare_cached(SQL_SESSION_OPEN)
             .and_then(|mut st| {
@@ -194,18 +192,7 @@ pub fn start_session(
             id: conn.last_insert_rowid(),
             previous_end,
         })
-    })();
-    match result {
-        Ok(start) => {
-            conn.execute_batch("COMMIT")
-                .map_err(q("session start", path))?;
-            Ok(start)
-        }
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
+    })
 }
 
 pub fn heartbeat(conn: &Connection, path: &Path, session: i64, now: i64) -> Result<(), StoreError> {
@@ -275,14 +262,11 @@ pub fn load_position(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Mode, open};
 
     #[test]
     fn a_second_live_recorder_is_refused_and_a_dead_one_is_closed() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
+        let (_dir, w) = crate::store::testing::recording();
+        let (conn, path, cluster) = (w.connection(), w.recording().path(), w.cluster());
         // A session of a process that is not running here: it died.
         conn.execute(
             "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
@@ -290,7 +274,7 @@ mod tests {
             rusqlite::params![cluster, hostname()],
         )
         .unwrap();
-        let first = start_session(&conn, &path, cluster, "uid", "watch", 10_000).unwrap();
+        let first = start_session(conn, path, cluster, "uid", "watch", 10_000).unwrap();
         assert_eq!(first.previous_end, Some(5_000));
         // A session on another host with a fresh heartbeat: alive.
         conn.execute(
@@ -299,18 +283,16 @@ mod tests {
             rusqlite::params![cluster],
         )
         .unwrap();
-        let err = start_session(&conn, &path, cluster, "uid", "watch", 10_000).unwrap_err();
+        let err = start_session(conn, path, cluster, "uid", "watch", 10_000).unwrap_err();
         assert!(matches!(err, StoreError::Busy { .. }), "{err}");
         assert!(err.to_string().contains("elsewhere"));
     }
 
     #[test]
     fn a_session_records_the_full_build_version() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let start = start_session(&conn, &path, cluster, "uid", "once", 1_000).unwrap();
+        let (_dir, w) = crate::store::testing::recording();
+        let (conn, path, cluster) = (w.connection(), w.recording().path(), w.cluster());
+        let start = start_session(conn, path, cluster, "uid", "once", 1_000).unwrap();
         let version: String = conn
             .query_row(
                 "SELECT version FROM recorder_sessions WHERE id = ?1",

@@ -1,12 +1,10 @@
 //! The recorded path of `check`: one [`Snapshot`] of a recorded cluster at
 //! any past moment, built from object history, Events and update counters.
 
+use rusqlite::named_params;
 use std::collections::HashMap;
-use std::path::Path;
 
-use rusqlite::{Connection, named_params};
-
-use super::{StoreError, history, q};
+use super::{Recording, StoreError};
 use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
 use crate::model::{ObjectRef, RecordedObject};
 
@@ -19,38 +17,170 @@ const SQL_PODS_SCOPE: &str = include_str!("../../queries/store/pods_scope.sql");
 /// A recorded cluster: (row id, uid, label).
 pub type ClusterRow = (i64, String, String);
 
-/// Recorded clusters matching `--cluster` (uid or label), or all of them.
-pub fn clusters(
-    conn: &Connection,
-    path: &Path,
-    wanted: Option<&str>,
-) -> Result<Vec<ClusterRow>, StoreError> {
-    let mut st = conn
-        .prepare_cached(SQL_CLUSTER_FIND)
-        .map_err(q("clusters", path))?;
-    let rows = st
-        .query_map(named_params! {":cluster": wanted}, |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .map_err(q("clusters", path))?;
-    rows.collect::<Result<_, _>>().map_err(q("clusters", path))
-}
+impl Recording {
+    /// Recorded clusters matching `--cluster` (uid or label), or all of them.
+    pub fn clusters(&self, wanted: Option<&str>) -> Result<Vec<ClusterRow>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_CLUSTER_FIND)
+            .map_err(self.q("clusters"))?;
+        let rows = st
+            .query_map(named_params! {":cluster": wanted}, |r| {
+                Ok((r.get("id")?, r.get("uid")?, r.get("label")?))
+            })
+            .map_err(self.q("clusters"))?;
+        rows.collect::<Result<_, _>>().map_err(self.q("clusters"))
+    }
 
-/// The latest moment recorded for a cluster (epoch ms; 0 when nothing is).
-pub fn latest_time(conn: &Connection, path: &Path, cluster: i64) -> Result<i64, StoreError> {
-    conn.prepare_cached(SQL_LATEST_TIME)
-        .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
-        .map_err(q("latest time", path))
+    /// The latest moment recorded for a cluster (epoch ms; 0 when nothing is).
+    pub fn latest_time(&self, cluster: i64) -> Result<i64, StoreError> {
+        self.conn
+            .prepare_cached(SQL_LATEST_TIME)
+            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+            .map_err(self.q("latest time"))
+    }
+
+    /// The snapshot of `cluster` at `at`; `window_ms` is the span for update rates and storms.
+    pub fn snapshot(&self, cluster: i64, at: i64, window_ms: i64) -> Result<Snapshot, StoreError> {
+        let mut objects = Vec::new();
+        let mut relevance = crate::checks::Relevance::default();
+        let mut usage = crate::checks::scheduling_causes::Usage::default();
+        self.for_each_state_at(cluster, at, |o| {
+            usage.add(&o);
+            if relevance.keep(&o) {
+                objects.push(o);
+            }
+        })?;
+        for o in objects.iter_mut() {
+            let lagging = o
+                .state
+                .observed_generation
+                .is_some_and(|og| og < o.state.generation)
+                || o.state.conditions.iter().any(|c| {
+                    c.observed_generation
+                        .is_some_and(|og| og < o.state.generation)
+                });
+            if lagging {
+                o.generation_since = generation_since(self, o, at)?;
+            }
+        }
+
+        let origins = node_origins(self, &objects, at)?;
+
+        let from = at - window_ms;
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_CHECK_EVENTS)
+            .map_err(self.q("events"))?;
+        let events = st
+            .query_map(
+                named_params! {":cluster": cluster, ":at": at, ":from": from},
+                |r| {
+                    Ok(SnapEvent {
+                        involved: ObjectRef {
+                            api_version: r.get("api_version")?,
+                            kind: r.get("kind")?,
+                            namespace: r.get("namespace")?,
+                            name: r.get("name")?,
+                            uid: r.get("uid")?,
+                            field_path: String::new(),
+                        },
+                        reason: r.get("reason")?,
+                        type_: r.get("type")?,
+                        reporting: r.get("reporting")?,
+                        first: r.get("first")?,
+                        last: r.get("last")?,
+                        count: r.get("count")?,
+                        in_window: r.get("in_window")?,
+                        message: r.get::<_, Option<String>>("message")?.unwrap_or_default(),
+                    })
+                },
+            )
+            .map_err(self.q("events"))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.q("events"))?;
+
+        // Update counters over the window, per object.
+        let mut per_object: HashMap<i64, ObjectUpdates> = HashMap::new();
+        let mut managers: HashMap<(i64, String), i64> = HashMap::new();
+        let mut minutes: HashMap<i64, std::collections::BTreeMap<i64, i64>> = HashMap::new();
+        for c in self.update_counts(cluster, from, at)? {
+            let u = per_object.entry(c.object_id).or_default();
+            u.updates += c.updates;
+            u.generation_moves += c.generation;
+            *minutes
+                .entry(c.object_id)
+                .or_default()
+                .entry(c.minute * 60_000)
+                .or_default() += c.updates;
+            *managers.entry((c.object_id, c.manager)).or_default() += c.updates;
+        }
+        let mut updates = Vec::new();
+        for (id, mut u) in per_object {
+            if u.updates < 2 {
+                continue;
+            }
+            let Some(o) = self.object(id)? else {
+                continue;
+            };
+            u.object = o.object;
+            u.per_minute = minutes
+                .remove(&id)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            u.managers = managers
+                .iter()
+                .filter(|((oid, _), _)| *oid == id)
+                .map(|((_, m), n)| (m.clone(), *n))
+                .collect();
+            u.managers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            updates.push(u);
+        }
+        updates.sort_by_key(|u| std::cmp::Reverse(u.updates));
+
+        // NB: a recorder run with -n saw only its namespaces' Pods; what others
+        // hold on each Node is unknown, and the sentences say so.
+        let pods_scope: Option<i64> = self
+            .conn
+            .prepare_cached(SQL_PODS_SCOPE)
+            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+            .map_err(self.q("pods scope"))?;
+        if pods_scope == Some(0) {
+            usage.only_namespace = Some(String::new());
+        }
+        let has_objects = self
+            .conn
+            .prepare_cached(SQL_HAS_HISTORY)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
+            })
+            .map_err(self.q("history lookup"))?;
+        Ok(Snapshot {
+            at,
+            objects,
+            has_objects,
+            events,
+            updates,
+            window_ms,
+            stale_groups: Vec::new(),
+            unreadable: Vec::new(),
+            origins,
+            usage,
+            examined: Vec::new(),
+            not_examined: Vec::new(),
+            failing: Vec::new(),
+        })
+    }
 }
 
 /// Since when an object's generation has been what it is at `at`, from its versions.
 fn generation_since(
-    conn: &Connection,
-    path: &Path,
+    recording: &Recording,
     o: &RecordedObject,
     at: i64,
 ) -> Result<Option<i64>, StoreError> {
-    let versions = history::versions(conn, path, o.id)?;
+    let versions = recording.versions(o.id)?;
     let mut since = None;
     for v in versions.iter().rev().filter(|v| v.at <= at) {
         if v.state.generation != o.state.generation {
@@ -63,146 +193,9 @@ fn generation_since(
     Ok(since)
 }
 
-/// The snapshot of `cluster` at `at`; `window_ms` is the span for update rates and storms.
-pub fn recorded(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    at: i64,
-    window_ms: i64,
-) -> Result<Snapshot, StoreError> {
-    let mut objects = Vec::new();
-    let mut relevance = crate::checks::Relevance::default();
-    let mut usage = crate::checks::scheduling_causes::Usage::default();
-    history::for_each_state_at(conn, path, cluster, at, |o| {
-        usage.add(&o);
-        if relevance.keep(&o) {
-            objects.push(o);
-        }
-    })?;
-    for o in objects.iter_mut() {
-        let lagging = o
-            .state
-            .observed_generation
-            .is_some_and(|og| og < o.state.generation)
-            || o.state.conditions.iter().any(|c| {
-                c.observed_generation
-                    .is_some_and(|og| og < o.state.generation)
-            });
-        if lagging {
-            o.generation_since = generation_since(conn, path, o, at)?;
-        }
-    }
-
-    let origins = node_origins(conn, path, &objects, at)?;
-
-    let from = at - window_ms;
-    let mut st = conn
-        .prepare_cached(SQL_CHECK_EVENTS)
-        .map_err(q("events", path))?;
-    let events = st
-        .query_map(
-            named_params! {":cluster": cluster, ":at": at, ":from": from},
-            |r| {
-                Ok(SnapEvent {
-                    involved: ObjectRef {
-                        api_version: r.get(0)?,
-                        kind: r.get(1)?,
-                        namespace: r.get(2)?,
-                        name: r.get(3)?,
-                        uid: r.get(4)?,
-                        field_path: String::new(),
-                    },
-                    reason: r.get(5)?,
-                    type_: r.get(6)?,
-                    reporting: r.get(7)?,
-                    first: r.get(8)?,
-                    last: r.get(9)?,
-                    count: r.get(10)?,
-                    in_window: r.get(11)?,
-                    message: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
-                })
-            },
-        )
-        .map_err(q("events", path))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(q("events", path))?;
-
-    // Update counters over the window, per object.
-    let mut per_object: HashMap<i64, ObjectUpdates> = HashMap::new();
-    let mut managers: HashMap<(i64, String), i64> = HashMap::new();
-    let mut minutes: HashMap<i64, std::collections::BTreeMap<i64, i64>> = HashMap::new();
-    for c in history::update_counts(conn, path, cluster, from, at)? {
-        let u = per_object.entry(c.object_id).or_default();
-        u.updates += c.updates;
-        u.generation_moves += c.generation;
-        *minutes
-            .entry(c.object_id)
-            .or_default()
-            .entry(c.minute * 60_000)
-            .or_default() += c.updates;
-        *managers.entry((c.object_id, c.manager)).or_default() += c.updates;
-    }
-    let mut updates = Vec::new();
-    for (id, mut u) in per_object {
-        if u.updates < 2 {
-            continue;
-        }
-        let Some(o) = history::object(conn, path, id)? else {
-            continue;
-        };
-        u.object = o.object;
-        u.per_minute = minutes
-            .remove(&id)
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
-        u.managers = managers
-            .iter()
-            .filter(|((oid, _), _)| *oid == id)
-            .map(|((_, m), n)| (m.clone(), *n))
-            .collect();
-        u.managers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        updates.push(u);
-    }
-    updates.sort_by_key(|u| std::cmp::Reverse(u.updates));
-
-    // NB: a recorder run with -n saw only its namespaces' Pods; what others
-    // hold on each Node is unknown, and the sentences say so.
-    let pods_scope: Option<i64> = conn
-        .prepare_cached(SQL_PODS_SCOPE)
-        .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
-        .map_err(q("pods scope", path))?;
-    if pods_scope == Some(0) {
-        usage.only_namespace = Some(String::new());
-    }
-    let has_objects = conn
-        .prepare_cached(SQL_HAS_HISTORY)
-        .and_then(|mut st| {
-            st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
-        })
-        .map_err(q("history lookup", path))?;
-    Ok(Snapshot {
-        at,
-        objects,
-        has_objects,
-        events,
-        updates,
-        window_ms,
-        stale_groups: Vec::new(),
-        unreadable: Vec::new(),
-        origins,
-        usage,
-        examined: Vec::new(),
-        not_examined: Vec::new(),
-        failing: Vec::new(),
-    })
-}
-
 /// Since when, and by whom, each tainted or cordoned Node has been so at `at`.
 fn node_origins(
-    conn: &Connection,
-    path: &Path,
+    recording: &Recording,
     objects: &[RecordedObject],
     at: i64,
 ) -> Result<Vec<crate::checks::scheduling_causes::Origin>, StoreError> {
@@ -216,7 +209,7 @@ fn node_origins(
         return Ok(Vec::new());
     }
     let ids: Vec<i64> = nodes.iter().map(|o| o.id).collect();
-    let mut versions = history::versions_many(conn, path, &ids)?;
+    let mut versions = recording.versions_many(&ids)?;
     let mut origins = Vec::new();
     for node in nodes {
         let mut history = versions.remove(&node.id).unwrap_or_default();
@@ -236,8 +229,6 @@ mod tests {
     use crate::model::{
         Change, EventChange, EventObservation, ObjectChange, ObjectObservation, ObjectState, Seen,
     };
-    use crate::store::writer::Writer;
-    use crate::store::{Mode, open, session};
 
     const MESSAGE: &str = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.";
 
@@ -248,11 +239,8 @@ mod tests {
     /// with history, in which the Pod did not exist yet, and found nothing.
     #[test]
     fn a_moment_before_object_history_is_read_from_events_alone_later_too() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let mut w = Writer::new(conn, &path, cluster);
+        let (_dir, mut w) = crate::store::testing::recording();
+        let cluster = w.cluster();
         let pod = ObjectRef {
             api_version: "v1".into(),
             kind: "Pod".into(),
@@ -261,8 +249,8 @@ mod tests {
             uid: "pod-uid".into(),
             field_path: String::new(),
         };
-        w.begin().unwrap();
-        w.apply_change(&Change::Event(EventChange::Upsert(Box::new(
+        let mut b = w.begin().unwrap();
+        b.apply_change(&Change::Event(EventChange::Upsert(Box::new(
             EventObservation {
                 uid: "00000000-0000-4000-8000-000000000001".into(),
                 namespace: "shop".into(),
@@ -278,9 +266,9 @@ mod tests {
             },
         ))))
         .unwrap();
-        w.commit().unwrap();
-        let s001 = |w: &Writer, at: i64| {
-            let snap = recorded(w.connection(), &path, cluster, at, 600_000).unwrap();
+        b.commit().unwrap();
+        let s001 = |w: &crate::store::writer::Writer, at: i64| {
+            let snap = w.recording().snapshot(cluster, at, 600_000).unwrap();
             let report = crate::checks::run(
                 &snap,
                 &[crate::checks::Check::Scheduling],
@@ -294,8 +282,8 @@ mod tests {
         };
         assert_eq!(s001(&w, 1_500), 1, "Events alone: the Pod is unschedulable");
         // The object watches store their first objects after that moment.
-        w.begin().unwrap();
-        w.apply_change(&Change::Object(ObjectChange {
+        let mut b = w.begin().unwrap();
+        b.apply_change(&Change::Object(ObjectChange {
             seen: Seen::Listed,
             at: 2_000,
             blind_since: None,
@@ -315,7 +303,7 @@ mod tests {
             }),
         }))
         .unwrap();
-        w.commit().unwrap();
+        b.commit().unwrap();
         assert_eq!(
             s001(&w, 1_500),
             1,

@@ -3,11 +3,10 @@
 //! claims, and read their versions, Event occurrences and the gaps.
 
 use std::collections::HashSet;
-use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, named_params};
+use rusqlite::{OptionalExtension, named_params};
 
-use super::{StoreError, history, q};
+use super::{Recording, StoreError};
 use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType};
 use crate::timeline::{EventLine, GapLine, Relation, Subject};
 
@@ -15,69 +14,65 @@ const SQL_EVENTS: &str = include_str!("../../queries/store/timeline_events.sql")
 const SQL_GAPS: &str = include_str!("../../queries/store/timeline_gaps.sql");
 const SQL_BY_UID: &str = include_str!("../../queries/store/objects_by_uid.sql");
 const SQL_TYPES: &str = include_str!("../../queries/store/resource_types_of.sql");
+const SQL_NAMES: &str = include_str!("../../queries/store/names_of_kind.sql");
 
-/// The resource types recorded for a cluster (empty for Events-only recordings).
-pub fn resource_types(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-) -> Result<Discovered, StoreError> {
-    let mut st = conn
-        .prepare_cached(SQL_TYPES)
-        .map_err(q("resource types", path))?;
-    let types = st
-        .query_map(named_params! {":cluster": cluster}, |r| {
-            let api_version: String = r.get(0)?;
-            let (group, version) = match api_version.rsplit_once('/') {
-                Some((g, v)) => (g.to_string(), v.to_string()),
-                None => (String::new(), api_version.clone()),
-            };
-            let short: String = r.get(4)?;
-            Ok(ResourceType {
-                group,
-                version,
-                plural: r.get(1)?,
-                kind: r.get(2)?,
-                singular: r.get(3)?,
-                short_names: short
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-                namespaced: r.get(5)?,
-                verbs: vec!["list".into(), "watch".into()],
+impl Recording {
+    /// The resource types recorded for a cluster (empty for Events-only recordings).
+    pub fn resource_types(&self, cluster: i64) -> Result<Discovered, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_TYPES)
+            .map_err(self.q("resource types"))?;
+        let types = st
+            .query_map(named_params! {":cluster": cluster}, |r| {
+                let api_version: String = r.get("api_version")?;
+                let (group, version) = match api_version.rsplit_once('/') {
+                    Some((g, v)) => (g.to_string(), v.to_string()),
+                    None => (String::new(), api_version.clone()),
+                };
+                let short: String = r.get("short_names")?;
+                Ok(ResourceType {
+                    group,
+                    version,
+                    plural: r.get("plural")?,
+                    kind: r.get("kind")?,
+                    singular: r.get("singular")?,
+                    short_names: short
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                    namespaced: r.get("namespaced")?,
+                    verbs: vec!["list".into(), "watch".into()],
+                })
             })
+            .map_err(self.q("resource types"))?
+            .collect::<Result<_, _>>()
+            .map_err(self.q("resource types"))?;
+        Ok(Discovered {
+            types,
+            stale: Vec::new(),
         })
-        .map_err(q("resource types", path))?
-        .collect::<Result<_, _>>()
-        .map_err(q("resource types", path))?;
-    Ok(Discovered {
-        types,
-        stale: Vec::new(),
-    })
-}
-
-fn by_uid(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    uid: &str,
-) -> Result<Option<RecordedObject>, StoreError> {
-    if uid.is_empty() {
-        return Ok(None);
     }
-    let id: Option<i64> = conn
-        .prepare_cached(SQL_BY_UID)
-        .and_then(|mut st| {
-            st.query_row(named_params! {":uid": uid, ":cluster": cluster}, |r| {
-                r.get(0)
+
+    fn object_by_uid(&self, cluster: i64, uid: &str) -> Result<Option<RecordedObject>, StoreError> {
+        if uid.is_empty() {
+            return Ok(None);
+        }
+        let id: Option<i64> = self
+            .conn
+            .prepare_cached(SQL_BY_UID)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":uid": uid, ":cluster": cluster}, |r| {
+                    r.get(0)
+                })
+                .optional()
             })
-            .optional()
-        })
-        .map_err(q("object lookup", path))?;
-    match id {
-        Some(id) => history::object(conn, path, id),
-        None => Ok(None),
+            .map_err(self.q("object lookup"))?;
+        match id {
+            Some(id) => self.object(id),
+            None => Ok(None),
+        }
     }
 }
 
@@ -88,282 +83,276 @@ pub struct Walk {
     pub related: bool,
 }
 
-/// The target and everything related to it, with their versions.
-///
-/// NB: a level of the walk costs one query for its objects and one for all
-/// their versions, whatever the number of Pods: the budget of a timeline is
-/// for assembling it, not for hundreds of point lookups.
-pub fn subjects(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    target: RecordedObject,
-    walk: Walk,
-) -> Result<Vec<Subject>, StoreError> {
-    let mut seen: HashSet<i64> = HashSet::new();
-    seen.insert(target.id);
-    let with_versions =
-        |objects: Vec<(RecordedObject, Relation, u32)>| -> Result<Vec<Subject>, StoreError> {
-            let ids: Vec<i64> = objects.iter().map(|(o, _, _)| o.id).collect();
-            let mut versions = history::versions_many(conn, path, &ids)?;
-            Ok(objects
-                .into_iter()
-                .map(|(o, relation, depth)| {
-                    let versions = versions.remove(&o.id).unwrap_or_default();
-                    Subject {
-                        object: o,
-                        relation: Some(relation),
-                        depth,
-                        versions,
-                    }
-                })
-                .collect())
-        };
-    let target = with_versions(vec![(target, Relation::Target, 0)])?.remove(0);
-
-    // Up: the owners named in any version, by uid.
-    let mut owners: Vec<Subject> = Vec::new();
-    let mut frontier = vec![target.clone()];
-    for depth in 1..=walk.depth {
-        let mut next = Vec::new();
-        for s in &frontier {
-            let mut uids: Vec<String> = Vec::new();
-            for v in &s.versions {
-                for o in &v.state.owners {
-                    if !uids.contains(&o.uid) {
-                        uids.push(o.uid.clone());
-                    }
-                }
-            }
-            for uid in uids {
-                if let Some(o) = by_uid(conn, path, cluster, &uid)?
-                    && seen.insert(o.id)
-                {
-                    next.push((o, Relation::Owner, depth));
-                }
-            }
-        }
-        let next = with_versions(next)?;
-        owners.extend(next.iter().cloned());
-        frontier = next;
-    }
-    owners.reverse();
-    let mut out = owners;
-    out.push(target.clone());
-
-    // Down: what the target owns, and so on.
-    let mut frontier = vec![target];
-    for depth in 1..=walk.depth {
-        let mut ids = Vec::new();
-        for s in &frontier {
-            for (id, rel) in history::children(conn, path, cluster, &s.object.object)? {
-                if rel == "owner" && seen.insert(id) {
-                    ids.push(id);
-                }
-            }
-        }
-        let mut objects = history::objects_many(conn, path, &ids)?;
-        objects.sort_by(|a, b| {
-            (a.created.or(a.first_seen), &a.object.name)
-                .cmp(&(b.created.or(b.first_seen), &b.object.name))
-        });
-        let next = with_versions(
-            objects
-                .into_iter()
-                .map(|o| (o, Relation::Owned, depth))
-                .collect(),
-        )?;
-        out.extend(next.iter().cloned());
-        frontier = next;
-    }
-
-    if walk.related {
-        // Each Pod's Nodes and claims, looked up together.
-        let mut nodes: Vec<(String, u32)> = Vec::new();
-        let mut claims: Vec<(String, String, u32)> = Vec::new();
-        for s in out.iter().filter(|s| s.object.object.kind == "Pod") {
-            for v in &s.versions {
-                if !v.state.node_name.is_empty()
-                    && !nodes.iter().any(|(n, _)| *n == v.state.node_name)
-                {
-                    nodes.push((v.state.node_name.clone(), s.depth + 1));
-                }
-                for c in &v.state.claims {
-                    let ns = &s.object.object.namespace;
-                    if !claims.iter().any(|(n, cn, _)| n == ns && cn == c) {
-                        claims.push((ns.clone(), c.clone(), s.depth + 1));
-                    }
-                }
-            }
-        }
-        let mut related = Vec::new();
-        let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
-        if !names.is_empty() {
-            for o in history::named_many(conn, path, cluster, "Node", "", &names)? {
-                let depth = nodes
-                    .iter()
-                    .find(|(n, _)| *n == o.object.name)
-                    .map_or(1, |(_, d)| *d);
-                // Newest incarnation first: the first of each name wins.
-                if !related
-                    .iter()
-                    .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
-                        r.object.name == o.object.name && r.object.kind == "Node"
+impl Recording {
+    /// The target and everything related to it, with their versions.
+    ///
+    /// NB: a level of the walk costs one query for its objects and one for all
+    /// their versions, whatever the number of Pods: the budget of a timeline is
+    /// for assembling it, not for hundreds of point lookups.
+    pub fn subjects(
+        &self,
+        cluster: i64,
+        target: RecordedObject,
+        walk: Walk,
+    ) -> Result<Vec<Subject>, StoreError> {
+        let mut seen: HashSet<i64> = HashSet::new();
+        seen.insert(target.id);
+        let with_versions =
+            |objects: Vec<(RecordedObject, Relation, u32)>| -> Result<Vec<Subject>, StoreError> {
+                let ids: Vec<i64> = objects.iter().map(|(o, _, _)| o.id).collect();
+                let mut versions = self.versions_many(&ids)?;
+                Ok(objects
+                    .into_iter()
+                    .map(|(o, relation, depth)| {
+                        let versions = versions.remove(&o.id).unwrap_or_default();
+                        Subject {
+                            object: o,
+                            relation: Some(relation),
+                            depth,
+                            versions,
+                        }
                     })
-                    && seen.insert(o.id)
-                {
-                    related.push((o, Relation::Node, depth));
-                }
-            }
-        }
-        let mut by_namespace: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-        for (ns, c, _) in &claims {
-            by_namespace
-                .entry(ns.as_str())
-                .or_default()
-                .push(c.as_str());
-        }
-        for (ns, names) in by_namespace {
-            for o in history::named_many(conn, path, cluster, "PersistentVolumeClaim", ns, &names)?
-            {
-                let depth = claims
-                    .iter()
-                    .find(|(_, c, _)| *c == o.object.name)
-                    .map_or(1, |(_, _, d)| *d);
-                if !related
-                    .iter()
-                    .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
-                        r.object.name == o.object.name
-                            && r.object.namespace == o.object.namespace
-                            && r.object.kind == "PersistentVolumeClaim"
-                    })
-                    && seen.insert(o.id)
-                {
-                    related.push((o, Relation::Claim, depth));
-                }
-            }
-        }
-        out.extend(with_versions(related)?);
-    }
-    Ok(out)
-}
+                    .collect())
+            };
+        let target = with_versions(vec![(target, Relation::Target, 0)])?.remove(0);
 
-/// The Events of the subjects (and of same-named references without a uid,
-/// as imports make them), collapsed per Event, inside [since, until]: one query.
-pub fn events(
-    conn: &Connection,
-    path: &Path,
-    _cluster: i64,
-    subjects: &[Subject],
-    since: i64,
-    until: i64,
-) -> Result<Vec<EventLine>, StoreError> {
-    let ids: Vec<i64> = subjects.iter().map(|s| s.object.id).collect();
-    let refs: std::collections::HashMap<i64, &ObjectRef> = subjects
-        .iter()
-        .map(|s| (s.object.id, &s.object.object))
-        .collect();
-    let mut st = conn
-        .prepare_cached(SQL_EVENTS)
-        .map_err(q("timeline events", path))?;
-    let rows = st
+        // Up: the owners named in any version, by uid.
+        let mut owners: Vec<Subject> = Vec::new();
+        let mut frontier = vec![target.clone()];
+        for depth in 1..=walk.depth {
+            let mut next = Vec::new();
+            for s in &frontier {
+                let mut uids: Vec<String> = Vec::new();
+                for v in &s.versions {
+                    for o in &v.state.owners {
+                        if !uids.contains(&o.uid) {
+                            uids.push(o.uid.clone());
+                        }
+                    }
+                }
+                for uid in uids {
+                    if let Some(o) = self.object_by_uid(cluster, &uid)?
+                        && seen.insert(o.id)
+                    {
+                        next.push((o, Relation::Owner, depth));
+                    }
+                }
+            }
+            let next = with_versions(next)?;
+            owners.extend(next.iter().cloned());
+            frontier = next;
+        }
+        owners.reverse();
+        let mut out = owners;
+        out.push(target.clone());
+
+        // Down: what the target owns, and so on.
+        let mut frontier = vec![target];
+        for depth in 1..=walk.depth {
+            let mut ids = Vec::new();
+            for s in &frontier {
+                for (id, rel) in self.children(cluster, &s.object.object)? {
+                    if rel == "owner" && seen.insert(id) {
+                        ids.push(id);
+                    }
+                }
+            }
+            let mut objects = self.objects_many(&ids)?;
+            objects.sort_by(|a, b| {
+                (a.created.or(a.first_seen), &a.object.name)
+                    .cmp(&(b.created.or(b.first_seen), &b.object.name))
+            });
+            let next = with_versions(
+                objects
+                    .into_iter()
+                    .map(|o| (o, Relation::Owned, depth))
+                    .collect(),
+            )?;
+            out.extend(next.iter().cloned());
+            frontier = next;
+        }
+
+        if walk.related {
+            // Each Pod's Nodes and claims, looked up together.
+            let mut nodes: Vec<(String, u32)> = Vec::new();
+            let mut claims: Vec<(String, String, u32)> = Vec::new();
+            for s in out.iter().filter(|s| s.object.object.kind == "Pod") {
+                for v in &s.versions {
+                    if !v.state.node_name.is_empty()
+                        && !nodes.iter().any(|(n, _)| *n == v.state.node_name)
+                    {
+                        nodes.push((v.state.node_name.clone(), s.depth + 1));
+                    }
+                    for c in &v.state.claims {
+                        let ns = &s.object.object.namespace;
+                        if !claims.iter().any(|(n, cn, _)| n == ns && cn == c) {
+                            claims.push((ns.clone(), c.clone(), s.depth + 1));
+                        }
+                    }
+                }
+            }
+            let mut related = Vec::new();
+            let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
+            if !names.is_empty() {
+                for o in self.named_many(cluster, "Node", "", &names)? {
+                    let depth = nodes
+                        .iter()
+                        .find(|(n, _)| *n == o.object.name)
+                        .map_or(1, |(_, d)| *d);
+                    // Newest incarnation first: the first of each name wins.
+                    if !related
+                        .iter()
+                        .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
+                            r.object.name == o.object.name && r.object.kind == "Node"
+                        })
+                        && seen.insert(o.id)
+                    {
+                        related.push((o, Relation::Node, depth));
+                    }
+                }
+            }
+            let mut by_namespace: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+            for (ns, c, _) in &claims {
+                by_namespace
+                    .entry(ns.as_str())
+                    .or_default()
+                    .push(c.as_str());
+            }
+            for (ns, names) in by_namespace {
+                for o in self.named_many(cluster, "PersistentVolumeClaim", ns, &names)? {
+                    let depth = claims
+                        .iter()
+                        .find(|(_, c, _)| *c == o.object.name)
+                        .map_or(1, |(_, _, d)| *d);
+                    if !related
+                        .iter()
+                        .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
+                            r.object.name == o.object.name
+                                && r.object.namespace == o.object.namespace
+                                && r.object.kind == "PersistentVolumeClaim"
+                        })
+                        && seen.insert(o.id)
+                    {
+                        related.push((o, Relation::Claim, depth));
+                    }
+                }
+            }
+            out.extend(with_versions(related)?);
+        }
+        Ok(out)
+    }
+
+    /// The Events of the subjects (and of same-named references without a uid,
+    /// as imports make them), collapsed per Event, inside [since, until]: one query.
+    pub fn events(
+        &self,
+        _cluster: i64,
+        subjects: &[Subject],
+        since: i64,
+        until: i64,
+    ) -> Result<Vec<EventLine>, StoreError> {
+        let ids: Vec<i64> = subjects.iter().map(|s| s.object.id).collect();
+        let refs: std::collections::HashMap<i64, &ObjectRef> = subjects
+            .iter()
+            .map(|s| (s.object.id, &s.object.object))
+            .collect();
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_EVENTS)
+            .map_err(self.q("timeline events"))?;
+        let rows = st
         .query_map(
             named_params! {
                 ":ids": serde_json::to_string(&ids).unwrap_or_default(), ":since": since, ":until": until,
             },
             |r| {
-                let subject: i64 = r.get(0)?;
-                let controller: String = r.get(3)?;
-                let host: String = r.get(4)?;
+                let subject: i64 = r.get("subject")?;
+                let controller: String = r.get("controller")?;
+                let host: String = r.get("host")?;
                 Ok(EventLine {
                     object: refs.get(&subject).map(|o| (*o).clone()).unwrap_or_default(),
-                    type_: r.get(1)?,
-                    reason: r.get(2)?,
+                    type_: r.get("type")?,
+                    reason: r.get("reason")?,
                     source: match (controller.is_empty(), host.is_empty()) {
                         (false, false) => format!("{controller}, {host}"),
                         (false, true) => controller,
                         (true, _) => host,
                     },
-                    count: r.get(5)?,
-                    first: r.get(6)?,
-                    last: r.get(7)?,
-                    message: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
+                    count: r.get("count")?,
+                    first: r.get("first")?,
+                    last: r.get("last")?,
+                    message: r.get::<_, Option<String>>("message")?.unwrap_or_default(),
                 })
             },
         )
-        .map_err(q("timeline events", path))?;
-    let mut lines: Vec<EventLine> = Vec::new();
-    let mut index: std::collections::HashMap<(ObjectRef, String, String, String), usize> =
-        Default::default();
-    for line in rows {
-        let line = line.map_err(q("timeline events", path))?;
-        // One line per repeated Event, even across re-created Event objects.
-        let key = (
-            line.object.clone(),
-            line.reason.clone(),
-            line.type_.clone(),
-            line.message.clone(),
-        );
-        match index.get(&key) {
-            Some(i) => {
-                let l = &mut lines[*i];
-                l.count += line.count;
-                l.first = l.first.min(line.first);
-                l.last = l.last.max(line.last);
-            }
-            None => {
-                index.insert(key, lines.len());
-                lines.push(line);
+        .map_err(self.q("timeline events"))?;
+        let mut lines: Vec<EventLine> = Vec::new();
+        let mut index: std::collections::HashMap<(ObjectRef, String, String, String), usize> =
+            Default::default();
+        for line in rows {
+            let line = line.map_err(self.q("timeline events"))?;
+            // One line per repeated Event, even across re-created Event objects.
+            let key = (
+                line.object.clone(),
+                line.reason.clone(),
+                line.type_.clone(),
+                line.message.clone(),
+            );
+            match index.get(&key) {
+                Some(i) => {
+                    let l = &mut lines[*i];
+                    l.count += line.count;
+                    l.first = l.first.min(line.first);
+                    l.last = l.last.max(line.last);
+                }
+                None => {
+                    index.insert(key, lines.len());
+                    lines.push(line);
+                }
             }
         }
+        Ok(lines)
     }
-    Ok(lines)
-}
 
-/// The recorder's gaps overlapping [since, until], merged across watches.
-pub fn gaps(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    since: i64,
-    until: i64,
-) -> Result<Vec<GapLine>, StoreError> {
-    let mut st = conn.prepare_cached(SQL_GAPS).map_err(q("gaps", path))?;
-    let rows = st
-        .query_map(
-            named_params! {":cluster": cluster, ":since": since, ":until": until},
-            |r| {
-                Ok(GapLine {
-                    start: r.get(0)?,
-                    finish: r.get(1)?,
-                    reason: r.get(2)?,
-                    detail: r.get(3)?,
-                    resources: vec![r.get(4)?],
-                })
-            },
-        )
-        .map_err(q("gaps", path))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(q("gaps", path))?;
-    Ok(crate::timeline::merge_gaps(rows))
-}
+    /// The recorder's gaps overlapping [since, until], merged across watches.
+    pub fn gaps(&self, cluster: i64, since: i64, until: i64) -> Result<Vec<GapLine>, StoreError> {
+        let mut st = self.conn.prepare_cached(SQL_GAPS).map_err(self.q("gaps"))?;
+        let rows = st
+            .query_map(
+                named_params! {":cluster": cluster, ":since": since, ":until": until},
+                |r| {
+                    Ok(GapLine {
+                        start: r.get("start")?,
+                        finish: r.get("finish")?,
+                        reason: r.get("reason")?,
+                        detail: r.get("detail")?,
+                        resources: vec![r.get("resource")?],
+                    })
+                },
+            )
+            .map_err(self.q("gaps"))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.q("gaps"))?;
+        Ok(crate::timeline::merge_gaps(rows))
+    }
 
-const SQL_NAMES: &str = include_str!("../../queries/store/names_of_kind.sql");
-
-/// Up to 20 recorded names of `kind` in `namespace`, for error messages.
-pub fn names_of_kind(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    kind: &str,
-    namespace: &str,
-) -> Result<Vec<String>, StoreError> {
-    let mut st = conn.prepare_cached(SQL_NAMES).map_err(q("names", path))?;
-    let rows = st
-        .query_map(
-            named_params! {":cluster": cluster, ":kind": kind, ":namespace": namespace},
-            |r| r.get(0),
-        )
-        .map_err(q("names", path))?;
-    rows.collect::<Result<_, _>>().map_err(q("names", path))
+    /// Up to 20 recorded names of `kind` in `namespace`, for error messages.
+    pub fn names_of_kind(
+        &self,
+        cluster: i64,
+        kind: &str,
+        namespace: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_NAMES)
+            .map_err(self.q("names"))?;
+        let rows = st
+            .query_map(
+                named_params! {":cluster": cluster, ":kind": kind, ":namespace": namespace},
+                |r| r.get(0),
+            )
+            .map_err(self.q("names"))?;
+        rows.collect::<Result<_, _>>().map_err(self.q("names"))
+    }
 }

@@ -3,6 +3,11 @@
 //! An occurrence is (event, count). Storing is idempotent: a relist, a replayed
 //! watch or a restarted recorder presents counts already stored, and they add
 //! nothing. Small caches (bounded) spare most lookups; a miss asks SQLite.
+//!
+//! Everything is written inside a [`Batch`]: one transaction, which lands
+//! whole on [`Batch::commit`] or not at all. Dropping a batch uncommitted
+//! (a `?` half-way) rolls it back and drops the caches with it, so no
+//! transaction is left open and no cache names a row that was never stored.
 
 mod held;
 mod history;
@@ -10,14 +15,15 @@ mod prepared;
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
-use std::path::{Path, PathBuf};
+use std::ops::Deref;
+use std::path::Path;
 
 use rusqlite::{Connection, named_params};
 
 use held::{Held, NewEvent};
 use prepared::Lazy;
 
-use super::{StoreError, UidKey, compact_event_name, fnv1a, uid_key};
+use super::{Recording, StoreError, UidKey, compact_event_name, fnv1a, uid_key};
 use crate::model::{Change, EventChange, EventObservation, ObjectRef};
 
 const SQL_STRING_FIND: &str = include_str!("../../queries/store/string_find.sql");
@@ -35,6 +41,19 @@ const SQL_OCCURRENCE_INSERT: &str = include_str!("../../queries/store/occurrence
 const SQL_OCCURRENCE_INSERT_32: &str = include_str!("../../queries/store/occurrence_insert_32.sql");
 const SQL_DATA_VERSION: &str = include_str!("../../queries/store/data_version.sql");
 const SQL_POSITION_SAVE: &str = include_str!("../../queries/store/position_save.sql");
+const SQL_OBJECT_SEEN: &str = include_str!("../../queries/store/object_seen.sql");
+const SQL_VERSION_LAST: &str = include_str!("../../queries/store/version_last.sql");
+const SQL_VERSION_INSERT: &str = include_str!("../../queries/store/version_insert.sql");
+const SQL_COUNTS_ADD: &str = include_str!("../../queries/store/counts_add.sql");
+const SQL_RELATION_INSERT: &str = include_str!("../../queries/store/relation_insert.sql");
+const SQL_OBJECT_DELETED: &str = include_str!("../../queries/store/object_deleted.sql");
+const SQL_OBJECTS_LIVE: &str = include_str!("../../queries/store/objects_live_of_kind.sql");
+const SQL_TYPE_CHANGE_INSERT: &str = include_str!("../../queries/store/type_change_insert.sql");
+const SQL_POSITION_DELETE: &str = include_str!("../../queries/store/position_delete.sql");
+const SQL_SPEC_DOC_DIGEST: &str = include_str!("../../queries/store/spec_doc_digest.sql");
+const SQL_SPEC_DOC_FIND: &str = include_str!("../../queries/store/spec_doc_find.sql");
+const SQL_SPEC_DOC_SAVE: &str = include_str!("../../queries/store/spec_doc_save.sql");
+const SQL_SPEC_DOC_DELETE: &str = include_str!("../../queries/store/spec_doc_delete.sql");
 
 // Cache bounds: enough for the hot set of a busy cluster, small enough that
 // the recorder's memory does not grow with the number of live Events.
@@ -44,8 +63,9 @@ const MAX_CACHED_EVENTS: usize = 50_000;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// The statements every stored Event runs (and its deletion at the TTL), kept
-/// prepared (see `prepared`).
+/// Every statement the writer runs, kept prepared (see `prepared`): those
+/// every stored Event runs (and its deletion at the TTL), then those of
+/// object history and watch positions.
 struct Hot<'c> {
     string_find: Lazy<'c>,
     string_insert: Lazy<'c>,
@@ -60,6 +80,20 @@ struct Hot<'c> {
     event_deleted: Lazy<'c>,
     occurrence_insert: Lazy<'c>,
     occurrence_insert_32: Lazy<'c>,
+    position_save: Lazy<'c>,
+    position_delete: Lazy<'c>,
+    object_seen: Lazy<'c>,
+    object_deleted: Lazy<'c>,
+    objects_live: Lazy<'c>,
+    version_last: Lazy<'c>,
+    version_insert: Lazy<'c>,
+    counts_add: Lazy<'c>,
+    relation_insert: Lazy<'c>,
+    type_change_insert: Lazy<'c>,
+    spec_doc_digest: Lazy<'c>,
+    spec_doc_find: Lazy<'c>,
+    spec_doc_save: Lazy<'c>,
+    spec_doc_delete: Lazy<'c>,
 }
 
 impl Hot<'_> {
@@ -78,14 +112,28 @@ impl Hot<'_> {
             event_deleted: Lazy::new(SQL_EVENT_DELETED),
             occurrence_insert: Lazy::new(SQL_OCCURRENCE_INSERT),
             occurrence_insert_32: Lazy::new(SQL_OCCURRENCE_INSERT_32),
+            position_save: Lazy::new(SQL_POSITION_SAVE),
+            position_delete: Lazy::new(SQL_POSITION_DELETE),
+            object_seen: Lazy::new(SQL_OBJECT_SEEN),
+            object_deleted: Lazy::new(SQL_OBJECT_DELETED),
+            objects_live: Lazy::new(SQL_OBJECTS_LIVE),
+            version_last: Lazy::new(SQL_VERSION_LAST),
+            version_insert: Lazy::new(SQL_VERSION_INSERT),
+            counts_add: Lazy::new(SQL_COUNTS_ADD),
+            relation_insert: Lazy::new(SQL_RELATION_INSERT),
+            type_change_insert: Lazy::new(SQL_TYPE_CHANGE_INSERT),
+            spec_doc_digest: Lazy::new(SQL_SPEC_DOC_DIGEST),
+            spec_doc_find: Lazy::new(SQL_SPEC_DOC_FIND),
+            spec_doc_save: Lazy::new(SQL_SPEC_DOC_SAVE),
+            spec_doc_delete: Lazy::new(SQL_SPEC_DOC_DELETE),
         }
     }
 }
 
 self_cell::self_cell!(
-    /// The recording's connection, and the hot statements prepared on it.
+    /// The recording, and the statements prepared on its connection.
     struct Db {
-        owner: Connection,
+        owner: Recording,
         #[covariant]
         dependent: Hot,
     }
@@ -121,7 +169,6 @@ pub struct Applied {
 /// its statements borrow its connection, so it is made on the thread that writes.
 pub struct Writer {
     db: Db,
-    path: PathBuf,
     cluster: i64,
     strings: FastMap<String, i64>,
     /// Object references by a hash of everything but the field path; the
@@ -131,7 +178,6 @@ pub struct Writer {
     /// Live watched objects by uid: what their last version was (see `history`).
     tracked: HashMap<String, history::Tracked>,
     counters: history::Counters,
-    in_tx: bool,
     /// The greatest integer Event name stored, read once per batch (`None`:
     /// not yet; `i64::MIN`: there is none). See [`Writer::surely_new`].
     newest_name: Option<i64>,
@@ -170,15 +216,19 @@ impl Writer {
         // recorder's CPU in a profile of the whole-cluster benchmark).
         conn.set_prepared_statement_cache_capacity(64);
         Writer {
-            db: Db::new(conn, |_| Hot::new()),
-            path: path.to_path_buf(),
+            db: Db::new(
+                Recording {
+                    conn,
+                    path: path.to_path_buf(),
+                },
+                |_| Hot::new(),
+            ),
             cluster,
             strings: FastMap::default(),
             objects: FastMap::default(),
             events: FastMap::default(),
             tracked: HashMap::new(),
             counters: history::Counters::new(),
-            in_tx: false,
             newest_name: None,
             held: Held::default(),
             data_version: None,
@@ -186,6 +236,11 @@ impl Writer {
     }
 
     pub fn connection(&self) -> &Connection {
+        &self.db.borrow_owner().conn
+    }
+
+    /// The recording written, to read it back.
+    pub fn recording(&self) -> &Recording {
         self.db.borrow_owner()
     }
 
@@ -194,7 +249,7 @@ impl Writer {
     }
 
     fn err(&self, what: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-        move |e| StoreError::query(what, &self.path, e)
+        self.recording().q(what)
     }
 
     /// Runs `f` with the hot statements and the connection they were prepared on.
@@ -203,75 +258,53 @@ impl Writer {
         what: &'static str,
         f: impl for<'c> FnOnce(&'c Connection, &mut Hot<'c>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
-        let done = self.db.with_dependent_mut(|conn, hot| f(conn, hot));
+        let done = self
+            .db
+            .with_dependent_mut(|recording, hot| f(&recording.conn, hot));
         done.map_err(self.err(what))
     }
 
-    /// Starts a batch; everything until [`Writer::commit`] lands together or not at all.
-    pub fn begin(&mut self) -> Result<(), StoreError> {
-        if !self.in_tx {
-            self.connection()
-                .execute_batch("BEGIN IMMEDIATE")
-                .map_err(self.err("begin"))?;
-            self.in_tx = true;
-            // NB: an import may have stored Events of this cluster since this
-            // writer's last batch; caches that predate it could store a repeat
-            // as new, or move an Event's count back.
-            let version = self
-                .connection()
-                .query_row(SQL_DATA_VERSION, [], |row| row.get(0))
-                .map_err(self.err("data version"));
-            let version = version.inspect_err(|_| self.rollback())?;
-            if self.data_version.is_some_and(|seen| seen != version) {
-                self.forget();
-            }
-            self.data_version = Some(version);
+    /// Starts a batch: one transaction holding the recording's write lock,
+    /// which lands whole on [`Batch::commit`] and is rolled back when the
+    /// batch is dropped uncommitted.
+    pub fn begin(&mut self) -> Result<Batch<'_>, StoreError> {
+        self.connection()
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(self.err("begin"))?;
+        let batch = Batch {
+            writer: self,
+            committed: false,
+        };
+        // NB: an import may have stored Events of this cluster since this
+        // writer's last batch; caches that predate it could store a repeat
+        // as new, or move an Event's count back.
+        let version = batch
+            .connection()
+            .query_row(SQL_DATA_VERSION, [], |row| row.get(0))
+            .map_err(batch.err("data version"))?;
+        if batch.data_version.is_some_and(|seen| seen != version) {
+            batch.writer.forget();
         }
-        Ok(())
+        batch.writer.data_version = Some(version);
+        Ok(batch)
     }
 
-    /// Inserts the rows held back so far, inside the batch: what is stored
-    /// is then all in the file, and [`Writer::forget`] loses nothing.
-    pub fn flush(&mut self) -> Result<(), StoreError> {
-        if self.in_tx {
-            self.flush_held()
-                .and_then(|()| self.flush_counters())
-                .inspect_err(|_| self.rollback())?;
-        }
-        Ok(())
-    }
-
-    pub fn commit(&mut self) -> Result<(), StoreError> {
-        if self.in_tx {
-            if let Err(e) = self.flush_held().and_then(|()| self.flush_counters()) {
-                self.rollback();
-                return Err(e);
-            }
-            let done = self.connection().execute_batch("COMMIT");
-            if let Err(e) = done {
-                self.rollback();
-                return Err(StoreError::query("commit", &self.path, e));
-            }
-            self.in_tx = false;
-            // Once the write lock is let go, another writer (an import) may store Events.
-            self.newest_name = None;
-            self.held.clear();
-        }
-        Ok(())
-    }
-
-    /// Abandons the batch. The caches may name rows that were never
-    /// committed, so they are dropped too.
-    pub fn rollback(&mut self) {
-        if self.in_tx {
-            let _ = self.connection().execute_batch("ROLLBACK");
-            self.in_tx = false;
-        }
+    /// Runs `f`, which deletes rows (retention) in transactions of its own on
+    /// the writer's connection, then drops the caches, which may name rows
+    /// `f` deleted: whether it succeeded or not. No batch is open meanwhile
+    /// (a batch borrows the writer).
+    pub fn delete_with<T>(
+        &mut self,
+        f: impl FnOnce(&Connection, &Path) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let recording = self.recording();
+        let done = f(&recording.conn, &recording.path);
         self.forget();
+        done
     }
 
-    /// Drops the caches: after retention deleted rows they may name.
-    pub fn forget(&mut self) {
+    /// Drops the caches.
+    fn forget(&mut self) {
         self.strings.clear();
         self.objects.clear();
         self.events.clear();
@@ -283,10 +316,10 @@ impl Writer {
 
     /// Whether no Event can be stored under `name` yet, so that looking it up
     /// can be skipped: its integer is greater than every integer name stored.
-    /// client-go names rise with time, so most new Events are. Only known
-    /// inside a batch, which holds the recording's write lock.
+    /// client-go names rise with time, so most new Events are. Known because
+    /// the writer only writes inside a batch, which holds the write lock.
     fn surely_new(&mut self, name: &rusqlite::types::Value) -> Result<bool, StoreError> {
-        let (true, rusqlite::types::Value::Integer(name)) = (self.in_tx, name) else {
+        let rusqlite::types::Value::Integer(name) = name else {
             return Ok(false);
         };
         let newest = match self.newest_name {
@@ -303,7 +336,7 @@ impl Writer {
     }
 
     /// The id of an interned string, adding it when new.
-    pub fn intern(&mut self, s: &str) -> Result<i64, StoreError> {
+    fn intern(&mut self, s: &str) -> Result<i64, StoreError> {
         if let Some(id) = self.strings.get(s) {
             return Ok(*id);
         }
@@ -335,7 +368,7 @@ impl Writer {
     }
 
     /// The id of an object reference, adding it when new.
-    pub fn object(&mut self, r: &ObjectRef) -> Result<i64, StoreError> {
+    fn object(&mut self, r: &ObjectRef) -> Result<i64, StoreError> {
         // The field path belongs to the Event, not the object.
         let same = |a: &ObjectRef| {
             a.uid == r.uid
@@ -402,6 +435,9 @@ impl Writer {
                 named_params! {":name": name, ":namespace": namespace, ":cluster": cluster},
             )?;
             let mut stored = Vec::new();
+            // NB: columns by position (id, uid, count, last, object_id,
+            // reason), unlike the readers: this is the ingest path, and a get
+            // by name searches the column names at every call.
             while let Some(row) = rows.next()? {
                 stored.push(StoredEvent {
                     uid: row.get(1)?,
@@ -435,23 +471,14 @@ impl Writer {
         message: &str,
     ) -> Result<u64, StoreError> {
         let message = self.intern(message)?;
-        if self.in_tx {
-            // Never stored already: `count` is above the highest stored (the
-            // caches are this batch's, see `begin`), so it counts as written.
-            self.hold_occurrence([event, count, n, first, last, message])?;
-            return Ok(1);
-        }
-        let inserted = self.hot("occurrence insert", |conn, hot| {
-            hot.occurrence_insert.on(conn)?.execute(named_params! {
-                ":event": event, ":count": count, ":n": n,
-                ":first": first, ":last": last, ":message": message,
-            })
-        })?;
-        Ok(inserted as u64)
+        // Never stored already: `count` is above the highest stored (the
+        // caches are this batch's, see `begin`), so it counts as written.
+        self.hold_occurrence([event, count, n, first, last, message])?;
+        Ok(1)
     }
 
     /// Stores whatever a watch saw.
-    pub fn apply_change(&mut self, change: &Change) -> Result<Applied, StoreError> {
+    fn apply_change(&mut self, change: &Change) -> Result<Applied, StoreError> {
         match change {
             Change::Event(e) => self.apply(e),
             Change::Object(o) => self.apply_object(o),
@@ -462,7 +489,7 @@ impl Writer {
 
     /// Stores one observed Event change. Idempotent: applying the same observation
     /// twice stores nothing the second time.
-    pub fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
+    fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
         match change {
             EventChange::Upsert(obs) => self.apply_observation(obs),
             EventChange::Deleted { event, at } => {
@@ -576,39 +603,24 @@ impl Writer {
         {
             *newest = (*newest).max(*name);
         }
-        let id = if self.in_tx {
-            let id = self.next_event_id()?;
-            self.hold_event(NewEvent {
-                id,
-                uid: key.clone(),
-                namespace,
-                name,
-                object,
-                field_path,
-                reason,
-                type_,
-                action,
-                controller,
-                instance,
-                host,
-                related,
-                last: o.last,
-                count: o.count,
-            })?;
-            id
-        } else {
-            let cluster = self.cluster;
-            self.hot("event insert", |conn, hot| {
-                hot.event_insert.on(conn)?.execute(named_params! {
-                    ":id": None::<i64>, ":cluster": cluster, ":uid": key, ":namespace": namespace,
-                    ":name": name, ":object": object, ":field_path": field_path,
-                    ":reason": reason, ":type": type_, ":action": action,
-                    ":controller": controller, ":instance": instance, ":host": host,
-                    ":related": related, ":last": o.last, ":count": o.count,
-                })?;
-                Ok(conn.last_insert_rowid())
-            })?
-        };
+        let id = self.next_event_id()?;
+        self.hold_event(NewEvent {
+            id,
+            uid: key.clone(),
+            namespace,
+            name,
+            object,
+            field_path,
+            reason,
+            type_,
+            action,
+            controller,
+            instance,
+            host,
+            related,
+            last: o.last,
+            count: o.count,
+        })?;
         let rows = self.insert_occurrence(id, o.count, n, first, o.last, &o.message)?;
         self.remember(
             key,
@@ -626,32 +638,100 @@ impl Writer {
     }
 
     /// Records where the watch of `resource` stands, in the current batch.
-    pub fn save_position(&mut self, resource: &str, rv: &str, now: i64) -> Result<(), StoreError> {
-        self.connection()
-            .prepare_cached(SQL_POSITION_SAVE)
-            .and_then(|mut st| {
-                st.execute(named_params! {
-                    ":cluster": self.cluster, ":resource": resource, ":rv": rv, ":now": now,
-                })
+    fn save_position(&mut self, resource: &str, rv: &str, now: i64) -> Result<(), StoreError> {
+        let cluster = self.cluster;
+        self.hot("watch position", |conn, hot| {
+            hot.position_save.on(conn)?.execute(named_params! {
+                ":cluster": cluster, ":resource": resource, ":rv": rv, ":now": now,
             })
-            .map_err(self.err("watch position"))?;
+        })?;
         Ok(())
+    }
+}
+
+/// One open batch of a [`Writer`]: a transaction holding the recording's
+/// write lock. It reads as the writer ([`Deref`]); it writes only through
+/// its own methods.
+#[must_use = "a batch dropped without commit() is rolled back"]
+pub struct Batch<'w> {
+    writer: &'w mut Writer,
+    committed: bool,
+}
+
+impl Batch<'_> {
+    /// Stores whatever a watch saw.
+    pub fn apply_change(&mut self, change: &Change) -> Result<Applied, StoreError> {
+        self.writer.apply_change(change)
+    }
+
+    /// Stores one observed Event change. Idempotent: applying the same observation
+    /// twice stores nothing the second time.
+    pub fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
+        self.writer.apply(change)
+    }
+
+    /// Records where the watch of `resource` stands once this batch lands.
+    pub fn save_position(&mut self, resource: &str, rv: &str, now: i64) -> Result<(), StoreError> {
+        self.writer.save_position(resource, rv, now)
+    }
+
+    /// Inserts the rows held back so far, inside the batch: what is stored
+    /// is then all in the file, and [`Batch::forget`] loses nothing.
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        self.writer.flush_held()?;
+        self.writer.flush_counters()
+    }
+
+    /// Drops the caches, within the batch: rows they may name were deleted
+    /// by hand (an import replacing an Event it read from text). The rows
+    /// held back are inserted first, so nothing stored is lost.
+    pub fn forget(&mut self) -> Result<(), StoreError> {
+        self.flush()?;
+        self.writer.forget();
+        Ok(())
+    }
+
+    /// Stores the batch: the held rows, the counters, then COMMIT. On an
+    /// error nothing of the batch is stored (see [`Drop`]).
+    pub fn commit(mut self) -> Result<(), StoreError> {
+        self.flush()?;
+        self.connection()
+            .execute_batch("COMMIT")
+            .map_err(self.err("commit"))?;
+        self.committed = true;
+        // Once the write lock is let go, another writer (an import) may store Events.
+        self.writer.newest_name = None;
+        self.writer.held.clear();
+        Ok(())
+    }
+}
+
+impl Deref for Batch<'_> {
+    type Target = Writer;
+
+    fn deref(&self) -> &Writer {
+        self.writer
+    }
+}
+
+impl Drop for Batch<'_> {
+    /// Abandons an uncommitted batch. The caches may name rows that were
+    /// never committed, so they are dropped too.
+    fn drop(&mut self) {
+        if !self.committed {
+            // NB: after a failed COMMIT SQLite may have rolled back already;
+            // the error of a second ROLLBACK says only that.
+            let _ = self.connection().execute_batch("ROLLBACK");
+            self.writer.forget();
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::testing::recording as writer;
     use crate::store::{Mode, open, session};
-
-    fn writer() -> (tempfile::TempDir, Writer) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster =
-            session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
-        (dir, Writer::new(conn, &path, cluster))
-    }
 
     fn event(uid: &str, count: i64, last: i64) -> EventChange {
         EventChange::Upsert(Box::new(EventObservation {
@@ -702,11 +782,11 @@ mod tests {
     #[test]
     fn each_count_is_stored_once() {
         let (_d, mut w) = writer();
-        w.begin().unwrap();
+        let mut b = w.begin().unwrap();
         for (count, last) in [(1, 1_000), (2, 2_000), (2, 2_000), (3, 3_000), (1, 1_000)] {
-            w.apply(&event("u1", count, last)).unwrap();
+            b.apply(&event("u1", count, last)).unwrap();
         }
-        w.commit().unwrap();
+        b.commit().unwrap();
         assert_eq!(
             rows(&w),
             vec![
@@ -720,8 +800,10 @@ mod tests {
     #[test]
     fn a_count_jump_is_one_honest_row() {
         let (_d, mut w) = writer();
-        w.apply(&event("u1", 3, 3_000)).unwrap();
-        let applied = w.apply(&event("u1", 7, 9_000)).unwrap();
+        let mut b = w.begin().unwrap();
+        b.apply(&event("u1", 3, 3_000)).unwrap();
+        let applied = b.apply(&event("u1", 7, 9_000)).unwrap();
+        b.commit().unwrap();
         assert_eq!(
             applied,
             Applied {
@@ -736,9 +818,17 @@ mod tests {
     #[test]
     fn restart_with_empty_caches_stores_nothing_twice() {
         let (_d, mut w) = writer();
-        w.apply(&event("u1", 2, 2_000)).unwrap();
-        w.rollback(); // drops the caches (nothing uncommitted: autocommit)
-        assert_eq!(w.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
+        let mut b = w.begin().unwrap();
+        b.apply(&event("u1", 2, 2_000)).unwrap();
+        b.commit().unwrap();
+        let mut restarted = Writer::new(
+            open(w.recording().path(), Mode::Write).unwrap(),
+            w.recording().path(),
+            w.cluster,
+        );
+        let mut b = restarted.begin().unwrap();
+        assert_eq!(b.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
+        b.commit().unwrap();
         assert_eq!(rows(&w).len(), 1);
     }
 
@@ -753,68 +843,78 @@ mod tests {
     #[test]
     fn skipping_the_lookup_of_names_newer_than_any_stored_stores_nothing_twice() {
         let (_d, mut w) = writer();
-        w.begin().unwrap();
-        w.apply(&named("u1", "web.300", 1)).unwrap();
-        w.commit().unwrap();
-        w.begin().unwrap();
+        let mut b = w.begin().unwrap();
+        b.apply(&named("u1", "web.300", 1)).unwrap();
+        b.commit().unwrap();
+        let mut b = w.begin().unwrap();
         // Newer than web.300: stored without a lookup.
-        assert_eq!(w.apply(&named("u2", "web.400", 1)).unwrap().rows, 1);
+        assert_eq!(b.apply(&named("u2", "web.400", 1)).unwrap().rows, 1);
         // Older names, and the newest itself, are looked up: a relist after the
         // caches went (as when they fill up) stores nothing again.
-        w.events.clear();
+        b.writer.events.clear();
         for (uid, name) in [("u1", "web.300"), ("u2", "web.400")] {
-            assert_eq!(w.apply(&named(uid, name, 1)).unwrap(), Applied::default());
+            assert_eq!(b.apply(&named(uid, name, 1)).unwrap(), Applied::default());
         }
         // Text names are always looked up.
-        assert_eq!(w.apply(&named("u3", "custom-name", 1)).unwrap().rows, 1);
-        w.events.clear();
+        assert_eq!(b.apply(&named("u3", "custom-name", 1)).unwrap().rows, 1);
+        b.writer.events.clear();
         assert_eq!(
-            w.apply(&named("u3", "custom-name", 1)).unwrap(),
+            b.apply(&named("u3", "custom-name", 1)).unwrap(),
             Applied::default()
         );
-        w.commit().unwrap();
+        b.commit().unwrap();
         // A second writer (another process) reads the newest name afresh.
-        let (conn, path) = (open(&w.path, Mode::Write).unwrap(), w.path.clone());
+        let path = w.recording().path().to_path_buf();
+        let conn = open(&path, Mode::Write).unwrap();
         let mut other = Writer::new(conn, &path, w.cluster);
-        other.begin().unwrap();
-        assert_eq!(other.apply(&named("u2", "web.400", 2)).unwrap().rows, 1);
+        let mut b = other.begin().unwrap();
+        assert_eq!(b.apply(&named("u2", "web.400", 2)).unwrap().rows, 1);
         assert_eq!(
-            other.apply(&named("u1", "web.300", 1)).unwrap(),
+            b.apply(&named("u1", "web.300", 1)).unwrap(),
             Applied::default()
         );
-        other.commit().unwrap();
+        b.commit().unwrap();
         assert_eq!(rows(&w).len(), 4);
     }
 
-    /// Many Events of one batch, each repeated; the rows are the same whether
-    /// they are held and inserted many at once or inserted one by one.
-    fn many(w: &mut Writer) -> Vec<(i64, i64, i64, i64, i64)> {
-        for round in 1..=3 {
-            for i in 0..100 {
+    /// Many Events, each repeated; whether the caches go after it (a lookup
+    /// by name inside a batch then sees the held rows). The rows are the same
+    /// whether they are held and inserted many at once or one by one.
+    fn many() -> impl Iterator<Item = (EventChange, bool)> {
+        (1..=3).flat_map(|round| {
+            (0..100).map(move |i| {
                 let name = format!("web.{:x}", 0x1000 + i);
-                w.apply(&named(&format!("u{i}"), &name, round)).unwrap();
-                if i == 50 && round == 2 {
-                    // A lookup by name inside the batch sees the held rows.
-                    w.events.clear();
-                }
-            }
-        }
-        many_rows(w)
+                (named(&format!("u{i}"), &name, round), i == 50 && round == 2)
+            })
+        })
     }
 
     #[test]
     fn rows_held_within_a_batch_land_as_rows_stored_one_by_one() {
         let (_d, mut one_by_one) = writer();
-        let want = many(&mut one_by_one);
+        for (change, forget) in many() {
+            let mut own = one_by_one.begin().unwrap();
+            own.apply(&change).unwrap();
+            own.commit().unwrap();
+            if forget {
+                one_by_one.events.clear();
+            }
+        }
+        let want = many_rows(&one_by_one);
         assert_eq!(want.len(), 300);
         assert_eq!(want[299], (100, 3, 3_000, 3, 1));
 
         let (_d, mut held) = writer();
-        held.begin().unwrap();
-        let in_batch = many(&mut held);
+        let mut b = held.begin().unwrap();
+        for (change, forget) in many() {
+            b.apply(&change).unwrap();
+            if forget {
+                b.writer.events.clear();
+            }
+        }
         // Nothing is read back before the commit but what the writer needs.
-        assert!(in_batch.len() < 300);
-        held.commit().unwrap();
+        assert!(many_rows(&b).len() < 300);
+        b.commit().unwrap();
         assert_eq!(many_rows(&held), want);
     }
 
@@ -830,12 +930,12 @@ mod tests {
     #[test]
     fn a_rolled_back_batch_leaves_no_held_row_behind() {
         let (_d, mut w) = writer();
-        w.begin().unwrap();
-        w.apply(&named("u1", "web.300", 1)).unwrap();
-        w.rollback();
-        w.begin().unwrap();
-        w.apply(&named("u2", "web.400", 1)).unwrap();
-        w.commit().unwrap();
+        let mut b = w.begin().unwrap();
+        b.apply(&named("u1", "web.300", 1)).unwrap();
+        drop(b);
+        let mut b = w.begin().unwrap();
+        b.apply(&named("u2", "web.400", 1)).unwrap();
+        b.commit().unwrap();
         assert_eq!(one::<i64>(&w, "SELECT COUNT(*) FROM events"), 1);
         assert_eq!(one::<i64>(&w, "SELECT COUNT(*) FROM occurrences"), 1);
         assert_eq!(one::<i64>(&w, "SELECT MAX(id) FROM events"), 1);
@@ -844,22 +944,22 @@ mod tests {
     #[test]
     fn another_writer_between_batches_makes_the_caches_go() {
         let (dir, mut w) = writer();
-        w.begin().unwrap();
-        w.apply(&named("u1", "web.300", 1)).unwrap();
-        w.commit().unwrap();
+        let mut b = w.begin().unwrap();
+        b.apply(&named("u1", "web.300", 1)).unwrap();
+        b.commit().unwrap();
         // An import of the same cluster stores two more occurrences.
         let path = dir.path().join("diag.db");
         let mut import = Writer::new(open(&path, Mode::Write).unwrap(), &path, w.cluster());
-        import.begin().unwrap();
-        import.apply(&named("u1", "web.300", 3)).unwrap();
-        import.commit().unwrap();
+        let mut b = import.begin().unwrap();
+        b.apply(&named("u1", "web.300", 3)).unwrap();
+        b.commit().unwrap();
         // The recorder's cache still says count 1: count 2 is stored already.
-        w.begin().unwrap();
+        let mut b = w.begin().unwrap();
         assert_eq!(
-            w.apply(&named("u1", "web.300", 2)).unwrap(),
+            b.apply(&named("u1", "web.300", 2)).unwrap(),
             Applied::default()
         );
-        w.commit().unwrap();
+        b.commit().unwrap();
         assert_eq!(one::<i64>(&w, "SELECT count FROM events"), 3);
         assert_eq!(one::<i64>(&w, "SELECT SUM(n) FROM occurrences"), 3);
     }
@@ -867,18 +967,22 @@ mod tests {
     #[test]
     fn recreated_after_404_counts_only_the_new_occurrences() {
         let (_d, mut w) = writer();
-        w.apply(&event("u1", 5, 5_000)).unwrap();
+        let mut b = w.begin().unwrap();
+        b.apply(&event("u1", 5, 5_000)).unwrap();
         let EventChange::Upsert(gone) = event("u1", 5, 5_000) else {
             unreachable!()
         };
-        w.apply(&EventChange::Deleted {
+        b.apply(&EventChange::Deleted {
             event: gone,
             at: 6_000,
         })
         .unwrap();
+        b.commit().unwrap();
         let deleted: Option<i64> = one(&w, "SELECT deleted FROM events WHERE count = 5");
         assert_eq!(deleted, Some(6_000));
-        let applied = w.apply(&event("u2", 6, 7_000)).unwrap();
+        let mut b = w.begin().unwrap();
+        let applied = b.apply(&event("u2", 6, 7_000)).unwrap();
+        b.commit().unwrap();
         assert_eq!(
             applied,
             Applied {
@@ -899,12 +1003,14 @@ mod tests {
             o.involved.name = "db".into();
             o.name = "db.123".into();
         }
-        w.apply(&event("u1", 1, 1_000)).unwrap();
-        assert_eq!(w.apply(&other).unwrap().occurrences, 1);
-        w.forget();
-        assert_eq!(w.apply(&event("u1", 1, 1_000)).unwrap(), Applied::default());
-        assert_eq!(w.apply(&other).unwrap(), Applied::default());
-        assert_eq!(w.apply(&event("u1", 2, 3_000)).unwrap().occurrences, 1);
+        let mut b = w.begin().unwrap();
+        b.apply(&event("u1", 1, 1_000)).unwrap();
+        assert_eq!(b.apply(&other).unwrap().occurrences, 1);
+        b.forget().unwrap();
+        assert_eq!(b.apply(&event("u1", 1, 1_000)).unwrap(), Applied::default());
+        assert_eq!(b.apply(&other).unwrap(), Applied::default());
+        assert_eq!(b.apply(&event("u1", 2, 3_000)).unwrap().occurrences, 1);
+        b.commit().unwrap();
         let events: i64 = one(&w, "SELECT COUNT(*) FROM events");
         assert_eq!(events, 2);
     }
@@ -964,15 +1070,19 @@ mod tests {
         let cluster =
             session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
         let mut w = Writer::new(conn, &path, cluster);
-        assert_eq!(w.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
-        assert_eq!(w.apply(&event("u1", 3, 3_000)).unwrap().occurrences, 1);
+        let mut b = w.begin().unwrap();
+        assert_eq!(b.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
+        assert_eq!(b.apply(&event("u1", 3, 3_000)).unwrap().occurrences, 1);
+        b.commit().unwrap();
         assert_eq!(rows(&w), vec![(2, 2, 1_000, 2_000), (3, 1, 3_000, 3_000)]);
     }
 
     #[test]
     fn a_new_event_seen_late_stands_for_all_its_count() {
         let (_d, mut w) = writer();
-        let applied = w.apply(&event("u1", 4, 4_000)).unwrap();
+        let mut b = w.begin().unwrap();
+        let applied = b.apply(&event("u1", 4, 4_000)).unwrap();
+        b.commit().unwrap();
         assert_eq!(
             applied,
             Applied {
@@ -987,27 +1097,27 @@ mod tests {
     #[test]
     fn a_full_disk_is_reported_as_such_and_loses_nothing_committed() {
         let (_d, mut w) = writer();
-        w.begin().unwrap();
-        w.apply(&event("kept", 1, 1_000)).unwrap();
-        w.commit().unwrap();
+        let mut b = w.begin().unwrap();
+        b.apply(&event("kept", 1, 1_000)).unwrap();
+        b.commit().unwrap();
         // SQLITE_FULL is what a full disk gives; a page cap provokes the same code.
         let pages: i64 = one(&w, "PRAGMA page_count");
         w.connection()
             .pragma_update(None, "max_page_count", pages)
             .unwrap();
-        w.begin().unwrap();
+        let mut b = w.begin().unwrap();
         let err = (0..10_000)
             .find_map(|i| {
                 let mut e = event(&format!("u{i}"), 1, 1_000);
                 if let EventChange::Upsert(o) = &mut e {
                     o.message = format!("{i} {}", "x".repeat(2_000));
                 }
-                w.apply(&e).err()
+                b.apply(&e).err()
             })
             .expect("the capped database must fill up");
         assert!(matches!(err, StoreError::DiskFull { .. }), "{err:?}");
         assert!(err.to_string().contains("disk holding"), "{err}");
-        w.rollback();
+        drop(b);
         let kept: i64 = one(&w, "SELECT COUNT(*) FROM occurrences");
         assert_eq!(kept, 1);
     }
@@ -1015,9 +1125,11 @@ mod tests {
     #[test]
     fn strings_are_stored_once() {
         let (_d, mut w) = writer();
+        let mut b = w.begin().unwrap();
         for i in 0..10 {
-            w.apply(&event(&format!("u{i}"), 1, 1_000)).unwrap();
+            b.apply(&event(&format!("u{i}"), 1, 1_000)).unwrap();
         }
+        b.commit().unwrap();
         let n: i64 = one(
             &w,
             "SELECT COUNT(*) FROM strings WHERE s = 'Back-off restarting failed container'",

@@ -63,6 +63,8 @@ fn writer_entry(manager: &str, subresource: &str, at: i64) -> ManagerEntry {
 
 struct Rec {
     w: Writer,
+    /// The changes of the batch open, stored together by [`Rec::commit`].
+    batch: Vec<Change>,
 }
 
 impl Rec {
@@ -71,11 +73,20 @@ impl Rec {
         let path = dir.join(file);
         let conn = open(&path, Mode::Write).unwrap();
         let cluster = session::register_cluster(&conn, &path, uid, "prod-eu", "", T).unwrap();
-        let mut r = Rec {
+        let r = Rec {
             w: Writer::new(conn, &path, cluster),
+            batch: Vec::new(),
         };
-        r.w.begin().unwrap();
         (path, r)
+    }
+
+    /// Stores the changes gathered since the last commit in one batch, and opens the next.
+    fn commit(&mut self) {
+        let mut b = self.w.begin().unwrap();
+        for change in self.batch.drain(..) {
+            b.apply_change(&change).unwrap();
+        }
+        b.commit().unwrap();
     }
 
     fn object(
@@ -87,21 +98,19 @@ impl Rec {
         managers: Vec<ManagerEntry>,
         state: ObjectState,
     ) {
-        self.w
-            .apply_change(&Change::Object(ObjectChange {
-                seen,
-                at,
-                blind_since: None,
-                observation: Box::new(ObjectObservation {
-                    object: object.clone(),
-                    resource_version: String::new(),
-                    created: Some(created),
-                    state,
-                    managers,
-                    diff_doc: None,
-                }),
-            }))
-            .unwrap();
+        self.batch.push(Change::Object(ObjectChange {
+            seen,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: object.clone(),
+                resource_version: String::new(),
+                created: Some(created),
+                state,
+                managers,
+                diff_doc: None,
+            }),
+        }));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -118,8 +127,8 @@ impl Rec {
         controller: &str,
         host: &str,
     ) {
-        self.w
-            .apply(&EventChange::Upsert(Box::new(EventObservation {
+        self.batch.push(Change::Event(EventChange::Upsert(Box::new(
+            EventObservation {
                 uid: uid.into(),
                 namespace: about.namespace.clone(),
                 name: format!("{}.{uid}", about.name),
@@ -133,8 +142,8 @@ impl Rec {
                 last,
                 count,
                 ..EventObservation::default()
-            })))
-            .unwrap();
+            },
+        ))));
     }
 }
 
@@ -443,7 +452,7 @@ pub fn recording(dir: &Path) -> PathBuf {
             "kwok-medium",
         );
     }
-    r.w.commit().unwrap();
+    r.commit();
 
     // 03:03–03:05 the recorder was not running.
     session::record_gap(r.w.connection(), &path, r.w.cluster(), &Gap {
@@ -463,7 +472,6 @@ pub fn recording(dir: &Path) -> PathBuf {
     })
     .unwrap();
 
-    r.w.begin().unwrap();
     // The pull keeps failing: the kubelet bumps the Event's count up to 9 by 03:08.
     r.event(
         "e0000000-0000-4000-8000-000000000003",
@@ -515,7 +523,7 @@ pub fn recording(dir: &Path) -> PathBuf {
             ];
         }),
     );
-    r.w.commit().unwrap();
+    r.commit();
     path
 }
 
@@ -638,7 +646,7 @@ pub fn unschedulable(dir: &Path) -> PathBuf {
         "default-scheduler",
         "",
     );
-    r.w.commit().unwrap();
+    r.commit();
     path
 }
 

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{OptionalExtension, named_params};
+use rusqlite::named_params;
 
 use super::{Applied, Writer};
 use crate::model::{
@@ -17,20 +17,6 @@ use crate::model::{
     manager_marks, writers,
 };
 use crate::store::{StoreError, fnv1a};
-
-const SQL_OBJECT_SEEN: &str = include_str!("../../../queries/store/object_seen.sql");
-const SQL_VERSION_LAST: &str = include_str!("../../../queries/store/version_last.sql");
-const SQL_VERSION_INSERT: &str = include_str!("../../../queries/store/version_insert.sql");
-const SQL_COUNTS_ADD: &str = include_str!("../../../queries/store/counts_add.sql");
-const SQL_RELATION_INSERT: &str = include_str!("../../../queries/store/relation_insert.sql");
-const SQL_OBJECT_DELETED: &str = include_str!("../../../queries/store/object_deleted.sql");
-const SQL_OBJECTS_LIVE: &str = include_str!("../../../queries/store/objects_live_of_kind.sql");
-const SQL_TYPE_CHANGE_INSERT: &str = include_str!("../../../queries/store/type_change_insert.sql");
-const SQL_POSITION_DELETE: &str = include_str!("../../../queries/store/position_delete.sql");
-const SQL_SPEC_DOC_DIGEST: &str = include_str!("../../../queries/store/spec_doc_digest.sql");
-const SQL_SPEC_DOC_FIND: &str = include_str!("../../../queries/store/spec_doc_find.sql");
-const SQL_SPEC_DOC_SAVE: &str = include_str!("../../../queries/store/spec_doc_save.sql");
-const SQL_SPEC_DOC_DELETE: &str = include_str!("../../../queries/store/spec_doc_delete.sql");
 
 /// What the writer remembers of one live object.
 #[derive(Debug, Clone)]
@@ -66,24 +52,19 @@ impl Writer {
         if let Some(t) = self.tracked.get(&o.object.uid) {
             return Ok(Some(t.clone()));
         }
-        let last: Option<(i64, i64, Option<i64>, String)> = self
-            .connection()
-            .prepare_cached(SQL_VERSION_LAST)
-            .and_then(|mut st| {
-                st.query_row(named_params! {":object": id}, |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-                })
-                .optional()
-            })
-            .map_err(self.err("last version lookup"))?;
-        let doc_h: Option<i64> = self
-            .connection()
-            .prepare_cached(SQL_SPEC_DOC_DIGEST)
-            .and_then(|mut st| {
-                st.query_row(named_params! {":object": id}, |r| r.get(0))
-                    .optional()
-            })
-            .map_err(self.err("spec document lookup"))?;
+        let last: Option<(i64, i64, Option<i64>, String)> =
+            self.hot("last version lookup", |conn, hot| {
+                hot.version_last
+                    .on(conn)?
+                    .first(named_params! {":object": id}, |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+                    })
+            })?;
+        let doc_h: Option<i64> = self.hot("spec document lookup", |conn, hot| {
+            hot.spec_doc_digest
+                .on(conn)?
+                .first(named_params! {":object": id}, |r| r.get(0))
+        })?;
         Ok(last.map(|(text_h, generation, observed, text)| {
             let generation = if generation != 0 {
                 generation
@@ -106,7 +87,7 @@ impl Writer {
     /// Stores one object observation: a version when its compact state
     /// changed, an update count when it was an update. Idempotent for replays:
     /// an unchanged state stores no version.
-    pub fn apply_object(&mut self, change: &ObjectChange) -> Result<Applied, StoreError> {
+    pub(super) fn apply_object(&mut self, change: &ObjectChange) -> Result<Applied, StoreError> {
         let o = &change.observation;
         let id = match self.tracked.get(&o.object.uid) {
             Some(t) => t.id,
@@ -114,12 +95,11 @@ impl Writer {
         };
         let previous = self.tracked(o, id)?;
         if previous.is_none() || !self.tracked.contains_key(&o.object.uid) {
-            self.connection()
-                .prepare_cached(SQL_OBJECT_SEEN)
-                .and_then(|mut st| {
-                    st.execute(named_params! {":at": change.at, ":created": o.created, ":id": id})
-                })
-                .map_err(self.err("object update"))?;
+            self.hot("object update", |conn, hot| {
+                hot.object_seen
+                    .on(conn)?
+                    .execute(named_params! {":at": change.at, ":created": o.created, ":id": id})
+            })?;
         }
         // NB: generation and observedGeneration are stored in columns, out of the
         // interned text: in a spec fight both rise on every write, and in the text
@@ -164,20 +144,19 @@ impl Writer {
         if let (Some(doc), Some(h)) = (&o.diff_doc, doc_h)
             && previous.as_ref().and_then(|p| p.doc_h) != Some(h)
         {
-            self.connection()
-                .prepare_cached(SQL_SPEC_DOC_SAVE)
-                .and_then(|mut st| {
-                    // NB: a CRD's spec holds its whole OpenAPI schema (hundreds of
-                    // KiB for some operators): past MAX_DOC only the digest is kept,
-                    // and a change of it is said, not diffed.
-                    let kept = if doc.len() > crate::specdiff::MAX_DOC {
-                        ""
-                    } else {
-                        doc.as_str()
-                    };
-                    st.execute(named_params! {":object": id, ":digest": h, ":doc": kept})
-                })
-                .map_err(self.err("spec document save"))?;
+            // NB: a CRD's spec holds its whole OpenAPI schema (hundreds of KiB for
+            // some operators): past MAX_DOC only the digest is kept, and a change
+            // of it is said, not diffed.
+            let kept = if doc.len() > crate::specdiff::MAX_DOC {
+                ""
+            } else {
+                doc.as_str()
+            };
+            self.hot("spec document save", |conn, hot| {
+                hot.spec_doc_save
+                    .on(conn)?
+                    .execute(named_params! {":object": id, ":digest": h, ":doc": kept})
+            })?;
         }
         let new_version =
             !diff.is_empty() || previous.as_ref().is_none_or(|p| p.state_h != state_h);
@@ -193,17 +172,14 @@ impl Writer {
             } else {
                 Some(self.intern(&diff)?)
             };
-            self.connection()
-                .prepare_cached(SQL_VERSION_INSERT)
-                .and_then(|mut st| {
-                    st.execute(named_params! {
-                        ":object": id, ":at": change.at, ":state": state,
-                        ":writers": writers, ":seen": seen_code(change.seen),
-                        ":generation": o.state.generation, ":observed": o.state.observed_generation,
-                        ":diff": diff,
-                    })
+            self.hot("version insert", |conn, hot| {
+                hot.version_insert.on(conn)?.execute(named_params! {
+                    ":object": id, ":at": change.at, ":state": state,
+                    ":writers": writers, ":seen": seen_code(change.seen),
+                    ":generation": o.state.generation, ":observed": o.state.observed_generation,
+                    ":diff": diff,
                 })
-                .map_err(self.err("version insert"))?;
+            })?;
             applied.versions = 1;
             self.relations(id, o, change.at)?;
         }
@@ -273,28 +249,27 @@ impl Writer {
                 self.intern(namespace)?,
                 self.intern(name)?,
             );
-            self.connection()
-                .prepare_cached(SQL_RELATION_INSERT)
-                .and_then(|mut st| {
-                    st.execute(named_params! {
-                        ":child": child, ":rel": rel, ":kind": kind, ":namespace": namespace,
-                        ":name": name, ":uid": uid, ":since": at,
-                    })
+            self.hot("relation insert", |conn, hot| {
+                hot.relation_insert.on(conn)?.execute(named_params! {
+                    ":child": child, ":rel": rel, ":kind": kind, ":namespace": namespace,
+                    ":name": name, ":uid": uid, ":since": at,
                 })
-                .map_err(self.err("relation insert"))?;
+            })?;
         }
         Ok(())
     }
 
     fn mark_deleted(&mut self, id: i64, at: i64, after: Option<i64>) -> Result<(), StoreError> {
-        self.connection()
-            .prepare_cached(SQL_OBJECT_DELETED)
-            .and_then(|mut st| st.execute(named_params! {":at": at, ":after": after, ":id": id}))
-            .map_err(self.err("object deletion"))?;
-        self.connection()
-            .prepare_cached(SQL_SPEC_DOC_DELETE)
-            .and_then(|mut st| st.execute(named_params! {":object": id}))
-            .map_err(self.err("spec document deletion"))?;
+        self.hot("object deletion", |conn, hot| {
+            hot.object_deleted
+                .on(conn)?
+                .execute(named_params! {":at": at, ":after": after, ":id": id})
+        })?;
+        self.hot("spec document deletion", |conn, hot| {
+            hot.spec_doc_delete
+                .on(conn)?
+                .execute(named_params! {":object": id})
+        })?;
         Ok(())
     }
 
@@ -307,14 +282,11 @@ impl Writer {
         doc: &str,
         managers: &[crate::model::ManagerEntry],
     ) -> Result<(String, Vec<String>), StoreError> {
-        let before: Option<String> = self
-            .connection()
-            .prepare_cached(SQL_SPEC_DOC_FIND)
-            .and_then(|mut st| {
-                st.query_row(named_params! {":object": id}, |r| r.get(1))
-                    .optional()
-            })
-            .map_err(self.err("spec document lookup"))?;
+        let before: Option<String> = self.hot("spec document lookup", |conn, hot| {
+            hot.spec_doc_find
+                .on(conn)?
+                .first(named_params! {":object": id}, |r| r.get(1))
+        })?;
         let owners: Vec<(String, String)> = managers
             .iter()
             .filter(|m| m.subresource != "status" && !m.fields_v1.is_empty())
@@ -335,7 +307,7 @@ impl Writer {
     /// After a complete list: every tracked object of that type the list lacks
     /// was deleted while the recorder was not looking, so some time inside the
     /// blind interval, not at the time of the list.
-    pub fn apply_listed(&mut self, listed: &ListedSet) -> Result<Applied, StoreError> {
+    pub(super) fn apply_listed(&mut self, listed: &ListedSet) -> Result<Applied, StoreError> {
         let kind = self.intern(&listed.kind)?;
         let api_version = self.intern(&listed.api_version)?;
         let namespace = if listed.namespace.is_empty() {
@@ -343,20 +315,16 @@ impl Writer {
         } else {
             Some(self.intern(&listed.namespace)?)
         };
-        let live: Vec<(i64, String)> = self
-            .connection()
-            .prepare_cached(SQL_OBJECTS_LIVE)
-            .and_then(|mut st| {
-                st.query_map(
-                    named_params! {
-                        ":cluster": self.cluster, ":kind": kind,
-                        ":api_version": api_version, ":namespace": namespace,
-                    },
-                    |row| Ok((row.get(0)?, row.get(1)?)),
-                )?
-                .collect()
-            })
-            .map_err(self.err("live objects lookup"))?;
+        let cluster = self.cluster;
+        let live: Vec<(i64, String)> = self.hot("live objects lookup", |conn, hot| {
+            hot.objects_live.on(conn)?.all(
+                named_params! {
+                    ":cluster": cluster, ":kind": kind,
+                    ":api_version": api_version, ":namespace": namespace,
+                },
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+        })?;
         let present: HashSet<&str> = listed.uids.iter().map(String::as_str).collect();
         let mut applied = Applied::default();
         for (id, uid) in live {
@@ -373,41 +341,33 @@ impl Writer {
     /// A type appeared or went. When it went, its objects went with it at
     /// that moment (the apiserver deletes a CRD's objects before the CRD),
     /// and its watch positions are forgotten.
-    pub fn apply_type_change(&mut self, t: &TypeChange) -> Result<Applied, StoreError> {
-        self.connection()
-            .prepare_cached(SQL_TYPE_CHANGE_INSERT)
-            .and_then(|mut st| {
-                st.execute(named_params! {
-                    ":cluster": self.cluster, ":at": t.at, ":resource": t.resource,
-                    ":api_version": t.api_version, ":kind": t.kind,
-                    ":change": if t.removed { "removed" } else { "appeared" },
-                })
+    pub(super) fn apply_type_change(&mut self, t: &TypeChange) -> Result<Applied, StoreError> {
+        let cluster = self.cluster;
+        self.hot("type change", |conn, hot| {
+            hot.type_change_insert.on(conn)?.execute(named_params! {
+                ":cluster": cluster, ":at": t.at, ":resource": t.resource,
+                ":api_version": t.api_version, ":kind": t.kind,
+                ":change": if t.removed { "removed" } else { "appeared" },
             })
-            .map_err(self.err("type change"))?;
+        })?;
         if !t.removed {
             return Ok(Applied::default());
         }
-        self.connection()
-            .prepare_cached(SQL_POSITION_DELETE)
-            .and_then(|mut st| {
-                st.execute(named_params! {":cluster": self.cluster, ":resource": t.resource})
-            })
-            .map_err(self.err("watch position"))?;
+        self.hot("watch position", |conn, hot| {
+            hot.position_delete
+                .on(conn)?
+                .execute(named_params! {":cluster": cluster, ":resource": t.resource})
+        })?;
         let (kind, api_version) = (self.intern(&t.kind)?, self.intern(&t.api_version)?);
-        let live: Vec<(i64, String)> = self
-            .connection()
-            .prepare_cached(SQL_OBJECTS_LIVE)
-            .and_then(|mut st| {
-                st.query_map(
-                    named_params! {
-                        ":cluster": self.cluster, ":kind": kind,
-                        ":api_version": api_version, ":namespace": None::<i64>,
-                    },
-                    |row| Ok((row.get(0)?, row.get(1)?)),
-                )?
-                .collect()
-            })
-            .map_err(self.err("live objects lookup"))?;
+        let live: Vec<(i64, String)> = self.hot("live objects lookup", |conn, hot| {
+            hot.objects_live.on(conn)?.all(
+                named_params! {
+                    ":cluster": cluster, ":kind": kind,
+                    ":api_version": api_version, ":namespace": None::<i64>,
+                },
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+        })?;
         let mut applied = Applied::default();
         for (id, uid) in live {
             self.mark_deleted(id, t.at, None)?;
@@ -421,15 +381,12 @@ impl Writer {
     pub(super) fn flush_counters(&mut self) -> Result<(), StoreError> {
         let counters = std::mem::take(&mut self.counters);
         for ((object, minute, manager), (updates, versions, generation)) in counters {
-            self.connection()
-                .prepare_cached(SQL_COUNTS_ADD)
-                .and_then(|mut st| {
-                    st.execute(named_params! {
-                        ":object": object, ":minute": minute, ":manager": manager,
-                        ":updates": updates, ":versions": versions, ":generation": generation,
-                    })
+            self.hot("update counter", |conn, hot| {
+                hot.counts_add.on(conn)?.execute(named_params! {
+                    ":object": object, ":minute": minute, ":manager": manager,
+                    ":updates": updates, ":versions": versions, ":generation": generation,
                 })
-                .map_err(self.err("update counter"))?;
+            })?;
         }
         Ok(())
     }
@@ -438,8 +395,6 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use crate::model::{Change, ObjectChange, ObjectObservation, ObjectRef, ObjectState, Seen};
-    use crate::store::writer::Writer;
-    use crate::store::{Mode, open, session};
 
     fn change(generation: i64, digest: &str, at: i64) -> Change {
         Change::Object(ObjectChange {
@@ -469,23 +424,19 @@ mod tests {
     /// a spec fight stored a new ~150-byte state.
     #[test]
     fn a_spec_fight_stores_its_two_states_once_and_every_generation() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let mut w = Writer::new(conn, &path, cluster);
-        w.begin().unwrap();
+        let (_dir, mut w) = crate::store::testing::recording();
+        let mut b = w.begin().unwrap();
         for i in 1..=100 {
             let digest = if i % 2 == 0 { "a" } else { "b" };
-            w.apply_change(&change(i, digest, i * 1000)).unwrap();
+            b.apply_change(&change(i, digest, i * 1000)).unwrap();
         }
         // The same observation again (a replay) stores nothing.
-        w.apply_change(&change(100, "a", 200_000)).unwrap();
-        w.commit().unwrap();
+        b.apply_change(&change(100, "a", 200_000)).unwrap();
+        b.commit().unwrap();
         let count = |sql: &str| -> i64 { w.connection().query_row(sql, [], |r| r.get(0)).unwrap() };
         assert_eq!(count("SELECT count(*) FROM versions"), 100);
         assert_eq!(count("SELECT count(DISTINCT state) FROM versions"), 2);
-        let versions = crate::store::history::versions(w.connection(), &path, 1).unwrap();
+        let versions = w.recording().versions(1).unwrap();
         assert_eq!(versions[41].state.generation, 42);
         assert_eq!(versions[41].state.observed_generation, Some(42));
     }
@@ -517,27 +468,23 @@ mod tests {
     /// its digest only, and a change says so instead of a diff.
     #[test]
     fn a_spec_too_large_to_keep_is_not_stored_and_its_change_is_said() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        let mut w = Writer::new(conn, &path, cluster);
+        let (_dir, mut w) = crate::store::testing::recording();
         let schema = |v: &str| {
             format!(
                 r#"{{"spec":{{"schema":"{}","v":"{v}"}}}}"#,
                 "x".repeat(100_000)
             )
         };
-        w.begin().unwrap();
-        w.apply_change(&crd(schema("1"), 1_000)).unwrap();
-        w.apply_change(&crd(schema("2"), 2_000)).unwrap();
-        w.commit().unwrap();
+        let mut b = w.begin().unwrap();
+        b.apply_change(&crd(schema("1"), 1_000)).unwrap();
+        b.apply_change(&crd(schema("2"), 2_000)).unwrap();
+        b.commit().unwrap();
         let kept: i64 = w
             .connection()
             .query_row("SELECT sum(length(doc)) FROM spec_docs", [], |r| r.get(0))
             .unwrap();
         assert_eq!(kept, 0, "only the digest of a document over 64 KiB is kept");
-        let versions = crate::store::history::versions(w.connection(), &path, 1).unwrap();
+        let versions = w.recording().versions(1).unwrap();
         let diff: Vec<String> = versions[1].diff.iter().map(|c| c.text()).collect();
         assert_eq!(
             diff,

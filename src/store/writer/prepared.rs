@@ -1,4 +1,4 @@
-//! The writer's hot statements: prepared once per connection and kept next to
+//! The writer's statements: prepared once per connection and kept next to
 //! it, with their named parameters resolved to positions on first use.
 //!
 //! NB: `Connection::prepare_cached` finds a statement by hashing its whole SQL
@@ -9,7 +9,7 @@
 //! call site order, so a row costs only the binds and the step.
 
 use rusqlite::types::ToSql;
-use rusqlite::{Connection, Rows, Statement};
+use rusqlite::{Connection, Row, Rows, Statement};
 
 /// One statement, prepared on first use.
 pub(super) struct Lazy<'c> {
@@ -105,6 +105,29 @@ impl<'c> Prepared<'c> {
     pub(super) fn query(&mut self, params: &[(&str, &dyn ToSql)]) -> rusqlite::Result<Rows<'_>> {
         self.bind(params)?;
         Ok(self.statement.raw_query())
+    }
+
+    /// Runs a query; its first row mapped by `f`, if it has one.
+    pub(super) fn first<T>(
+        &mut self,
+        params: &[(&str, &dyn ToSql)],
+        f: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<Option<T>> {
+        self.query(params)?.next()?.map(f).transpose()
+    }
+
+    /// Runs a query; every row mapped by `f`.
+    pub(super) fn all<T>(
+        &mut self,
+        params: &[(&str, &dyn ToSql)],
+        mut f: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<Vec<T>> {
+        let mut rows = self.query(params)?;
+        let mut all = Vec::new();
+        while let Some(row) = rows.next()? {
+            all.push(f(row)?);
+        }
+        Ok(all)
     }
 }
 
