@@ -596,7 +596,11 @@ fn namespace_stuck_by_a_custom_resource_finalizer() {
             "metadata": {"name": name, "deletionTimestamp": ago(30), "finalizers": ["drill.example.com/backup"]},
             "spec": {"size": "10Gi"}}));
     }
-    // Elsewhere: a claim still mounted by a running Pod.
+    // Elsewhere: a ConfigMap nobody releases (listed before drill's objects)
+    // and a claim still mounted by a running Pod.
+    c.add("apps", json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "lock", "deletionTimestamp": ago(20), "finalizers": ["apps.example.com/release"]},
+        "data": {"owner": "job-1"}}));
     c.add("shop", json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
         "metadata": {"name": "data", "deletionTimestamp": ago(15), "finalizers": ["kubernetes.io/pvc-protection"]},
         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
@@ -619,5 +623,22 @@ fn namespace_stuck_by_a_custom_resource_finalizer() {
             "still used by Pod web-0",
         ],
     );
+    // The namespace's line, then what holds it, by name; then the rest.
+    let objects: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.split_whitespace().find(|w| w.contains('/')))
+        .collect();
+    assert_eq!(
+        objects,
+        [
+            "Namespace/drill",
+            "Database/orders",
+            "Database/users",
+            "ConfigMap/lock",
+            "PersistentVolumeClaim/data"
+        ],
+        "{table}"
+    );
+    assert!(table.contains(" └ Database/orders "), "{table}");
     golden("check_namespace-custom-finalizer.txt", &table);
 }
