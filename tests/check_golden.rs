@@ -207,9 +207,13 @@ impl Cluster {
         }
     }
 
+    fn report(&self) -> checks::Report {
+        checks::run(&self.snapshot(), &[], &Options::default())
+    }
+
     /// `kubectl diag check` of this cluster, as a table.
     fn check(&self) -> String {
-        let report = checks::run(&self.snapshot(), &[], &Options::default());
+        let report = self.report();
         let source = Source {
             kind: "recording",
             cluster: "kwok-golden (7d1f4f5e-2b1c-4c55-9a43-2f0c3f1f0e11)".into(),
@@ -641,4 +645,65 @@ fn namespace_stuck_by_a_custom_resource_finalizer() {
     );
     assert!(table.contains(" └ Database/orders "), "{table}");
     golden("check_namespace-custom-finalizer.txt", &table);
+}
+
+/// A Pod whose claim is bound to a volume in a zone no Node is in: the
+/// scheduler says only "volume node affinity conflict".
+#[test]
+fn volume_node_affinity_conflict() {
+    let mut c = Cluster::new();
+    for n in c.docs.iter_mut().filter(|d| d["kind"] == "Node") {
+        let zone = if n["metadata"]["name"] == "kwok-small" {
+            "eu-1c"
+        } else {
+            "eu-1b"
+        };
+        n["metadata"]["labels"]["topology.kubernetes.io/zone"] = json!(zone);
+    }
+    c.namespace("shop");
+    c.add("", json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-orders-0"},
+        "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "zonal",
+                 "claimRef": {"namespace": "shop", "name": "data-orders-0"},
+                 "csi": {"driver": "disk.example.com", "volumeHandle": "vol-0a1b"},
+                 "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                     {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-1a"]}]}]}}},
+        "status": {"phase": "Bound"}}));
+    c.add("shop", json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data-orders-0"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "zonal", "volumeName": "pv-orders-0",
+                 "resources": {"requests": {"storage": "10Gi"}}},
+        "status": {"phase": "Bound"}}));
+    c.add("shop", json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "orders-0", "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "name": "orders", "uid": "uid-sts-orders", "controller": true}]},
+        "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "db", "image": "db:1"}],
+                 "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-orders-0"}}]},
+        "status": unschedulable_status(&format!("0/3 nodes are available: 3 node(s) had volume node affinity conflict.{PREEMPTION}"), 6)}));
+    let table = c.check();
+    first_screen(
+        &table,
+        &[
+            "Pod/orders-0",
+            "volume pv-orders-0 (claim data-orders-0) needs topology.kubernetes.io/zone=eu-1a: 3 of 3 nodes lack it (kwok-large-tainted, kwok-medium, kwok-small)",
+        ],
+    );
+    golden("check_volume-zone.txt", &table);
+    let report = c.report();
+    let cause = &report.findings[0].details["causes"][0];
+    assert_eq!(
+        (&cause["kind"], &cause["volume"], &cause["claim"]),
+        (
+            &json!("volume"),
+            &json!("pv-orders-0"),
+            &json!("data-orders-0")
+        ),
+        "{cause:#}"
+    );
+    assert_eq!(cause["requirement"], "topology.kubernetes.io/zone=eu-1a");
+    assert_eq!(
+        (
+            &cause["nodes"].as_array().unwrap().len(),
+            &cause["of_nodes"]
+        ),
+        (&3, &json!(3))
+    );
 }
