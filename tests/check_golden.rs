@@ -648,7 +648,7 @@ fn namespace_stuck_by_a_custom_resource_finalizer() {
 }
 
 /// A Pod whose claim is bound to a volume in a zone no Node is in: the
-/// scheduler says only "volume node affinity conflict".
+/// scheduler says only "didn't match PersistentVolume's node affinity".
 #[test]
 fn volume_node_affinity_conflict() {
     let mut c = Cluster::new();
@@ -677,7 +677,7 @@ fn volume_node_affinity_conflict() {
             "name": "orders", "uid": "uid-sts-orders", "controller": true}]},
         "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "db", "image": "db:1"}],
                  "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-orders-0"}}]},
-        "status": unschedulable_status(&format!("0/3 nodes are available: 3 node(s) had volume node affinity conflict.{PREEMPTION}"), 6)}));
+        "status": unschedulable_status(&format!("0/3 nodes are available: 3 node(s) didn't match PersistentVolume's node affinity.{PREEMPTION}"), 6)}));
     let table = c.check();
     first_screen(
         &table,

@@ -261,9 +261,13 @@ fn is_selector_reason(reason: &str) -> bool {
     reason.contains("node affinity/selector") || reason.contains("match node selector")
 }
 
-/// Whether a scheduler reason is about a bound volume's node affinity (VolumeBinding).
+/// Whether a scheduler reason is about a bound volume's node affinity
+/// (VolumeBinding): today "didn't match PersistentVolume's node affinity"
+/// (what the test cluster's scheduler writes), formerly "had volume node
+/// affinity conflict".
 fn is_volume_reason(reason: &str) -> bool {
     reason.contains("volume node affinity conflict")
+        || reason.contains("match PersistentVolume's node affinity")
 }
 
 /// Whether a scheduler reason is about cordoned Nodes.
@@ -772,6 +776,12 @@ mod tests {
         };
         let causes = explain(&reasons, &pod, &refs, &[], &Usage::default());
         assert_eq!(causes[0].nodes, vec!["c"]);
+        // Today's wording of the same reason.
+        let today = ["3 node(s) didn't match PersistentVolume's node affinity".to_string()];
+        assert_eq!(
+            explain(&today, &pod, &refs, &[], &Usage::default())[0].volume,
+            "pv-data"
+        );
         assert_eq!(
             causes[0].requirement,
             "topology.kubernetes.io/zone=eu-1a or topology.kubernetes.io/zone=eu-1b"
