@@ -77,9 +77,13 @@ pub struct ObjectState {
     pub containers: Vec<ContainerState>,
     #[serde(rename = "node", skip_serializing_if = "String::is_empty")]
     pub node_name: String,
-    /// PersistentVolumeClaims a Pod mounts; the volume name of a claim.
+    /// PersistentVolumeClaims a Pod mounts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<String>,
+    /// A PersistentVolumeClaim's `spec.volumeName`: the PersistentVolume it is
+    /// bound to (what a Pod's claim ties it to, e.g. a zone).
+    #[serde(rename = "vol", skip_serializing_if = "String::is_empty")]
+    pub volume_name: String,
     /// Replica counters by their API name (`replicas`, `readyReplicas`, `spec.replicas`, …).
     #[serde(
         rename = "rep",
@@ -127,7 +131,9 @@ pub struct ObjectState {
         skip_serializing_if = "std::collections::BTreeMap::is_empty"
     )]
     pub node_selector: std::collections::BTreeMap<String, String>,
-    /// A Pod's required node affinity: terms ORed, each a list of requirements ANDed.
+    /// A Pod's required node affinity, or a PersistentVolume's
+    /// `spec.nodeAffinity.required` (the Nodes that can reach it): terms ORed,
+    /// each a list of requirements ANDed.
     #[serde(rename = "aff", skip_serializing_if = "Vec::is_empty")]
     pub node_affinity: Vec<Vec<Requirement>>,
     /// A Node's `status.allocatable`, per resource: CPU in millicores, others

@@ -303,6 +303,9 @@ impl Relevance {
         ) || s.deletion.is_some()
             || generation_lag
             || (o.object.kind == "Pod" && (s.node_name.is_empty() || !s.claims.is_empty()))
+            // A Pending Pod's claim → volume → the Nodes that can reach it.
+            || (o.object.kind == "PersistentVolumeClaim" && !s.volume_name.is_empty())
+            || (o.object.kind == "PersistentVolume" && !s.node_affinity.is_empty())
             || self.terminating_namespaces.contains(&o.object.namespace)
     }
 }
@@ -387,6 +390,17 @@ mod tests {
         lagging.state.observed_generation = Some(1);
         assert!(r.keep(&lagging));
         assert!(r.keep(&object("Node", "", "n1")));
+        let mut bound = object("PersistentVolumeClaim", "shop", "data");
+        assert!(
+            !r.keep(&bound),
+            "an unbound claim explains no volume conflict"
+        );
+        bound.state.volume_name = "pv-data".into();
+        assert!(r.keep(&bound));
+        let mut zonal = object("PersistentVolume", "", "pv-data");
+        assert!(!r.keep(&zonal), "a volume every Node reaches");
+        zonal.state.node_affinity = vec![vec![crate::model::Requirement::default()]];
+        assert!(r.keep(&zonal));
     }
 }
 

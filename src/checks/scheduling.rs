@@ -13,10 +13,10 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::json;
 
-use super::scheduling_causes::{Cause, PodNeeds, explain};
+use super::scheduling_causes::{Cause, PodNeeds, VolumeNeed, explain};
 use super::scheduling_message::{Parsed, parse};
 use super::{Code, Finding, Options, Snapshot};
-use crate::model::ObjectRef;
+use crate::model::{ObjectRef, RecordedObject};
 
 /// Per reason: how many Pods it affects and the most nodes that gave it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -87,6 +87,34 @@ pub fn summarize(findings: &[Finding]) -> Summary {
     }
 }
 
+/// Pod → claim → the PersistentVolume it is bound to, with the volume's
+/// required node affinity: what the scheduler's VolumeBinding filter weighs.
+fn bound_volumes<'a>(s: &'a Snapshot, pod: &'a RecordedObject) -> Vec<VolumeNeed<'a>> {
+    let core =
+        |o: &RecordedObject, kind: &str| o.object.kind == kind && o.object.api_version == "v1";
+    pod.state
+        .claims
+        .iter()
+        .filter_map(|claim| {
+            let pvc = s.objects.iter().find(|o| {
+                core(o, "PersistentVolumeClaim")
+                    && o.object.namespace == pod.object.namespace
+                    && o.object.name == *claim
+            })?;
+            let pv = s.objects.iter().find(|o| {
+                core(o, "PersistentVolume")
+                    && !pvc.state.volume_name.is_empty()
+                    && o.object.name == pvc.state.volume_name
+            })?;
+            Some(VolumeNeed {
+                claim,
+                volume: &pv.object.name,
+                terms: &pv.state.node_affinity,
+            })
+        })
+        .collect()
+}
+
 pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     let nodes: Vec<&crate::model::RecordedObject> = s
         .objects
@@ -100,12 +128,10 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
             .and_then(|o| o.state.owners.iter().find(|r| r.controller))
             .map(|r| format!("{}/{}", r.kind, r.name))
     };
-    let needs = |pod: &ObjectRef| {
+    let pod_object = |pod: &ObjectRef| {
         s.objects
             .iter()
             .find(|o| o.object.kind == "Pod" && o.object.uid == pod.uid && !pod.uid.is_empty())
-            .map(|o| PodNeeds::of(&o.state))
-            .unwrap_or_default()
     };
     // Unschedulable Pods: (object, message, since).
     let mut pods: Vec<(ObjectRef, String, Option<i64>)> = Vec::new();
@@ -165,7 +191,13 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
     for (object, message, since) in &pods {
         let (mut details, reasons) = details(message);
         let names: Vec<String> = reasons.iter().map(|(r, _)| r.clone()).collect();
-        let causes: Vec<Cause> = explain(&names, &needs(object), &nodes, &s.origins, &s.usage);
+        let pod = pod_object(object);
+        let bound: Vec<VolumeNeed> = pod.map(|p| bound_volumes(s, p)).unwrap_or_default();
+        let needs = PodNeeds {
+            volumes: &bound,
+            ..pod.map(|o| PodNeeds::of(&o.state)).unwrap_or_default()
+        };
+        let causes: Vec<Cause> = explain(&names, &needs, &nodes, &s.origins, &s.usage);
         let summary = if reasons.is_empty() {
             format!("unschedulable: {message}")
         } else {

@@ -35,7 +35,7 @@ pub const CORDON: &str = "cordon";
 pub struct Cause {
     /// The scheduler's reason it explains.
     pub reason: String,
-    /// `taint`, `cordon`, `selector`, `affinity` or `resources`.
+    /// `taint`, `cordon`, `selector`, `affinity`, `resources` or `volume`.
     pub kind: &'static str,
     /// The resource (kind `resources`): `cpu`, `memory`, `nvidia.com/gpu`.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -54,13 +54,19 @@ pub struct Cause {
     /// The taint as `key=value:Effect` (kind `taint`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub taint: String,
+    /// The PersistentVolume whose node affinity the Nodes do not meet (kind `volume`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub volume: String,
+    /// The Pod's claim bound to it (kind `volume`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub claim: String,
     /// What the Pod asks of a Node (kinds `selector`, `affinity`): `disktype=ssd`,
     /// `topology.kubernetes.io/zone In [eu-1a]`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub requirement: String,
     /// The Nodes carrying the taint, cordoned, or lacking what the Pod asks.
     pub nodes: Vec<String>,
-    /// How many Nodes there are (kinds `selector`, `affinity`).
+    /// How many Nodes there are (kinds `selector`, `affinity`, `volume`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub of_nodes: Option<usize>,
     /// Epoch ms: when it began (the earliest over its Nodes), when known.
@@ -101,6 +107,10 @@ impl Cause {
             "taint" => format!("taint {}", self.taint),
             "selector" => return lacking("nodeSelector", "lack it"),
             "affinity" => return lacking("node affinity needs", "do not match"),
+            "volume" => {
+                let label = format!("volume {} (claim {}) needs", self.volume, self.claim);
+                return lacking(&label, "lack it");
+            }
             _ => "cordoned".to_string(),
         };
         let mut s = format!(
@@ -251,6 +261,15 @@ fn is_selector_reason(reason: &str) -> bool {
     reason.contains("node affinity/selector") || reason.contains("match node selector")
 }
 
+/// Whether a scheduler reason is about a bound volume's node affinity
+/// (VolumeBinding): today "didn't match PersistentVolume's node affinity"
+/// (what the test cluster's scheduler writes), formerly "had volume node
+/// affinity conflict".
+fn is_volume_reason(reason: &str) -> bool {
+    reason.contains("volume node affinity conflict")
+        || reason.contains("match PersistentVolume's node affinity")
+}
+
 /// Whether a scheduler reason is about cordoned Nodes.
 fn is_cordon_reason(reason: &str) -> bool {
     reason.contains("were unschedulable")
@@ -266,6 +285,18 @@ pub struct PodNeeds<'a> {
     pub node_affinity: &'a [Vec<crate::model::Requirement>],
     /// Per resource, as [`crate::model::ObjectState::requests`].
     pub requests: &'a BTreeMap<String, i64>,
+    /// The PersistentVolumes its claims are bound to that only some Nodes
+    /// can reach: the snapshot resolves them (Pod → claim → volume).
+    pub volumes: &'a [VolumeNeed<'a>],
+}
+
+/// A bound volume's required node affinity, reached through a Pod's claim.
+#[derive(Debug, Clone, Copy)]
+pub struct VolumeNeed<'a> {
+    pub claim: &'a str,
+    pub volume: &'a str,
+    /// The PersistentVolume's `spec.nodeAffinity.required`: terms ORed.
+    pub terms: &'a [Vec<crate::model::Requirement>],
 }
 
 /// No requests at all.
@@ -282,6 +313,7 @@ impl Default for PodNeeds<'_> {
             node_selector: &NO_SELECTOR,
             node_affinity: &[],
             requests: &NO_REQUESTS,
+            volumes: &[],
         }
     }
 }
@@ -294,6 +326,7 @@ impl<'a> PodNeeds<'a> {
             node_selector: &state.node_selector,
             node_affinity: &state.node_affinity,
             requests: &state.requests,
+            volumes: &[],
         }
     }
 }
@@ -392,6 +425,57 @@ pub fn explain(
         if let Some(resource) = insufficient(reason) {
             causes.extend(resource_cause(reason, resource, pod, nodes, usage));
         }
+    }
+    if let Some(reason) = reasons.iter().find(|r| is_volume_reason(r)) {
+        causes.extend(volume_causes(reason, pod, nodes));
+    }
+    causes
+}
+
+/// A requirement as a label: `key=value` for `In` with one value (what a
+/// zonal volume asks), else as written (`key In [a, b]`).
+fn label_text(r: &crate::model::Requirement) -> String {
+    match (r.operator.as_str(), r.values.as_slice()) {
+        ("In", [one]) => format!("{}={one}", r.key),
+        _ => r.text(),
+    }
+}
+
+/// Each bound volume whose required node affinity some Nodes do not meet:
+/// what it requires and the Nodes that lack it. The scheduler's
+/// VolumeBinding filter rejects a Node that meets none of the volume's terms.
+fn volume_causes(reason: &str, pod: &PodNeeds, nodes: &[&RecordedObject]) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for v in pod.volumes.iter().filter(|v| !v.terms.is_empty()) {
+        let lacking: Vec<String> = nodes
+            .iter()
+            .filter(|n| {
+                !v.terms.iter().any(|term| {
+                    term.iter()
+                        .all(|r| r.matches(&n.state.labels, &n.object.name))
+                })
+            })
+            .map(|n| n.object.name.clone())
+            .collect();
+        if lacking.is_empty() {
+            continue;
+        }
+        let requirement = v
+            .terms
+            .iter()
+            .map(|term| term.iter().map(label_text).collect::<Vec<_>>().join(", "))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        causes.push(Cause {
+            reason: reason.to_string(),
+            kind: "volume",
+            volume: v.volume.to_string(),
+            claim: v.claim.to_string(),
+            requirement,
+            nodes: lacking,
+            of_nodes: Some(nodes.len()),
+            ..Cause::default()
+        });
     }
     causes
 }
@@ -629,8 +713,83 @@ mod tests {
         );
     }
 
+    const VOLUME: &str = "node(s) had volume node affinity conflict";
+
     #[test]
-    fn other_reasons_have_no_named_cause_yet() {
+    fn a_volume_node_affinity_conflict_names_the_volume_and_its_zone() {
+        let nodes = [
+            labelled("a", &[("topology.kubernetes.io/zone", "eu-1b")]),
+            labelled("b", &[("topology.kubernetes.io/zone", "eu-1a")]),
+            labelled("c", &[]),
+        ];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let zone = |z: &str| crate::model::Requirement {
+            key: "topology.kubernetes.io/zone".into(),
+            operator: "In".into(),
+            values: vec![z.into()],
+        };
+        let eu1a = [vec![zone("eu-1a")]];
+        let anywhere: [Vec<crate::model::Requirement>; 0] = [];
+        let volumes = [
+            VolumeNeed {
+                claim: "data",
+                volume: "pv-data",
+                terms: &eu1a,
+            },
+            VolumeNeed {
+                claim: "scratch",
+                volume: "pv-scratch",
+                terms: &anywhere,
+            },
+        ];
+        let pod = PodNeeds {
+            volumes: &volumes,
+            ..PodNeeds::default()
+        };
+        let reasons = [format!("2 {VOLUME}")];
+        let causes = explain(&reasons, &pod, &refs, &[], &Usage::default());
+        assert_eq!(causes.len(), 1, "a volume any Node reaches is no cause");
+        let c = &causes[0];
+        assert_eq!(
+            (c.kind, c.volume.as_str(), c.claim.as_str()),
+            ("volume", "pv-data", "data")
+        );
+        assert_eq!(c.nodes, vec!["a", "c"]);
+        assert_eq!(
+            c.sentence(|_| String::new()),
+            "volume pv-data (claim data) needs topology.kubernetes.io/zone=eu-1a: 2 of 3 nodes lack it (a, c)"
+        );
+        let json = serde_json::to_value(c).unwrap();
+        assert_eq!(json["volume"], "pv-data");
+        assert_eq!(json["requirement"], "topology.kubernetes.io/zone=eu-1a");
+        assert_eq!(json["of_nodes"], 3);
+        // Terms are ORed: a Node meeting either is not in conflict.
+        let either = [vec![zone("eu-1a")], vec![zone("eu-1b")]];
+        let volumes = [VolumeNeed {
+            claim: "data",
+            volume: "pv-data",
+            terms: &either,
+        }];
+        let pod = PodNeeds {
+            volumes: &volumes,
+            ..PodNeeds::default()
+        };
+        let causes = explain(&reasons, &pod, &refs, &[], &Usage::default());
+        assert_eq!(causes[0].nodes, vec!["c"]);
+        // Today's wording of the same reason.
+        let today = ["3 node(s) didn't match PersistentVolume's node affinity".to_string()];
+        assert_eq!(
+            explain(&today, &pod, &refs, &[], &Usage::default())[0].volume,
+            "pv-data"
+        );
+        assert_eq!(
+            causes[0].requirement,
+            "topology.kubernetes.io/zone=eu-1a or topology.kubernetes.io/zone=eu-1b"
+        );
+    }
+
+    #[test]
+    fn without_what_explains_them_reasons_have_no_named_cause() {
         let nodes = [node("a", vec![taint("k", "", "NoSchedule")])];
         let refs: Vec<&RecordedObject> = nodes.iter().collect();
         assert!(

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::checks::{self, Check, Finding, Options, Report, Severity};
+use crate::checks::{self, Check, Code, Finding, Options, Report, Severity};
 use crate::cli::{CheckArgs, CheckOutput, GlobalArgs};
 use crate::render::{Paint, escape, plain_table};
 use crate::store::{Mode, Recording, snapshot};
@@ -217,6 +217,41 @@ fn fold<'a>(findings: &[&'a Finding]) -> Vec<Vec<&'a Finding>> {
     groups
 }
 
+/// Finalizer findings in reading order: each stuck namespace's F002 (an
+/// error) followed by what holds it (the F001 and F003 findings of objects
+/// inside it) by name; then the rest as found. The blocker is the next question after "why
+/// is this namespace stuck"; this puts it on the next line, not somewhere
+/// among other namespaces' objects. Returns the stuck namespaces too.
+fn under_namespaces<'a>(findings: &[&'a Finding]) -> (Vec<&'a Finding>, Vec<&'a str>) {
+    let stuck: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.code == Code::F002)
+        .map(|f| f.object.name.as_str())
+        .collect();
+    let inside = |f: &Finding, ns: &str| {
+        f.code != Code::F002 && !f.object.namespace.is_empty() && f.object.namespace == ns
+    };
+    let mut ordered = Vec::with_capacity(findings.len());
+    for f in findings.iter().filter(|f| f.code == Code::F002) {
+        ordered.push(*f);
+        let mut held: Vec<&Finding> = findings
+            .iter()
+            .copied()
+            .filter(|b| inside(b, &f.object.name))
+            .collect();
+        held.sort_by(|a, b| {
+            (&a.object.name, &a.object.kind).cmp(&(&b.object.name, &b.object.kind))
+        });
+        ordered.extend(held);
+    }
+    ordered.extend(
+        findings
+            .iter()
+            .filter(|f| f.code != Code::F002 && !stuck.iter().any(|ns| inside(f, ns))),
+    );
+    (ordered, stuck)
+}
+
 fn object_name(f: &Finding) -> String {
     escape(&format!("{}/{}", f.object.kind, f.object.name)).into_owned()
 }
@@ -288,10 +323,15 @@ pub fn render(
                 if wide {
                     header.push("UID");
                 }
+                let (findings, stuck) = if findings[0].check == Check::Finalizers {
+                    under_namespaces(findings)
+                } else {
+                    (findings.clone(), Vec::new())
+                };
                 let groups = if wide {
                     findings.iter().map(|f| vec![*f]).collect()
                 } else {
-                    fold(findings)
+                    fold(&findings)
                 };
                 folded |= groups.len() < findings.len();
                 let rows = groups.iter().map(|group| {
@@ -301,12 +341,19 @@ pub fn render(
                         (n, Some(owner)) => format!("{n} {}s of {owner}", f.object.kind),
                         (n, None) => format!("{n} {}s", f.object.kind),
                     };
+                    // What holds a stuck namespace hangs under its line.
+                    let held = f.code != Code::F002 && stuck.contains(&f.object.namespace.as_str());
+                    let object = if held {
+                        format!("└ {}", escape(&object))
+                    } else {
+                        escape(&object).into_owned()
+                    };
                     let since = group.iter().filter_map(|f| f.since_ms).min();
                     let mut row = vec![
                         paint_severity(paint, f.severity),
                         f.code.to_string(),
                         escape(&f.object.namespace).into_owned(),
-                        escape(&object).into_owned(),
+                        object,
                         since
                             .map(|s| human_duration(source.at - s))
                             .unwrap_or_else(|| "-".into()),
@@ -356,7 +403,6 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Code;
     use crate::model::ObjectRef;
 
     fn unschedulable(ns: &str, name: &str, owner: &str, cause: &str) -> Finding {
@@ -425,6 +471,63 @@ mod tests {
         let wide = table(&report, CheckOutput::Wide);
         assert!(wide.contains("Pod/web-5c4f-149"), "wide lists each Pod");
         assert!(!wide.contains("150 Pods of"), "{wide}");
+    }
+
+    fn held(code: Code, kind: &str, ns: &str, name: &str) -> Finding {
+        Finding::new(
+            code,
+            &ObjectRef {
+                api_version: "v1".into(),
+                kind: kind.into(),
+                namespace: ns.into(),
+                name: name.into(),
+                ..ObjectRef::default()
+            },
+            format!("{kind}/{name} held"),
+            Some(0),
+            serde_json::json!({}),
+        )
+    }
+
+    #[test]
+    fn what_holds_a_stuck_namespace_follows_its_line_by_name() {
+        let report = Report {
+            findings: vec![
+                held(Code::F001, "Widget", "apps", "a"),
+                held(Code::F001, "Database", "drill", "users"),
+                held(Code::F002, "Namespace", "", "drill"),
+                held(Code::F001, "ConfigMap", "shop", "lock"),
+                held(Code::F003, "Pod", "drill", "db-0"),
+                held(Code::F001, "Database", "drill", "orders"),
+            ],
+            ..Report::default()
+        };
+        let json_before = serde_json::to_value(&report.findings).unwrap();
+        for format in [CheckOutput::Table, CheckOutput::Wide] {
+            let text = table(&report, format);
+            let objects: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.split_whitespace().find(|w| w.contains('/')))
+                .collect();
+            assert_eq!(
+                objects,
+                [
+                    "Namespace/drill",
+                    "Pod/db-0",
+                    "Database/orders",
+                    "Database/users",
+                    "Widget/a",
+                    "ConfigMap/lock"
+                ],
+                "{text}"
+            );
+            assert!(text.contains("└ Database/orders"), "{text}");
+            assert!(!text.contains("└ Widget/a"), "{text}");
+        }
+        // JSON keeps the check's order.
+        let text = table(&report, CheckOutput::Json);
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["findings"], json_before);
     }
 
     #[test]

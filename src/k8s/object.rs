@@ -196,6 +196,41 @@ struct SlimSchedulingSpec {
     affinity: SlimAffinity,
 }
 
+/// What scheduling reads of a claim or a volume, decoded only for
+/// PersistentVolumeClaims and PersistentVolumes (as [`SlimSchedulingSpec`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimVolumeSpec {
+    volume_name: String,
+    node_affinity: SlimVolumeNodeAffinity,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimVolumeNodeAffinity {
+    required: SlimNodeSelector,
+}
+
+/// Node selector terms as the model keeps them: terms ORed, each one's
+/// `matchExpressions` and `matchFields` ANDed.
+fn terms(selector: SlimNodeSelector) -> Vec<Vec<Requirement>> {
+    selector
+        .node_selector_terms
+        .into_iter()
+        .map(|t| {
+            t.match_expressions
+                .into_iter()
+                .chain(t.match_fields)
+                .map(|r| Requirement {
+                    key: r.key,
+                    operator: r.operator,
+                    values: r.values,
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// What a Pod requests of a Node, decoded only for Pods (as
 /// [`SlimSchedulingSpec`]), and a Node's allocatable, only for Nodes.
 #[derive(Debug, Default, Deserialize)]
@@ -564,6 +599,15 @@ impl WireObject {
         let (tolerations, default_tolerations) =
             tolerations(std::mem::take(&mut scheduling.tolerations));
         let core = resource.group.is_empty();
+        let volume: SlimVolumeSpec = if core
+            && matches!(
+                resource.kind.as_str(),
+                "PersistentVolumeClaim" | "PersistentVolume"
+            ) {
+            decode(&self.spec)
+        } else {
+            SlimVolumeSpec::default()
+        };
         let requests = if core && resource.kind == "Pod" {
             pod_requests(&decode(&self.spec))
         } else {
@@ -690,24 +734,18 @@ impl WireObject {
             unschedulable: scheduling.unschedulable,
             labels: node_labels.cloned().unwrap_or_default(),
             node_selector: scheduling.node_selector,
-            node_affinity: scheduling
-                .affinity
-                .node_affinity
-                .required_during_scheduling_ignored_during_execution
-                .node_selector_terms
-                .into_iter()
-                .map(|t| {
-                    t.match_expressions
-                        .into_iter()
-                        .chain(t.match_fields)
-                        .map(|r| Requirement {
-                            key: r.key,
-                            operator: r.operator,
-                            values: r.values,
-                        })
-                        .collect()
-                })
-                .collect(),
+            // NB: a Pod's, or a PersistentVolume's; each decodes only the other empty.
+            node_affinity: {
+                let mut aff = terms(
+                    scheduling
+                        .affinity
+                        .node_affinity
+                        .required_during_scheduling_ignored_during_execution,
+                );
+                aff.extend(terms(volume.node_affinity.required));
+                aff
+            },
+            volume_name: volume.volume_name,
             tolerations,
             default_tolerations,
             allocatable,
@@ -1000,6 +1038,53 @@ mod tests {
         .into_observation(&pods());
         assert!(!q.state.default_tolerations);
         assert_eq!(q.state.tolerations.len(), 2);
+    }
+
+    #[test]
+    fn a_volume_keeps_its_node_affinity_and_a_claim_its_volume() {
+        let core = |kind: &str, plural: &str| ApiResource {
+            kind: kind.into(),
+            plural: plural.into(),
+            ..pods()
+        };
+        let pv = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "pv-data", "uid": "v"},
+            "spec": {"capacity": {"storage": "1Gi"}, "volumeName": "not-a-claim-field",
+                     "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                         {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-1a"]}]}]}}}
+        }))
+        .unwrap()
+        .into_observation(&core("PersistentVolume", "persistentvolumes"));
+        assert_eq!(pv.state.node_affinity.len(), 1);
+        assert_eq!(
+            pv.state.node_affinity[0][0].text(),
+            "topology.kubernetes.io/zone In [eu-1a]"
+        );
+        let pvc = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "data", "namespace": "shop", "uid": "c"},
+            "spec": {"volumeName": "pv-data", "storageClassName": ""}
+        }))
+        .unwrap()
+        .into_observation(&core("PersistentVolumeClaim", "persistentvolumeclaims"));
+        assert_eq!(pvc.state.volume_name, "pv-data");
+        assert!(pvc.state.node_affinity.is_empty());
+        let text = serde_json::to_string(&pvc.state).unwrap();
+        assert!(text.contains(r#""vol":"pv-data""#), "{text}");
+        // Empty when absent: a Pod's or a custom object's state is as before.
+        let w = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "w", "uid": "w"},
+            "spec": {"volumeName": "x", "nodeAffinity": {"required": {"nodeSelectorTerms": [{}]}}}
+        }))
+        .unwrap()
+        .into_observation(&ApiResource {
+            group: "example.com".into(),
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            plural: "widgets".into(),
+            ..pods()
+        });
+        let text = serde_json::to_string(&w.state).unwrap();
+        assert!(!text.contains("vol") && !text.contains("aff"), "{text}");
     }
 
     #[test]
