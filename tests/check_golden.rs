@@ -339,33 +339,6 @@ fn generation_lag() {
 }
 
 #[test]
-#[ignore = "check has no rule yet for Pods that never get ready (ImagePullBackOff): `timeline deploy/web` names it"]
-fn never_ready() {
-    let mut c = Cluster::new();
-    c.namespace("shop");
-    let mut d = scenario("never-ready.yaml", "Deployment", "web");
-    merge(
-        &mut d,
-        json!({"metadata": {"generation": 1},
-               "status": {"observedGeneration": 1, "replicas": 2, "updatedReplicas": 2, "unavailableReplicas": 2,
-                          "conditions": [{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
-                                          "message": "Deployment does not have minimum availability."}]}}),
-    );
-    c.add("shop", d);
-    for i in 0..2 {
-        c.add("shop", json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": format!("web-5d8f6c-{i}"), "ownerReferences": [{"apiVersion": "apps/v1",
-                "kind": "ReplicaSet", "name": "web-5d8f6c", "uid": "uid-rs-web", "controller": true}]},
-            "spec": {"nodeName": "kwok-small", "containers": [{"name": "web", "image": "web:broken"}]},
-            "status": {"phase": "Pending", "containerStatuses": [{"name": "web", "ready": false, "restartCount": 0,
-                "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image \"web:broken\""}}}]}}));
-    }
-    let table = c.check();
-    first_screen(&table, &["ImagePullBackOff", "web:broken"]);
-    golden("check_never-ready.txt", &table);
-}
-
-#[test]
 fn stuck_finalizer() {
     let mut c = Cluster::new();
     c.add(
