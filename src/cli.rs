@@ -462,7 +462,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
 
-    /// finalizers: a deletion waiting longer than this is stuck
+    /// finalizers: a deletion waiting longer than this is stuck; pods: a container waiting (ImagePullBackOff, CrashLoopBackOff, …) longer than this
     #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_duration_ms)]
     pub stuck_after: i64,
 

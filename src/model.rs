@@ -379,6 +379,18 @@ impl ManagerEntry {
     }
 }
 
+/// Waiting reasons of a container that will not start by itself: a bad
+/// image, a crash loop, a missing Secret or ConfigMap.
+pub const BAD_WAITING: &[&str] = &[
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "InvalidImageName",
+    "RunContainerError",
+];
+
 /// One observation of one object.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectObservation {

@@ -7,6 +7,9 @@
 //! the same code as live. `UPDATE_GOLDEN=1` rewrites the files after a
 //! deliberate change.
 
+mod golden_file;
+use golden_file::golden;
+
 use std::path::{Path, PathBuf};
 
 use kubectl_diag::model::{
@@ -345,21 +348,6 @@ fn changes(db: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn golden(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(
-        got, want,
-        "{name} differs from the golden file (UPDATE_GOLDEN=1 after a deliberate change)"
-    );
 }
 
 #[test]

@@ -10,6 +10,9 @@
 //! so the output is the same on every machine. `UPDATE_GOLDEN=1` rewrites the
 //! files after a deliberate change.
 
+mod golden_file;
+use golden_file::golden;
+
 use std::path::Path;
 
 use kube::core::ApiResource;
@@ -261,20 +264,6 @@ fn decode(doc: &Value) -> RecordedObject {
     }
 }
 
-/// Compares `got` with `tests/golden/NAME` (rewritten with `UPDATE_GOLDEN=1`).
-fn golden(name: &str, got: &str) {
-    let path = repo("tests/golden").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(
-        got, want,
-        "{name} differs from the golden file (UPDATE_GOLDEN=1 after a deliberate change)"
-    );
-}
-
 /// The first-screen rule: each cause is within the first 25 lines. Checked
 /// before the golden comparison, so a golden file never hides a cause pushed
 /// off the screen.
@@ -336,6 +325,32 @@ fn generation_lag() {
         ],
     );
     golden("check_generation-lag.txt", &table);
+}
+
+#[test]
+fn never_ready() {
+    let mut c = Cluster::new();
+    c.namespace("shop");
+    let mut d = scenario("never-ready.yaml", "Deployment", "web");
+    merge(
+        &mut d,
+        json!({"metadata": {"generation": 1},
+               "status": {"observedGeneration": 1, "replicas": 2, "updatedReplicas": 2, "unavailableReplicas": 2,
+                          "conditions": [{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
+                                          "message": "Deployment does not have minimum availability."}]}}),
+    );
+    c.add("shop", d);
+    for i in 0..2 {
+        c.add("shop", json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("web-5d8f6c-{i}"), "ownerReferences": [{"apiVersion": "apps/v1",
+                "kind": "ReplicaSet", "name": "web-5d8f6c", "uid": "uid-rs-web", "controller": true}]},
+            "spec": {"nodeName": "kwok-small", "containers": [{"name": "web", "image": "web:broken"}]},
+            "status": {"phase": "Pending", "containerStatuses": [{"name": "web", "ready": false, "restartCount": 0,
+                "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image \"web:broken\""}}}]}}));
+    }
+    let table = c.check();
+    first_screen(&table, &["ImagePullBackOff", "web:broken"]);
+    golden("check_never-ready.txt", &table);
 }
 
 #[test]

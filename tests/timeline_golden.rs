@@ -5,25 +5,11 @@
 //! writer with fixed times, so the output is the same on every machine.
 //! `UPDATE_GOLDEN=1` rewrites the files after a deliberate change.
 
-use std::path::Path;
+mod golden_file;
+use golden_file::golden;
 
 mod timeline_recordings;
 use timeline_recordings::{recording, timeline, timeline_of, unschedulable};
-
-fn golden(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(
-        got, want,
-        "{name} differs from the golden file (UPDATE_GOLDEN=1 after a deliberate change)"
-    );
-}
 
 #[test]
 fn a_rollout_that_never_gets_ready_table() {

@@ -17,15 +17,17 @@ pub enum Check {
     Hotloop,
     Generation,
     Scheduling,
+    Pods,
 }
 
 impl Check {
     /// Every check, in the order they run and print.
-    pub const ALL: [Check; 4] = [
+    pub const ALL: [Check; 5] = [
         Check::Finalizers,
         Check::Hotloop,
         Check::Generation,
         Check::Scheduling,
+        Check::Pods,
     ];
 
     pub fn name(self) -> &'static str {
@@ -34,6 +36,7 @@ impl Check {
             Check::Hotloop => "hotloop",
             Check::Generation => "generation",
             Check::Scheduling => "scheduling",
+            Check::Pods => "pods",
         }
     }
 
@@ -43,6 +46,7 @@ impl Check {
         match self {
             // NB: from Events alone the scheduling check still finds FailedScheduling.
             Check::Scheduling => &["pods", "events"],
+            Check::Pods => &["pods"],
             Check::Finalizers | Check::Hotloop | Check::Generation => &[],
         }
     }
@@ -72,10 +76,11 @@ pub enum Code {
     G001,
     G002,
     S001,
+    P001,
 }
 
 impl Code {
-    pub const ALL: [Code; 9] = [
+    pub const ALL: [Code; 10] = [
         Code::F001,
         Code::F002,
         Code::F003,
@@ -85,6 +90,7 @@ impl Code {
         Code::G001,
         Code::G002,
         Code::S001,
+        Code::P001,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -98,6 +104,7 @@ impl Code {
             Code::G001 => "G001",
             Code::G002 => "G002",
             Code::S001 => "S001",
+            Code::P001 => "P001",
         }
     }
 
@@ -108,6 +115,7 @@ impl Code {
             Code::H001 | Code::H002 | Code::H003 => Check::Hotloop,
             Code::G001 | Code::G002 => Check::Generation,
             Code::S001 => Check::Scheduling,
+            Code::P001 => Check::Pods,
         }
     }
 
@@ -122,7 +130,8 @@ impl Code {
             | Code::H003
             | Code::G001
             | Code::G002
-            | Code::S001 => Severity::Warning,
+            | Code::S001
+            | Code::P001 => Severity::Warning,
         }
     }
 
@@ -142,6 +151,9 @@ impl Code {
             Code::G001 => "`status.observedGeneration` is behind `metadata.generation`.",
             Code::G002 => "A condition's `observedGeneration` is behind `metadata.generation`.",
             Code::S001 => "A Pod that no node can take.",
+            Code::P001 => {
+                "A Pod's container cannot start: a bad image, a crash loop, missing configuration."
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod controllers;
 pub mod finalizers;
 pub mod generation;
 pub mod hotloop;
+pub mod pods;
 pub mod scheduling;
 pub mod scheduling_causes;
 pub mod scheduling_message;
@@ -303,6 +304,8 @@ impl Relevance {
         ) || s.deletion.is_some()
             || generation_lag
             || (o.object.kind == "Pod" && (s.node_name.is_empty() || !s.claims.is_empty()))
+            // A container that will not start (bad image, crash loop).
+            || (o.object.kind == "Pod" && pods::stuck_container(s).is_some())
             // A Pending Pod's claim → volume → the Nodes that can reach it.
             || (o.object.kind == "PersistentVolumeClaim" && !s.volume_name.is_empty())
             || (o.object.kind == "PersistentVolume" && !s.node_affinity.is_empty())
@@ -330,6 +333,7 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
                 report.findings.extend(findings);
                 report.summary = summary;
             }
+            Check::Pods => report.findings.extend(pods::check(snapshot, options)),
         }
     }
     report.notes.extend(snapshot.stale_groups.iter().map(|g| {
@@ -361,7 +365,8 @@ mod tests {
             examined: strings(&["configmaps"]),
             ..nothing.clone()
         };
-        assert_eq!(blind(&some, &[]), vec![Check::Scheduling]);
+        // Scheduling and pods read Pods (and Events): neither could look.
+        assert_eq!(blind(&some, &[]), vec![Check::Scheduling, Check::Pods]);
         assert!(blind(&some, &[Check::Finalizers, Check::Hotloop]).is_empty());
         let events = Snapshot {
             examined: strings(&["events"]),
@@ -385,6 +390,14 @@ mod tests {
         assert!(r.keep(&inside), "what remains in a terminating namespace");
         let pending = object("Pod", "shop", "pending");
         assert!(r.keep(&pending), "an unscheduled Pod");
+        let mut pulling = healthy.clone();
+        pulling.state.containers = vec![crate::model::ContainerState {
+            name: "web".into(),
+            state: "waiting".into(),
+            reason: "ImagePullBackOff".into(),
+            ..crate::model::ContainerState::default()
+        }];
+        assert!(r.keep(&pulling), "a Pod whose container cannot start");
         let mut lagging = object("Widget", "shop", "w");
         lagging.state.generation = 2;
         lagging.state.observed_generation = Some(1);

@@ -17,15 +17,7 @@ pub struct Transition {
 }
 
 /// Waiting reasons that mean trouble.
-const BAD_WAITING: &[&str] = &[
-    "CrashLoopBackOff",
-    "ImagePullBackOff",
-    "ErrImagePull",
-    "CreateContainerConfigError",
-    "CreateContainerError",
-    "InvalidImageName",
-    "RunContainerError",
-];
+use crate::model::BAD_WAITING;
 
 /// Whether a condition in this status is bad news.
 fn condition_is_bad(type_: &str, status: &str) -> bool {

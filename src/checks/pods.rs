@@ -1,0 +1,197 @@
+//! `pods`: Pods whose containers cannot start by themselves.
+//!
+//! Code: P001 a container waiting in a reason that does not pass without a
+//! fix (ImagePullBackOff, ErrImagePull, CrashLoopBackOff, CreateContainer…
+//! errors) for longer than `--stuck-after`. The summary names the container,
+//! the reason, the image it runs and, for a crash loop, the restarts and the
+//! last exit, so that a bad image or a crashing release is on the first
+//! screen; table output folds the Pods of one controller into one line.
+
+use serde_json::json;
+
+use super::{Code, Finding, Options, Snapshot};
+use crate::model::{BAD_WAITING, ContainerState, ObjectState};
+use crate::units::human_duration;
+
+/// The first container of a Pod that is stuck waiting, if one is.
+pub fn stuck_container(s: &ObjectState) -> Option<&ContainerState> {
+    s.containers
+        .iter()
+        .find(|c| c.state == "waiting" && BAD_WAITING.contains(&c.reason.as_str()))
+}
+
+/// What the Pod runs: its images, init containers first, as the spec lists them.
+fn images(s: &ObjectState) -> String {
+    let mut images = s.images.clone();
+    images.dedup();
+    images.join(", ")
+}
+
+pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for pod in s.objects.iter().filter(|p| p.object.kind == "Pod") {
+        let state = &pod.state;
+        if state.deletion.is_some() || matches!(state.phase.as_str(), "Succeeded" | "Failed") {
+            continue;
+        }
+        let Some(stuck) = stuck_container(state) else {
+            continue;
+        };
+        // NB: the container states carry no time; the Ready condition's last
+        // transition is when the Pod stopped (or never began) being ready.
+        let since = state
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Ready" && c.status != "True")
+            .and_then(|c| c.last_transition)
+            .or(pod.created);
+        if since.is_some_and(|t| s.at - t < o.stuck_after_ms) {
+            continue;
+        }
+        let how_long = since
+            .map(|t| format!(" for {}", human_duration(s.at - t)))
+            .unwrap_or_default();
+        let crash = if stuck.restarts > 0 {
+            let last = match (stuck.last_reason.as_str(), stuck.last_exit_code) {
+                ("", None) => String::new(),
+                (reason, Some(code)) if !reason.is_empty() => {
+                    format!(", last exit {code} ({reason})")
+                }
+                (_, Some(code)) => format!(", last exit {code}"),
+                (reason, None) => format!(", last {reason}"),
+            };
+            format!(" after {} restart(s){last}", stuck.restarts)
+        } else {
+            String::new()
+        };
+        let kind = if stuck.init {
+            "init container"
+        } else {
+            "container"
+        };
+        let image = images(state);
+        let image = if image.is_empty() {
+            String::new()
+        } else {
+            format!("; image {image}")
+        };
+        let mut finding = Finding::new(
+            Code::P001,
+            &pod.object,
+            format!(
+                "{kind} {} waiting ({}){how_long}{crash}{image}",
+                stuck.name, stuck.reason
+            ),
+            since,
+            json!({
+                "container": stuck.name, "init": stuck.init, "reason": stuck.reason,
+                "restarts": stuck.restarts, "last_reason": stuck.last_reason,
+                "last_exit_code": stuck.last_exit_code, "images": state.images,
+                "node": state.node_name,
+            }),
+        );
+        finding.owner = state
+            .owners
+            .iter()
+            .find(|r| r.controller)
+            .map(|r| format!("{}/{}", r.kind, r.name));
+        found.push(finding);
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::object;
+    use super::*;
+    use crate::model::{Condition, OwnerRef};
+
+    const MIN: i64 = 60_000;
+
+    fn pod(name: &str, reason: &str, restarts: i64) -> crate::model::RecordedObject {
+        let mut p = object("Pod", "shop", name);
+        p.created = Some(0);
+        p.state.node_name = "kwok-small".into();
+        p.state.phase = "Running".into();
+        p.state.images = vec!["web:broken".into()];
+        p.state.containers = vec![ContainerState {
+            name: "web".into(),
+            state: "waiting".into(),
+            reason: reason.into(),
+            restarts,
+            last_reason: if restarts > 0 {
+                "Error".into()
+            } else {
+                String::new()
+            },
+            last_exit_code: (restarts > 0).then_some(1),
+            ..ContainerState::default()
+        }];
+        p.state.conditions = vec![Condition {
+            type_: "Ready".into(),
+            status: "False".into(),
+            last_transition: Some(2 * MIN),
+            ..Condition::default()
+        }];
+        p.state.owners = vec![OwnerRef {
+            kind: "ReplicaSet".into(),
+            name: "web-5d8f6c".into(),
+            controller: true,
+            ..OwnerRef::default()
+        }];
+        p
+    }
+
+    fn snapshot(objects: Vec<crate::model::RecordedObject>) -> Snapshot {
+        Snapshot {
+            at: 30 * MIN,
+            objects,
+            has_objects: true,
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn a_bad_image_names_the_container_the_reason_and_the_image() {
+        let f = check(
+            &snapshot(vec![pod("web-1", "ImagePullBackOff", 0)]),
+            &Options::default(),
+        );
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].code, Code::P001);
+        assert_eq!(
+            f[0].summary,
+            "container web waiting (ImagePullBackOff) for 28m; image web:broken"
+        );
+        assert_eq!(f[0].owner.as_deref(), Some("ReplicaSet/web-5d8f6c"));
+    }
+
+    #[test]
+    fn a_crash_loop_says_how_often_and_how_it_last_ended() {
+        let f = check(
+            &snapshot(vec![pod("web-1", "CrashLoopBackOff", 7)]),
+            &Options::default(),
+        );
+        assert_eq!(
+            f[0].summary,
+            "container web waiting (CrashLoopBackOff) for 28m after 7 restart(s), last exit 1 (Error); image web:broken"
+        );
+    }
+
+    #[test]
+    fn young_pods_healthy_pods_and_deleted_pods_are_silent() {
+        let mut young = pod("young", "ImagePullBackOff", 0);
+        young.state.conditions[0].last_transition = Some(28 * MIN);
+        let mut healthy = pod("healthy", "", 0);
+        healthy.state.containers[0].state = "running".into();
+        let mut going = pod("going", "CrashLoopBackOff", 3);
+        going.state.deletion = Some(MIN);
+        let mut creating = pod("creating", "ContainerCreating", 0);
+        creating.state.containers[0].state = "waiting".into();
+        let f = check(
+            &snapshot(vec![young, healthy, going, creating]),
+            &Options::default(),
+        );
+        assert!(f.is_empty(), "{f:?}");
+    }
+}
