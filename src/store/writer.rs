@@ -50,7 +50,6 @@ const SQL_OBJECT_DELETED: &str = include_str!("../../queries/store/object_delete
 const SQL_OBJECTS_LIVE: &str = include_str!("../../queries/store/objects_live_of_kind.sql");
 const SQL_TYPE_CHANGE_INSERT: &str = include_str!("../../queries/store/type_change_insert.sql");
 const SQL_POSITION_DELETE: &str = include_str!("../../queries/store/position_delete.sql");
-const SQL_SPEC_DOC_DIGEST: &str = include_str!("../../queries/store/spec_doc_digest.sql");
 const SQL_SPEC_DOC_FIND: &str = include_str!("../../queries/store/spec_doc_find.sql");
 const SQL_SPEC_DOC_SAVE: &str = include_str!("../../queries/store/spec_doc_save.sql");
 const SQL_SPEC_DOC_DELETE: &str = include_str!("../../queries/store/spec_doc_delete.sql");
@@ -90,7 +89,6 @@ struct Hot<'c> {
     counts_add: Lazy<'c>,
     relation_insert: Lazy<'c>,
     type_change_insert: Lazy<'c>,
-    spec_doc_digest: Lazy<'c>,
     spec_doc_find: Lazy<'c>,
     spec_doc_save: Lazy<'c>,
     spec_doc_delete: Lazy<'c>,
@@ -122,7 +120,6 @@ impl Hot<'_> {
             counts_add: Lazy::new(SQL_COUNTS_ADD),
             relation_insert: Lazy::new(SQL_RELATION_INSERT),
             type_change_insert: Lazy::new(SQL_TYPE_CHANGE_INSERT),
-            spec_doc_digest: Lazy::new(SQL_SPEC_DOC_DIGEST),
             spec_doc_find: Lazy::new(SQL_SPEC_DOC_FIND),
             spec_doc_save: Lazy::new(SQL_SPEC_DOC_SAVE),
             spec_doc_delete: Lazy::new(SQL_SPEC_DOC_DELETE),

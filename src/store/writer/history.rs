@@ -30,6 +30,11 @@ pub(super) struct Tracked {
     doc_h: Option<i64>,
 }
 
+/// An object's last stored version as `version_last.sql` reads it: the state
+/// text's hash, generation, observedGeneration, the text, and the digest of
+/// the document its next spec diff compares against.
+type LastVersion = (i64, i64, Option<i64>, String, Option<i64>);
+
 /// Per-minute update counters not yet written: (object, minute, manager) -> (updates, versions, generation moves).
 pub(super) type Counters = HashMap<(i64, i64, i64), (i64, i64, i64)>;
 
@@ -52,20 +57,20 @@ impl Writer {
         if let Some(t) = self.tracked.get(&o.object.uid) {
             return Ok(Some(t.clone()));
         }
-        let last: Option<(i64, i64, Option<i64>, String)> =
-            self.hot("last version lookup", |conn, hot| {
-                hot.version_last
-                    .on(conn)?
-                    .first(named_params! {":object": id}, |row| {
-                        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-                    })
-            })?;
-        let doc_h: Option<i64> = self.hot("spec document lookup", |conn, hot| {
-            hot.spec_doc_digest
+        let last: Option<LastVersion> = self.hot("last version lookup", |conn, hot| {
+            hot.version_last
                 .on(conn)?
-                .first(named_params! {":object": id}, |r| r.get(0))
+                .first(named_params! {":object": id}, |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                    ))
+                })
         })?;
-        Ok(last.map(|(text_h, generation, observed, text)| {
+        Ok(last.map(|(text_h, generation, observed, text, doc_h)| {
             let generation = if generation != 0 {
                 generation
             } else {
@@ -490,5 +495,27 @@ mod tests {
             diff,
             ["spec (not kept: over 64 KiB) → (100030 bytes, too large to diff)"]
         );
+    }
+
+    /// After a restart the writer knows nothing of an object until its first
+    /// observation: the baseline's digest comes back with its last version,
+    /// so the first change after the restart is still diffed.
+    #[test]
+    fn a_restarted_writer_diffs_against_the_stored_baseline() {
+        let (dir, mut w) = crate::store::testing::recording();
+        let small = |v: &str| format!(r#"{{"spec":{{"v":"{v}"}}}}"#);
+        let mut b = w.begin().unwrap();
+        b.apply_change(&crd(small("1"), 1_000)).unwrap();
+        b.commit().unwrap();
+        drop(w);
+        let path = dir.path().join("diag.db");
+        let conn = crate::store::open(&path, crate::store::Mode::Write).unwrap();
+        let mut w = crate::store::writer::Writer::new(conn, &path, 1);
+        let mut b = w.begin().unwrap();
+        b.apply_change(&crd(small("2"), 2_000)).unwrap();
+        b.commit().unwrap();
+        let versions = w.recording().versions(1).unwrap();
+        let diff: Vec<String> = versions[1].diff.iter().map(|c| c.text()).collect();
+        assert_eq!(diff, ["spec.v 1 → 2"]);
     }
 }
