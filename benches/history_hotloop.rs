@@ -13,7 +13,7 @@ use kubectl_diag::model::{
     Change, ManagerEntry, ObjectChange, ObjectObservation, ObjectRef, ObjectState, Seen,
 };
 use kubectl_diag::store::writer::Writer;
-use kubectl_diag::store::{Mode, open, session};
+use kubectl_diag::store::{Mode, Recording};
 
 mod support;
 use support::flag;
@@ -91,9 +91,9 @@ fn observation(i: u64, at: i64, spec_fight: bool) -> Change {
 fn run(shape: &str, minutes: u64, per_minute: u64) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hot.db");
-    let conn = open(&path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-    let mut w = Writer::new(conn, &path, cluster);
+    let conn = Recording::open(&path, Mode::Write).unwrap();
+    let cluster = conn.register_cluster("uid", "ctx", "", 0).unwrap();
+    let mut w = Writer::new(conn, cluster);
     let t0 = 1_795_900_000_000i64;
     let mut b = w.begin().unwrap();
     b.apply_change(&observation(0, t0, shape == "spec"))

@@ -61,10 +61,9 @@ impl Interner<'_> {
 }
 
 fn fresh(path: &std::path::Path) -> (Connection, i64) {
-    let conn = kubectl_diag::store::open(path, kubectl_diag::store::Mode::Write).unwrap();
-    let cluster =
-        kubectl_diag::store::session::register_cluster(&conn, path, "bench-uid", "bench", "", T0)
-            .unwrap();
+    let rec = kubectl_diag::store::Recording::open(path, kubectl_diag::store::Mode::Write).unwrap();
+    let cluster = rec.register_cluster("bench-uid", "bench", "", T0).unwrap();
+    let conn = rec.into_connection();
     conn.execute_batch("PRAGMA synchronous = OFF").unwrap();
     (conn, cluster)
 }

@@ -32,7 +32,7 @@ use kube::api::WatchEvent;
 use kubectl_diag::k8s::event::WireEvent;
 use kubectl_diag::model::{EventChange, EventObservation};
 use kubectl_diag::store::writer::Writer;
-use kubectl_diag::store::{self, Mode, session};
+use kubectl_diag::store::{self, Mode};
 
 mod support;
 use support::{flag, memory_mib, percentile};
@@ -193,10 +193,12 @@ fn decode_line(json: &[u8]) -> EventObservation {
     }
 }
 
-/// A recording at `path` with the benchmark's cluster: its connection and cluster id.
-fn recording(path: &std::path::Path) -> (rusqlite::Connection, i64) {
-    let conn = store::open(path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(&conn, path, "bench-cluster", "bench", "", 0).unwrap();
+/// A recording at `path` with the benchmark's cluster, and the cluster's id.
+fn recording(path: &std::path::Path) -> (store::Recording, i64) {
+    let conn = store::Recording::open(path, Mode::Write).unwrap();
+    let cluster = conn
+        .register_cluster("bench-cluster", "bench", "", 0)
+        .unwrap();
     (conn, cluster)
 }
 
@@ -328,7 +330,8 @@ fn bare_insert(from: &std::path::Path, dir: &std::path::Path) -> f64 {
         .collect();
     let path = dir.join("bare.db");
     // NB: the recorder's own schema and pragmas, and the cluster row the copied rows refer to.
-    let (conn, _) = recording(&path);
+    let (rec, _) = recording(&path);
+    let conn = rec.connection();
     let mut secs = 0.0;
     for (table, cols, rows) in &tables {
         let marks = vec!["?"; *cols].join(", ");
@@ -363,7 +366,7 @@ fn once(args: &[String]) -> (f64, f64, Option<f64>) {
         .unwrap_or_else(|| dir.path().join("bench.db"));
 
     let (conn, cluster) = recording(&path);
-    let mut writer = Writer::new(conn, &path, cluster);
+    let mut writer = Writer::new(conn, cluster);
     let mut feed = Feed::default();
     for _ in 0..flag(args, "--skip", 0) {
         feed.advance();
@@ -437,7 +440,7 @@ fn pipelined_once(args: &[String]) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.db");
     let (conn, cluster) = recording(&path);
-    let start = session::start_session(&conn, &path, cluster, "bench", "watch", 0).unwrap();
+    let start = conn.start_session(cluster, "bench", "watch", 0).unwrap();
     let mut feed = Feed::default();
     let t = Instant::now();
     let lines: Vec<Vec<u8>> = (0..events).map(|_| feed.next()).collect();

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use kubectl_diag::model::{EventChange, EventObservation, ObjectRef};
 use kubectl_diag::record::sink::Msg;
-use kubectl_diag::store::{self, Mode, session};
+use kubectl_diag::store::{self, Mode};
 
 mod support;
 use support::{bytes_written, disk_bytes, flag, memory_mib, percentile};
@@ -65,9 +65,9 @@ async fn main() {
     let seconds = flag(&args, "--seconds", 30);
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let path = dir.path().join("sink.db");
-    let conn = store::open(&path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(&conn, &path, "bench", "bench", "", 0).unwrap();
-    let start = session::start_session(&conn, &path, cluster, "bench", "watch", 0).unwrap();
+    let conn = store::Recording::open(&path, Mode::Write).unwrap();
+    let cluster = conn.register_cluster("bench", "bench", "", 0).unwrap();
+    let start = conn.start_session(cluster, "bench", "watch", 0).unwrap();
     let (tx, thread, stats) = support::spawn_writer(conn, &path, cluster, start.id);
     let written_before = bytes_written("self");
     let mut peak_disk = 0u64;

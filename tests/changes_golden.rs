@@ -17,7 +17,7 @@ use kubectl_diag::model::{
     TypeChange,
 };
 use kubectl_diag::store::writer::Writer;
-use kubectl_diag::store::{Mode, open, session};
+use kubectl_diag::store::{Mode, Recording};
 
 /// 2026-11-29T03:00:00Z
 const T: i64 = 1_795_921_200_000;
@@ -122,10 +122,10 @@ const CREATOR_AFTER_BOB: &str = r#"{"f:spec":{"f:template":{"f:spec":{"f:contain
 /// An hour of cluster `prod-eu`, written as the recorder writes it.
 fn recording(dir: &Path) -> PathBuf {
     let path = dir.join("diag.db");
-    let conn = open(&path, Mode::Write).unwrap();
-    let cluster = session::register_cluster(&conn, &path, "uid", "prod-eu", "", T).unwrap();
+    let conn = Recording::open(&path, Mode::Write).unwrap();
+    let cluster = conn.register_cluster("uid", "prod-eu", "", T).unwrap();
     let mut r = Rec {
-        w: Writer::new(conn, &path, cluster),
+        w: Writer::new(conn, cluster),
         batch: Vec::new(),
     };
     let web = obj("apps/v1", "Deployment", "shop", "web");

@@ -35,10 +35,10 @@ fn completion_scripts_name_the_subcommands_and_survive_a_closed_pipe() {
 
 /// A recording with the given clusters (uid, context label) and nothing else.
 fn recording_of(path: &std::path::Path, clusters: &[(&str, &str)]) {
-    use kubectl_diag::store::{self, Mode, session};
-    let conn = store::open(path, Mode::Write).unwrap();
+    use kubectl_diag::store::{self, Mode};
+    let conn = store::Recording::open(path, Mode::Write).unwrap();
     for (uid, label) in clusters {
-        session::register_cluster(&conn, path, uid, label, "", 0).unwrap();
+        conn.register_cluster(uid, label, "", 0).unwrap();
     }
 }
 

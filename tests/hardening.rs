@@ -205,11 +205,13 @@ fn a_count_of_2_63_is_clamped_and_queries_still_run() {
 
 /// A recording in which a recorder ran for cluster `uid`, context `label`.
 fn recorded(db: &Path, uid: &str, label: &str, now: i64) {
-    use kubectl_diag::store::{self, Mode, session};
-    let conn = store::open(db, Mode::Write).unwrap();
-    let id = session::register_cluster(&conn, db, uid, label, "https://api", now).unwrap();
-    let start = session::start_session(&conn, db, id, uid, "once", now).unwrap();
-    session::stop_session(&conn, db, start.id, now).unwrap();
+    use kubectl_diag::store::{self, Mode};
+    let conn = store::Recording::open(db, Mode::Write).unwrap();
+    let id = conn
+        .register_cluster(uid, label, "https://api", now)
+        .unwrap();
+    let start = conn.start_session(id, uid, "once", now).unwrap();
+    conn.stop_session(start.id, now).unwrap();
 }
 
 /// Regression: `import --cluster <a recorded cluster's uid>` merged into it

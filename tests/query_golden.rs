@@ -6,13 +6,14 @@ use std::process::Command;
 
 use kubectl_diag::model::{EventChange, EventObservation, ObjectRef};
 use kubectl_diag::store::writer::Writer;
-use kubectl_diag::store::{self, Mode, session};
+use kubectl_diag::store::{self, Mode};
 
 fn recording(path: &Path) {
-    let conn = store::open(path, Mode::Write).unwrap();
-    let cluster =
-        session::register_cluster(&conn, path, "uid-1", "prod", "https://prod", 0).unwrap();
-    let mut w = Writer::new(conn, path, cluster);
+    let conn = store::Recording::open(path, Mode::Write).unwrap();
+    let cluster = conn
+        .register_cluster("uid-1", "prod", "https://prod", 0)
+        .unwrap();
+    let mut w = Writer::new(conn, cluster);
     let t = 1_795_000_000_000; // 2026-11-18T11:06:40Z
     let obs = |uid: &str, pod: &str, reason: &str, type_: &str, count: i64, msg: &str| {
         EventChange::Upsert(Box::new(EventObservation {
@@ -214,9 +215,9 @@ fn restarts_and_slowest_deletions_from_object_history() {
     };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
-    let conn = store::open(&db, Mode::Write).unwrap();
-    let cluster = session::register_cluster(&conn, &db, "uid-1", "prod", "", 0).unwrap();
-    let mut w = Writer::new(conn, &db, cluster);
+    let conn = store::Recording::open(&db, Mode::Write).unwrap();
+    let cluster = conn.register_cluster("uid-1", "prod", "", 0).unwrap();
+    let mut w = Writer::new(conn, cluster);
     let now = chrono::Utc::now().timestamp_millis();
     let pod = |name: &str, state: ObjectState, seen: Seen, at: i64| {
         Change::Object(ObjectChange {

@@ -84,7 +84,7 @@ pub fn free_local_addr() -> String {
 /// channel of the recorder's own capacity: the sender, the thread, and the
 /// counters it keeps.
 pub fn spawn_writer(
-    conn: rusqlite::Connection,
+    conn: kubectl_diag::store::Recording,
     path: &std::path::Path,
     cluster: i64,
     session_id: i64,
@@ -102,7 +102,7 @@ pub fn spawn_writer(
     let thread = {
         let (path, stats) = (path.to_path_buf(), stats.clone());
         std::thread::spawn(move || {
-            let writer = Writer::new(conn, &path, cluster);
+            let writer = Writer::new(conn, cluster);
             sink::run(writer, path, session_id, rx, stats, Retention::default())
         })
     };

@@ -35,7 +35,7 @@ use crate::k8s::text::{self, TextEvent, When};
 use crate::model::{EventChange, EventObservation, ObjectRef};
 use crate::store::imported::{self, Candidate, TEXT_UID_PREFIX};
 use crate::store::writer::{Batch, Writer};
-use crate::store::{self, Mode, session};
+use crate::store::{self, Mode};
 
 /// The formats `import` reads, for the error that says a file is none of them.
 pub const ACCEPTED: &str = "import reads `kubectl get events` tables (any layout since 1.4, \
@@ -670,9 +670,9 @@ pub fn run(
 ) -> anyhow::Result<u8> {
     let given = args.taken_at;
     let path = crate::paths::db_path(global.db.as_ref());
-    let conn = store::open(&path, Mode::Write)?;
+    let conn = store::Recording::open(&path, Mode::Write)?;
     let now = chrono::Utc::now().timestamp_millis();
-    if let Some(c) = session::recorded_cluster_named(&conn, &path, &args.cluster)? {
+    if let Some(c) = conn.recorded_cluster_named(&args.cluster)? {
         writeln!(
             err,
             "error: --cluster {:?} names the recorded cluster {} (uid {}) in {}; imported Events \
@@ -684,8 +684,8 @@ pub fn run(
         )?;
         return Ok(crate::exit::ERROR);
     }
-    let cluster = session::register_cluster(&conn, &path, &args.cluster, &args.cluster, "", now)?;
-    let mut writer = Writer::new(conn, &path, cluster);
+    let cluster = conn.register_cluster(&args.cluster, &args.cluster, "", now)?;
+    let mut writer = Writer::new(conn, cluster);
     let mut failed = 0;
     for file in &args.files {
         let mut reader = match open_input(file) {

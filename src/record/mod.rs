@@ -28,7 +28,6 @@ use crate::k8s::connect;
 use crate::k8s::event::WireEvent;
 use crate::k8s::object::WireObject;
 use crate::model::ResourceType;
-use crate::store::session;
 use crate::store::writer::Writer;
 use crate::store::{self, Mode};
 
@@ -433,10 +432,9 @@ async fn record(
         (Some(discovered), types)
     };
     let path = crate::paths::db_path(global.db.as_ref());
-    let db = store::open(&path, Mode::Write)?;
+    let db = store::Recording::open(&path, Mode::Write)?;
     let now = now_ms();
-    let cluster =
-        session::register_cluster(&db, &path, &cluster_uid, &conn.context, &conn.server, now)?;
+    let cluster = db.register_cluster(&cluster_uid, &conn.context, &conn.server, now)?;
 
     let stats = Arc::new(Stats::default());
     let (tx, rx) = mpsc::channel::<Msg>(CHANNEL_CAPACITY);
@@ -473,7 +471,7 @@ async fn record(
 
     let mut object_watches: Vec<ObjectWatch> = Vec::new();
     if let Some(discovered) = &discovered {
-        session::save_resource_types(&db, &path, cluster, &discovered.types)?;
+        db.save_resource_types(cluster, &discovered.types)?;
     }
     // NB: one LIST of one object per watch tells whether RBAC allows it; with
     // every type of a cluster that is about a hundred requests, so they go
@@ -521,10 +519,10 @@ async fn record(
         .collect();
 
     let mode = if args.once { "once" } else { "watch" };
-    let start = session::start_session(&db, &path, cluster, &cluster_uid, mode, now)?;
+    let start = db.start_session(cluster, &cluster_uid, mode, now)?;
     let start_of = |resource: &str| -> Result<WatchStart, crate::store::StoreError> {
         Ok(WatchStart {
-            resume_from: session::load_position(&db, &path, cluster, resource)?,
+            resume_from: db.load_position(cluster, resource)?,
             blind_since: start.previous_end,
         })
     };
@@ -543,7 +541,7 @@ async fn record(
         std::thread::Builder::new()
             .name("diag-writer".into())
             .spawn(move || {
-                let writer = Writer::new(db, &path, cluster);
+                let writer = Writer::new(db, cluster);
                 sink::run(writer, path, start.id, rx, stats, retention)
             })
             .context("starting the writer thread")?

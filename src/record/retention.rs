@@ -150,8 +150,8 @@ pub fn apply(
 mod tests {
     use super::*;
     use crate::model::{EventChange, EventObservation, ObjectRef};
+    use crate::store::Mode;
     use crate::store::writer::Writer;
-    use crate::store::{Mode, open, session};
 
     #[test]
     fn the_wal_stays_within_a_quarter_of_a_small_size_limit() {
@@ -307,10 +307,14 @@ mod tests {
     fn import_then_record_keeps_the_imported_cluster() {
         let (_d, path, w) = filled(10);
         let imported = {
-            let conn = w.connection();
-            session::register_cluster(conn, &path, "ticket", "ticket", "", 0).unwrap()
+            w.recording()
+                .register_cluster("ticket", "ticket", "", 0)
+                .unwrap()
         };
-        let mut import = Writer::new(open(&path, Mode::Write).unwrap(), &path, imported);
+        let mut import = Writer::new(
+            crate::store::Recording::open(&path, Mode::Write).unwrap(),
+            imported,
+        );
         let mut batch = import.begin().unwrap();
         for i in 0..18 {
             let o = EventObservation {

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use crate::model::Change;
 use crate::store::StoreError;
-use crate::store::session::{self, Gap};
+use crate::store::session::Gap;
 use crate::store::writer::{self, Applied, Writer};
 
 use super::flush::{self, MAX_BATCH, Next, WalBudget};
@@ -89,7 +89,6 @@ impl Batch {
         &mut self,
         msg: Msg,
         writer: &mut writer::Batch<'_>,
-        path: &Path,
         session_id: i64,
         stats: &Stats,
     ) -> Result<(), StoreError> {
@@ -115,13 +114,13 @@ impl Batch {
                 self.positions.insert(resource, rv);
             }
             Msg::Gap(gap) => {
-                session::record_gap(writer.connection(), path, writer.cluster(), &gap)?;
+                writer.recording().record_gap(writer.cluster(), &gap)?;
                 stats.gaps.fetch_add(1, Ordering::Relaxed);
             }
-            Msg::ResourceTypes(types) => {
-                session::save_resource_types(writer.connection(), path, writer.cluster(), &types)?
-            }
-            Msg::Tick => session::heartbeat(writer.connection(), path, session_id, now_ms())?,
+            Msg::ResourceTypes(types) => writer
+                .recording()
+                .save_resource_types(writer.cluster(), &types)?,
+            Msg::Tick => writer.recording().heartbeat(session_id, now_ms())?,
             Msg::Maintain => self.maintain = true,
         }
         Ok(())
@@ -140,7 +139,7 @@ pub fn run(
     let budget = wal_budget(writer.connection(), &path, &retention)?;
     let mut checkpoint_pages = budget.steady_pages;
     set_checkpoint_pages(writer.connection(), &path, checkpoint_pages)?;
-    count_recording(&writer, &path, &stats)?;
+    count_recording(&writer, &stats)?;
     // NB: messages are taken many at a time. Taken one by one from a full
     // channel (catching up), each gave a permit back and woke the waiting
     // watch task: a futex call per change. perf put the writer thread in
@@ -155,7 +154,7 @@ pub fn run(
         let mut batch = Batch::default();
         loop {
             for msg in msgs.drain(..) {
-                batch.take(msg, &mut tx, &path, session_id, &stats)?;
+                batch.take(msg, &mut tx, session_id, &stats)?;
             }
             let age = batch.oldest.unwrap_or(opened).elapsed();
             match flush::next(batch.taken, age, rx.is_empty(), rx.is_closed()) {
@@ -209,7 +208,7 @@ pub fn run(
             let cluster = writer.cluster();
             writer
                 .delete_with(|conn, path| retention::apply(conn, path, &retention, cluster, now))?;
-            count_recording(&writer, &path, &stats)?;
+            count_recording(&writer, &stats)?;
         }
         stats
             .db_bytes
@@ -223,7 +222,7 @@ pub fn run(
         // Last: whoever waits for a commit sees what followed it too.
         stats.commits.fetch_add(1, Ordering::Relaxed);
     }
-    session::stop_session(writer.connection(), &path, session_id, now_ms())?;
+    writer.recording().stop_session(session_id, now_ms())?;
     // A clean stop leaves a single file: fold the WAL back in.
     let _ = writer
         .connection()
@@ -275,8 +274,8 @@ fn truncate_wal_if_idle(conn: &Connection) -> bool {
 }
 
 /// Sets [`Stats::recording_occurrences`] from what the recording holds.
-fn count_recording(writer: &Writer, path: &Path, stats: &Stats) -> Result<(), StoreError> {
-    let stored = session::occurrences_stored(writer.connection(), path, writer.cluster())?;
+fn count_recording(writer: &Writer, stats: &Stats) -> Result<(), StoreError> {
+    let stored = writer.recording().occurrences_stored(writer.cluster())?;
     stats.recording_occurrences.store(stored, Ordering::Relaxed);
     Ok(())
 }
@@ -325,15 +324,15 @@ mod tests {
     fn spawn() -> Running {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sink.db");
-        let conn = store::open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "test", "", 0).unwrap();
-        let start = session::start_session(&conn, &path, cluster, "uid", "watch", 0).unwrap();
+        let conn = store::Recording::open(&path, Mode::Write).unwrap();
+        let cluster = conn.register_cluster("uid", "test", "", 0).unwrap();
+        let start = conn.start_session(cluster, "uid", "watch", 0).unwrap();
         let stats = Arc::new(Stats::default());
         let (tx, rx) = mpsc::channel(1_000);
         let thread = {
             let (path, stats) = (path.clone(), stats.clone());
             std::thread::spawn(move || {
-                let writer = Writer::new(conn, &path, cluster);
+                let writer = Writer::new(conn, cluster);
                 run(writer, path, start.id, rx, stats, Retention::default())
             })
         };
@@ -409,14 +408,14 @@ mod tests {
         }
         drop(tx);
         thread.join().unwrap().unwrap();
-        let conn = store::open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "test", "", 1).unwrap();
-        let start = session::start_session(&conn, &path, cluster, "uid", "watch", 1).unwrap();
+        let conn = store::Recording::open(&path, Mode::Write).unwrap();
+        let cluster = conn.register_cluster("uid", "test", "", 1).unwrap();
+        let start = conn.start_session(cluster, "uid", "watch", 1).unwrap();
         let stats = Arc::new(Stats::default());
         let (tx, rx) = mpsc::channel(10);
         tx.blocking_send(change(3)).unwrap();
         drop(tx);
-        let writer = Writer::new(conn, &path, cluster);
+        let writer = Writer::new(conn, cluster);
         run(
             writer,
             path,

@@ -651,16 +651,16 @@ pub fn expand_event_name(stored: rusqlite::types::Value, object_name: &str) -> S
 /// The throwaway recording of unit tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{Mode, open, session, writer::Writer};
+    use super::{Mode, Recording, writer::Writer};
 
     /// A new recording in a temporary folder (removed when the folder is
     /// dropped), with one cluster (uid `uid`, label `ctx`), and its writer.
     pub(crate) fn recording() -> (tempfile::TempDir, Writer) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("diag.db");
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, "uid", "ctx", "", 0).unwrap();
-        (dir, Writer::new(conn, &path, cluster))
+        let rec = Recording::open(&path, Mode::Write).unwrap();
+        let cluster = rec.register_cluster("uid", "ctx", "", 0).unwrap();
+        (dir, Writer::new(rec, cluster))
     }
 }
 
@@ -837,8 +837,8 @@ mod tests {
 
     /// A recording with one cluster, closed cleanly (no `-wal` left).
     fn closed_recording(path: &Path) {
-        let conn = open(path, Mode::Write).unwrap();
-        session::register_cluster(&conn, path, "uid-1", "ctx", "", 0).unwrap();
+        let rec = Recording::open(path, Mode::Write).unwrap();
+        rec.register_cluster("uid-1", "ctx", "", 0).unwrap();
     }
 
     fn clusters(conn: &Connection) -> i64 {
@@ -893,13 +893,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("diag.db");
         closed_recording(&path);
-        let writer = open(&path, Mode::Write).unwrap();
-        writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-        session::register_cluster(&writer, &path, "uid-2", "ctx2", "", 0).unwrap();
+        let writer = Recording::open(&path, Mode::Write).unwrap();
+        writer
+            .connection()
+            .pragma_update(None, "wal_autocheckpoint", 0)
+            .unwrap();
+        writer.register_cluster("uid-2", "ctx2", "", 0).unwrap();
         assert!(beside(&path, "-wal").exists());
         let reader = open(&path, Mode::ReadOnly).unwrap();
         assert_eq!(clusters(&reader), 2);
-        session::register_cluster(&writer, &path, "uid-3", "ctx3", "", 0).unwrap();
+        writer.register_cluster("uid-3", "ctx3", "", 0).unwrap();
         assert_eq!(clusters(&reader), 3);
         drop(reader);
         drop(writer);

@@ -1,11 +1,9 @@
 //! Clusters, recorder sessions, gaps and watch positions: the bookkeeping that
 //! lets a reader tell "nothing happened" from "nobody was watching".
 
-use std::path::Path;
+use rusqlite::{OptionalExtension, named_params};
 
-use rusqlite::{Connection, OptionalExtension, named_params};
-
-use super::{StoreError, q};
+use super::{Recording, StoreError};
 
 const SQL_CLUSTER_UPSERT: &str = include_str!("../../queries/store/cluster_upsert.sql");
 const SQL_SESSION_START: &str = include_str!("../../queries/store/session_start.sql");
@@ -42,70 +40,7 @@ pub struct Claimed {
     pub label: String,
 }
 
-/// The recorded cluster (not one made by `import`) whose uid or label is
-/// `name`, if there is one: an import under that name would mix its Events
-/// into the recorder's and overwrite its label.
-pub fn recorded_cluster_named(
-    conn: &Connection,
-    path: &Path,
-    name: &str,
-) -> Result<Option<Claimed>, StoreError> {
-    let rows: Vec<(String, String, bool)> = conn
-        .prepare_cached(SQL_CLUSTER_CLAIMS)
-        .and_then(|mut st| {
-            st.query_map(named_params! {":cluster": name}, |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })?
-            .collect()
-        })
-        .map_err(q("cluster lookup", path))?;
-    Ok(rows
-        .into_iter()
-        .find(|(_, _, recorded)| *recorded)
-        .map(|(uid, label, _)| Claimed { uid, label }))
-}
-
-/// Registers the cluster (by kube-system uid) and returns its id.
-pub fn register_cluster(
-    conn: &Connection,
-    path: &Path,
-    uid: &str,
-    label: &str,
-    server: &str,
-    now: i64,
-) -> Result<i64, StoreError> {
-    conn.prepare_cached(SQL_CLUSTER_UPSERT)
-        .and_then(|mut st| {
-            st.query_row(
-                named_params! {":uid": uid, ":label": label, ":server": server, ":now": now},
-                |r| r.get(0),
-            )
-        })
-        .map_err(q("cluster registration", path))
-}
-
 const SQL_RESOURCE_TYPE_UPSERT: &str = include_str!("../../queries/store/resource_type_upsert.sql");
-
-/// Remembers the resource types the cluster serves, for resolving names offline.
-pub fn save_resource_types(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    types: &[crate::model::ResourceType],
-) -> Result<(), StoreError> {
-    for t in types {
-        conn.prepare_cached(SQL_RESOURCE_TYPE_UPSERT)
-            .and_then(|mut st| {
-                st.execute(named_params! {
-                    ":cluster": cluster, ":api_version": t.api_version(), ":plural": t.plural,
-                    ":kind": t.kind, ":singular": t.singular,
-                    ":short_names": t.short_names.join(","), ":namespaced": t.namespaced,
-                })
-            })
-            .map_err(q("saving resource types", path))?;
-    }
-    Ok(())
-}
 
 /// This machine's name, as recorded with each session.
 pub fn hostname() -> String {
@@ -130,133 +65,188 @@ pub struct SessionStart {
     pub previous_end: Option<i64>,
 }
 
-/// Starts a session, refusing when another live recorder writes the same
-/// cluster into this file. A session left open by a recorder that died is
-/// closed at its last heartbeat.
-pub fn start_session(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    cluster_uid: &str,
-    mode: &str,
-    now: i64,
-) -> Result<SessionStart, StoreError> {
-    let host = hostname();
-    let pid = i64::from(std::process::id());
-    super::in_transaction(conn, q("session start", path), |conn| {
-        let open: Vec<(i64, String, i64, i64)> = conn
-            .prepare_cached(SQL_SESSION_OPEN)
+impl Recording {
+    /// The recorded cluster (not one made by `import`) whose uid or label is
+    /// `name`, if there is one: an import under that name would mix its Events
+    /// into the recorder's and overwrite its label.
+    pub fn recorded_cluster_named(&self, name: &str) -> Result<Option<Claimed>, StoreError> {
+        let rows: Vec<(String, String, bool)> = self
+            .conn
+            .prepare_cached(SQL_CLUSTER_CLAIMS)
             .and_then(|mut st| {
-                st.query_map(named_params! {":cluster": cluster, ":own": -1}, |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                st.query_map(named_params! {":cluster": name}, |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                 })?
                 .collect()
             })
-            .map_err(q("session lookup", path))?;
-        for (id, other_host, other_pid, heartbeat) in open {
-            let alive = if other_host == host {
-                other_pid != pid && local_recorder_alive(other_pid)
-            } else {
-                now - heartbeat < REMOTE_SESSION_TIMEOUT_MS
-            };
-            if alive {
-                return Err(StoreError::Busy {
-                    path: path.to_path_buf(),
-                    cluster: cluster_uid.to_string(),
-                    host: other_host,
-                    pid: other_pid,
-                    age_s: (now - heartbeat) / 1000,
-                });
-            }
-            conn.prepare_cached(SQL_SESSION_CLOSE_DEAD)
-                .and_then(|mut st| st.execute(named_params! {":id": id}))
-                .map_err(q("closing a dead session", path))?;
-        }
-        let previous_end: Option<i64> = conn
-            .prepare_cached(SQL_SESSION_PREVIOUS_END)
+            .map_err(self.q("cluster lookup"))?;
+        Ok(rows
+            .into_iter()
+            .find(|(_, _, recorded)| *recorded)
+            .map(|(uid, label, _)| Claimed { uid, label }))
+    }
+
+    /// Registers the cluster (by kube-system uid) and returns its id.
+    pub fn register_cluster(
+        &self,
+        uid: &str,
+        label: &str,
+        server: &str,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        self.conn
+            .prepare_cached(SQL_CLUSTER_UPSERT)
             .and_then(|mut st| {
-                st.query_row(named_params! {":cluster": cluster, ":own": -1}, |r| {
-                    r.get(0)
-                })
+                st.query_row(
+                    named_params! {":uid": uid, ":label": label, ":server": server, ":now": now},
+                    |r| r.get(0),
+                )
             })
-            .map_err(q("previous session", path))?;
-        conn.prepare_cached(SQL_SESSION_START)
+            .map_err(self.q("cluster registration"))
+    }
+
+    /// Remembers the resource types the cluster serves, for resolving names offline.
+    pub fn save_resource_types(
+        &self,
+        cluster: i64,
+        types: &[crate::model::ResourceType],
+    ) -> Result<(), StoreError> {
+        for t in types {
+            self.conn
+                .prepare_cached(SQL_RESOURCE_TYPE_UPSERT)
+                .and_then(|mut st| {
+                    st.execute(named_params! {
+                        ":cluster": cluster, ":api_version": t.api_version(), ":plural": t.plural,
+                        ":kind": t.kind, ":singular": t.singular,
+                        ":short_names": t.short_names.join(","), ":namespaced": t.namespaced,
+                    })
+                })
+                .map_err(self.q("saving resource types"))?;
+        }
+        Ok(())
+    }
+
+    /// Starts a session, refusing when another live recorder writes the same
+    /// cluster into this file. A session left open by a recorder that died is
+    /// closed at its last heartbeat.
+    pub fn start_session(
+        &self,
+        cluster: i64,
+        cluster_uid: &str,
+        mode: &str,
+        now: i64,
+    ) -> Result<SessionStart, StoreError> {
+        let host = hostname();
+        let pid = i64::from(std::process::id());
+        super::in_transaction(&self.conn, self.q("session start"), |conn| {
+            let open: Vec<(i64, String, i64, i64)> = conn
+                .prepare_cached(SQL_SESSION_OPEN)
+                .and_then(|mut st| {
+                    st.query_map(named_params! {":cluster": cluster, ":own": -1}, |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    })?
+                    .collect()
+                })
+                .map_err(self.q("session lookup"))?;
+            for (id, other_host, other_pid, heartbeat) in open {
+                let alive = if other_host == host {
+                    other_pid != pid && local_recorder_alive(other_pid)
+                } else {
+                    now - heartbeat < REMOTE_SESSION_TIMEOUT_MS
+                };
+                if alive {
+                    return Err(StoreError::Busy {
+                        path: self.path.clone(),
+                        cluster: cluster_uid.to_string(),
+                        host: other_host,
+                        pid: other_pid,
+                        age_s: (now - heartbeat) / 1000,
+                    });
+                }
+                conn.prepare_cached(SQL_SESSION_CLOSE_DEAD)
+                    .and_then(|mut st| st.execute(named_params! {":id": id}))
+                    .map_err(self.q("closing a dead session"))?;
+            }
+            let previous_end: Option<i64> = conn
+                .prepare_cached(SQL_SESSION_PREVIOUS_END)
+                .and_then(|mut st| {
+                    st.query_row(named_params! {":cluster": cluster, ":own": -1}, |r| {
+                        r.get(0)
+                    })
+                })
+                .map_err(self.q("previous session"))?;
+            conn.prepare_cached(SQL_SESSION_START)
+                .and_then(|mut st| {
+                    st.execute(named_params! {
+                        ":cluster": cluster, ":host": host, ":pid": pid,
+                        ":version": crate::build_info::VERSION, ":now": now, ":mode": mode,
+                    })
+                })
+                .map_err(self.q("session start"))?;
+            Ok(SessionStart {
+                id: conn.last_insert_rowid(),
+                previous_end,
+            })
+        })
+    }
+
+    pub fn heartbeat(&self, session: i64, now: i64) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(SQL_SESSION_HEARTBEAT)
+            .and_then(|mut st| st.execute(named_params! {":id": session, ":now": now}))
+            .map_err(self.q("heartbeat"))?;
+        Ok(())
+    }
+
+    pub fn stop_session(&self, session: i64, now: i64) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(SQL_SESSION_STOP)
+            .and_then(|mut st| st.execute(named_params! {":id": session, ":now": now}))
+            .map_err(self.q("session stop"))?;
+        Ok(())
+    }
+
+    pub fn record_gap(&self, cluster: i64, gap: &Gap) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(SQL_GAP_INSERT)
             .and_then(|mut st| {
                 st.execute(named_params! {
-                    ":cluster": cluster, ":host": host, ":pid": pid,
-                    ":version": crate::build_info::VERSION, ":now": now, ":mode": mode,
+                    ":cluster": cluster, ":resource": gap.resource, ":start": gap.start,
+                    ":finish": gap.finish, ":reason": gap.reason, ":detail": gap.detail,
                 })
             })
-            .map_err(q("session start", path))?;
-        Ok(SessionStart {
-            id: conn.last_insert_rowid(),
-            previous_end,
-        })
-    })
-}
+            .map_err(self.q("gap"))?;
+        Ok(())
+    }
 
-pub fn heartbeat(conn: &Connection, path: &Path, session: i64, now: i64) -> Result<(), StoreError> {
-    conn.prepare_cached(SQL_SESSION_HEARTBEAT)
-        .and_then(|mut st| st.execute(named_params! {":id": session, ":now": now}))
-        .map_err(q("heartbeat", path))?;
-    Ok(())
-}
-
-pub fn stop_session(
-    conn: &Connection,
-    path: &Path,
-    session: i64,
-    now: i64,
-) -> Result<(), StoreError> {
-    conn.prepare_cached(SQL_SESSION_STOP)
-        .and_then(|mut st| st.execute(named_params! {":id": session, ":now": now}))
-        .map_err(q("session stop", path))?;
-    Ok(())
-}
-
-pub fn record_gap(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    gap: &Gap,
-) -> Result<(), StoreError> {
-    conn.prepare_cached(SQL_GAP_INSERT)
-        .and_then(|mut st| {
-            st.execute(named_params! {
-                ":cluster": cluster, ":resource": gap.resource, ":start": gap.start,
-                ":finish": gap.finish, ":reason": gap.reason, ":detail": gap.detail,
+    /// How many Event occurrences of `cluster` the recording holds, every session's.
+    pub fn occurrences_stored(&self, cluster: i64) -> Result<u64, StoreError> {
+        self.conn
+            .prepare_cached(SQL_OCCURRENCES_OF_CLUSTER)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":cluster": cluster}, |r| r.get::<_, i64>(0))
             })
-        })
-        .map_err(q("gap", path))?;
-    Ok(())
-}
+            .map(i64::unsigned_abs)
+            .map_err(self.q("occurrence count"))
+    }
 
-/// How many Event occurrences of `cluster` the recording holds, every session's.
-pub fn occurrences_stored(conn: &Connection, path: &Path, cluster: i64) -> Result<u64, StoreError> {
-    conn.prepare_cached(SQL_OCCURRENCES_OF_CLUSTER)
-        .and_then(|mut st| {
-            st.query_row(named_params! {":cluster": cluster}, |r| r.get::<_, i64>(0))
-        })
-        .map(i64::unsigned_abs)
-        .map_err(q("occurrence count", path))
-}
-
-/// The resourceVersion the watch of `resource` last committed, if any.
-pub fn load_position(
-    conn: &Connection,
-    path: &Path,
-    cluster: i64,
-    resource: &str,
-) -> Result<Option<String>, StoreError> {
-    conn.prepare_cached(SQL_POSITION_LOAD)
-        .and_then(|mut st| {
-            st.query_row(
-                named_params! {":cluster": cluster, ":resource": resource},
-                |r| r.get(0),
-            )
-            .optional()
-        })
-        .map_err(q("watch position", path))
+    /// The resourceVersion the watch of `resource` last committed, if any.
+    pub fn load_position(
+        &self,
+        cluster: i64,
+        resource: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.conn
+            .prepare_cached(SQL_POSITION_LOAD)
+            .and_then(|mut st| {
+                st.query_row(
+                    named_params! {":cluster": cluster, ":resource": resource},
+                    |r| r.get(0),
+                )
+                .optional()
+            })
+            .map_err(self.q("watch position"))
+    }
 }
 
 #[cfg(test)]
@@ -266,7 +256,7 @@ mod tests {
     #[test]
     fn a_second_live_recorder_is_refused_and_a_dead_one_is_closed() {
         let (_dir, w) = crate::store::testing::recording();
-        let (conn, path, cluster) = (w.connection(), w.recording().path(), w.cluster());
+        let (rec, conn, cluster) = (w.recording(), w.connection(), w.cluster());
         // A session of a process that is not running here: it died.
         conn.execute(
             "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
@@ -274,7 +264,7 @@ mod tests {
             rusqlite::params![cluster, hostname()],
         )
         .unwrap();
-        let first = start_session(conn, path, cluster, "uid", "watch", 10_000).unwrap();
+        let first = rec.start_session(cluster, "uid", "watch", 10_000).unwrap();
         assert_eq!(first.previous_end, Some(5_000));
         // A session on another host with a fresh heartbeat: alive.
         conn.execute(
@@ -283,7 +273,9 @@ mod tests {
             rusqlite::params![cluster],
         )
         .unwrap();
-        let err = start_session(conn, path, cluster, "uid", "watch", 10_000).unwrap_err();
+        let err = rec
+            .start_session(cluster, "uid", "watch", 10_000)
+            .unwrap_err();
         assert!(matches!(err, StoreError::Busy { .. }), "{err}");
         assert!(err.to_string().contains("elsewhere"));
     }
@@ -291,8 +283,8 @@ mod tests {
     #[test]
     fn a_session_records_the_full_build_version() {
         let (_dir, w) = crate::store::testing::recording();
-        let (conn, path, cluster) = (w.connection(), w.recording().path(), w.cluster());
-        let start = start_session(conn, path, cluster, "uid", "once", 1_000).unwrap();
+        let (rec, conn, cluster) = (w.recording(), w.connection(), w.cluster());
+        let start = rec.start_session(cluster, "uid", "once", 1_000).unwrap();
         let version: String = conn
             .query_row(
                 "SELECT version FROM recorder_sessions WHERE id = ?1",

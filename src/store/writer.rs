@@ -206,20 +206,14 @@ fn since(count: i64, last: i64, o: &EventObservation) -> (i64, i64) {
 }
 
 impl Writer {
-    pub fn new(conn: Connection, path: &Path, cluster: i64) -> Writer {
+    pub fn new(recording: Recording, cluster: i64) -> Writer {
         // NB: rusqlite keeps 16 cached statements by default; object history,
         // spec documents, sessions and retention use more than that, and an
         // evicted statement is prepared again on its next use (7 % of the
         // recorder's CPU in a profile of the whole-cluster benchmark).
-        conn.set_prepared_statement_cache_capacity(64);
+        recording.conn.set_prepared_statement_cache_capacity(64);
         Writer {
-            db: Db::new(
-                Recording {
-                    conn,
-                    path: path.to_path_buf(),
-                },
-                |_| Hot::new(),
-            ),
+            db: Db::new(recording, |_| Hot::new()),
             cluster,
             strings: FastMap::default(),
             objects: FastMap::default(),
@@ -728,7 +722,7 @@ impl Drop for Batch<'_> {
 mod tests {
     use super::*;
     use crate::store::testing::recording as writer;
-    use crate::store::{Mode, open, session};
+    use crate::store::{Mode, Recording};
 
     fn event(uid: &str, count: i64, last: i64) -> EventChange {
         EventChange::Upsert(Box::new(EventObservation {
@@ -819,8 +813,7 @@ mod tests {
         b.apply(&event("u1", 2, 2_000)).unwrap();
         b.commit().unwrap();
         let mut restarted = Writer::new(
-            open(w.recording().path(), Mode::Write).unwrap(),
-            w.recording().path(),
+            Recording::open(w.recording().path(), Mode::Write).unwrap(),
             w.cluster,
         );
         let mut b = restarted.begin().unwrap();
@@ -862,8 +855,8 @@ mod tests {
         b.commit().unwrap();
         // A second writer (another process) reads the newest name afresh.
         let path = w.recording().path().to_path_buf();
-        let conn = open(&path, Mode::Write).unwrap();
-        let mut other = Writer::new(conn, &path, w.cluster);
+        let rec = Recording::open(&path, Mode::Write).unwrap();
+        let mut other = Writer::new(rec, w.cluster);
         let mut b = other.begin().unwrap();
         assert_eq!(b.apply(&named("u2", "web.400", 2)).unwrap().rows, 1);
         assert_eq!(
@@ -946,7 +939,7 @@ mod tests {
         b.commit().unwrap();
         // An import of the same cluster stores two more occurrences.
         let path = dir.path().join("diag.db");
-        let mut import = Writer::new(open(&path, Mode::Write).unwrap(), &path, w.cluster());
+        let mut import = Writer::new(Recording::open(&path, Mode::Write).unwrap(), w.cluster());
         let mut b = import.begin().unwrap();
         b.apply(&named("u1", "web.300", 3)).unwrap();
         b.commit().unwrap();
@@ -1063,10 +1056,11 @@ mod tests {
             )
             .unwrap();
         }
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster =
-            session::register_cluster(&conn, &path, "cluster-uid", "ctx", "https://x", 0).unwrap();
-        let mut w = Writer::new(conn, &path, cluster);
+        let rec = Recording::open(&path, Mode::Write).unwrap();
+        let cluster = rec
+            .register_cluster("cluster-uid", "ctx", "https://x", 0)
+            .unwrap();
+        let mut w = Writer::new(rec, cluster);
         let mut b = w.begin().unwrap();
         assert_eq!(b.apply(&event("u1", 2, 2_000)).unwrap(), Applied::default());
         assert_eq!(b.apply(&event("u1", 3, 3_000)).unwrap().occurrences, 1);

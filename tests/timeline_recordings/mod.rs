@@ -11,9 +11,9 @@ use kubectl_diag::model::{
     Change, Condition, ContainerState, EventChange, EventObservation, ManagerEntry, ObjectChange,
     ObjectObservation, ObjectRef, ObjectState, OwnerRef, Seen, Taint,
 };
-use kubectl_diag::store::session::{self, Gap};
+use kubectl_diag::store::session::Gap;
 use kubectl_diag::store::writer::Writer;
-use kubectl_diag::store::{Mode, open};
+use kubectl_diag::store::{Mode, Recording};
 
 /// 2026-11-29T03:00:00Z
 const T: i64 = 1_795_921_200_000;
@@ -71,10 +71,10 @@ impl Rec {
     /// A new recording `file` in `dir` of the cluster `uid` ("prod-eu"), its batch open.
     fn start(dir: &Path, file: &str, uid: &str) -> (PathBuf, Rec) {
         let path = dir.join(file);
-        let conn = open(&path, Mode::Write).unwrap();
-        let cluster = session::register_cluster(&conn, &path, uid, "prod-eu", "", T).unwrap();
+        let conn = Recording::open(&path, Mode::Write).unwrap();
+        let cluster = conn.register_cluster(uid, "prod-eu", "", T).unwrap();
         let r = Rec {
-            w: Writer::new(conn, &path, cluster),
+            w: Writer::new(conn, cluster),
             batch: Vec::new(),
         };
         (path, r)
@@ -455,7 +455,7 @@ pub fn recording(dir: &Path) -> PathBuf {
     r.commit();
 
     // 03:03–03:05 the recorder was not running.
-    session::record_gap(r.w.connection(), &path, r.w.cluster(), &Gap {
+    r.w.recording().record_gap(r.w.cluster(), &Gap {
         resource: "events".into(),
         start: T + 180 * S,
         finish: T + 300 * S,
@@ -463,7 +463,7 @@ pub fn recording(dir: &Path) -> PathBuf {
         detail: "the recorder was not running; resumed from resourceVersion 48213: changes since were replayed".into(),
     })
     .unwrap();
-    session::record_gap(r.w.connection(), &path, r.w.cluster(), &Gap {
+    r.w.recording().record_gap(r.w.cluster(), &Gap {
         resource: "pods/shop".into(),
         start: T + 180 * S,
         finish: T + 300 * S,

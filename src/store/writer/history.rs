@@ -509,8 +509,8 @@ mod tests {
         b.commit().unwrap();
         drop(w);
         let path = dir.path().join("diag.db");
-        let conn = crate::store::open(&path, crate::store::Mode::Write).unwrap();
-        let mut w = crate::store::writer::Writer::new(conn, &path, 1);
+        let conn = crate::store::Recording::open(&path, crate::store::Mode::Write).unwrap();
+        let mut w = crate::store::writer::Writer::new(conn, 1);
         let mut b = w.begin().unwrap();
         b.apply_change(&crd(small("2"), 2_000)).unwrap();
         b.commit().unwrap();
