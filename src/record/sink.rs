@@ -148,6 +148,8 @@ pub fn run(
     let mut msgs = Vec::with_capacity(MAX_BATCH);
     // Whether the WAL holds more than heartbeats since it was last emptied.
     let mut wal_dirty = false;
+    // Whether a large batch (a list, a burst) has passed since memory was last given back.
+    let mut burst = false;
     while rx.blocking_recv_many(&mut msgs, MAX_BATCH) > 0 {
         let opened = Instant::now();
         let mut tx = writer.begin()?;
@@ -204,6 +206,15 @@ pub fn run(
             // checkpoint and two fsyncs, more than the heartbeat's one page.
             wal_dirty = !truncate_wal_if_idle(writer.connection());
         }
+        // NB: at the first quiet batch after a burst, not at the next idle
+        // heartbeat: the burst's memory would stay for up to 5 s more, and
+        // once, because the page cache is worth keeping while changes flow.
+        if batch.taken >= flush::LARGE_BATCH {
+            burst = true;
+        } else if burst && batch.taken < flush::BUSY_BATCH {
+            release_memory(writer.connection());
+            burst = false;
+        }
         if batch.maintain {
             let cluster = writer.cluster();
             writer
@@ -251,6 +262,22 @@ fn wal_budget(
     )
     .map_err(|e| StoreError::query("journal_size_limit", path, e))?;
     Ok(budget)
+}
+
+/// Gives back what a burst (the initial list, a relist) left behind once the
+/// writer is idle: SQLite's page cache, which a list of 30,000 objects fills
+/// to its 16 MiB while an idle recorder touches a few pages a minute, and the
+/// free holes that SQLite's allocations leave in the writer thread's glibc
+/// arena, which glibc keeps mapped until told otherwise.
+// NB: SQLite allocates through the C library's malloc, not the Rust global
+// allocator (mimalloc), so its memory stays in glibc's arena after it is freed.
+fn release_memory(conn: &Connection) {
+    let _ = conn.execute_batch("PRAGMA shrink_memory");
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks glibc's own arenas; it takes no pointer of ours.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 fn set_checkpoint_pages(conn: &Connection, path: &Path, pages: i64) -> Result<(), StoreError> {
