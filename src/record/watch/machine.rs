@@ -589,6 +589,10 @@ impl Machine {
                 initial_events_end: true,
             } => {
                 self.backoff = FIRST_BACKOFF;
+                out.push(Action::Log(format!(
+                    "streaming list ended after {} ms",
+                    now - listing.started
+                )));
                 self.send_listed(listing, out);
                 self.relisted();
                 self.close_gap(now, out);
@@ -1264,6 +1268,7 @@ mod tests {
         assert_eq!(
             actions,
             vec![
+                Action::Log("streaming list ended after 3000 ms".into()),
                 Action::Listed {
                     uids: vec!["a".into(), "b".into()],
                     blind_since: Some(500)
