@@ -352,6 +352,11 @@ pub struct RecordArgs {
     #[arg(long, conflicts_with = "kinds")]
     pub events_only: bool,
 
+    /// Keep ConfigMap values in their diffs (old → new, cut at 256 bytes); by default only
+    /// which keys changed, were added or removed. Secrets are never read, whatever this says
+    #[arg(long, conflicts_with = "events_only")]
+    pub configmap_values: bool,
+
     /// List in chunks of this many objects where a list is paged (as kubectl's --chunk-size);
     /// 0 lists all at once [default: 5000 for Events, 500 for other types]
     #[arg(long, value_name = "N")]

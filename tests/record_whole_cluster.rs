@@ -502,6 +502,84 @@ async fn spec_diffs_name_their_writers_and_secret_and_configmap_values_never_rea
 }
 
 #[tokio::test]
+async fn with_configmap_values_a_configmap_diff_shows_old_and_new_and_a_secret_still_shows_nothing()
+{
+    let ns = TestNamespace::new("cmvalues").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let recorder = start(
+        &db,
+        &["--kinds", "configmaps,secrets,nodes", "--configmap-values"],
+    )
+    .await;
+    let n = ns.name.as_str();
+    kubectl(&[
+        "-n",
+        n,
+        "create",
+        "configmap",
+        "app",
+        "--from-literal=log.level=info",
+    ]);
+    kubectl(&[
+        "-n",
+        n,
+        "create",
+        "secret",
+        "generic",
+        "creds",
+        "--from-literal=password=s3cr3t-with-cm-values",
+    ]);
+    kubectl(&[
+        "-n",
+        n,
+        "patch",
+        "configmap",
+        "app",
+        "--field-manager=carol",
+        "-p",
+        r#"{"data":{"log.level":"debug"}}"#,
+    ]);
+    kubectl(&[
+        "-n",
+        n,
+        "patch",
+        "secret",
+        "creds",
+        "-p",
+        r#"{"stringData":{"password":"s3cr3t-changed-with-cm-values"}}"#,
+    ]);
+    wait_until(Duration::from_secs(30), "the ConfigMap's change to be recorded", || {
+        let db = db.clone();
+        async move {
+            count(&db, "SELECT count(*) FROM versions v JOIN strings d ON d.id = v.diff WHERE d.s LIKE '%debug%'") > 0
+        }
+    })
+    .await;
+    assert!(recorder.terminate().success());
+
+    let changes = stdout(diag(&db).args(["changes", "--since", "10m", "-n", n]));
+    let line = changes
+        .lines()
+        .find(|l| l.contains("ConfigMap/app"))
+        .unwrap_or_else(|| panic!("no ConfigMap change:\n{changes}"));
+    assert!(
+        line.contains("data[log.level] info → debug") && line.ends_with("carol"),
+        "{line}"
+    );
+    let mut bytes = std::fs::read(&db).unwrap();
+    if let Ok(wal) = std::fs::read(dir.path().join("diag.db-wal")) {
+        bytes.extend(wal);
+    }
+    for value in ["s3cr3t-with-cm-values", "s3cr3t-changed-with-cm-values"] {
+        assert!(
+            !bytes.windows(value.len()).any(|w| w == value.as_bytes()),
+            "{value} reached the recording"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_forbidden_type_and_an_unavailable_aggregated_api_are_warnings_and_the_recorder_goes_on()
 {
     let ns = TestNamespace::new("rbac").await;

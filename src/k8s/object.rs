@@ -584,10 +584,24 @@ fn container(c: SlimContainerStatus, init: bool) -> ContainerState {
     }
 }
 
+/// What decoding keeps beyond the default.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Decode {
+    /// `record --configmap-values`: a ConfigMap's `data` values enter its
+    /// diff document as they are, so that its diffs show old → new (cut at
+    /// [`crate::specdiff::MAX_VALUE`] bytes). Off, only a digest per value.
+    pub configmap_values: bool,
+}
+
 impl WireObject {
     /// The plain observation of this object; `resource` names its type
     /// (list items carry no apiVersion/kind of their own).
     pub fn into_observation(self, resource: &ApiResource) -> ObjectObservation {
+        self.into_observation_with(resource, Decode::default())
+    }
+
+    /// [`WireObject::into_observation`], keeping what `keep` asks for.
+    pub fn into_observation_with(self, resource: &ApiResource, keep: Decode) -> ObjectObservation {
         let meta = self.metadata;
         let spec: SlimSpec = decode(&self.spec);
         let mut scheduling: SlimSchedulingSpec =
@@ -633,6 +647,7 @@ impl WireObject {
                 node_labels,
                 self.data,
                 self.binary_data,
+                keep,
             )
         };
         let mut replicas = BTreeMap::new();
@@ -841,6 +856,7 @@ fn diff_doc(
     node_labels: Option<&BTreeMap<String, String>>,
     data: Option<BTreeMap<String, Box<RawValue>>>,
     binary_data: Option<BTreeMap<String, Box<RawValue>>>,
+    keep: Decode,
 ) -> Option<String> {
     let core = resource.group.is_empty();
     match (core, resource.kind.as_str()) {
@@ -855,8 +871,24 @@ fn diff_doc(
                     })
                     .collect()
             };
+            // NB: binaryData stays hidden even with --configmap-values: base64 of
+            // bytes says nothing on a terminal, and its digest tells that it changed.
+            let shown = |m: Option<BTreeMap<String, Box<RawValue>>>| -> serde_json::Map<String, serde_json::Value> {
+                m.unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| {
+                        let value = serde_json::from_str(v.get()).unwrap_or(serde_json::Value::Null);
+                        (k, value)
+                    })
+                    .collect()
+            };
             let mut doc = serde_json::Map::new();
-            doc.insert("data".into(), hide(data).into());
+            let data = if keep.configmap_values {
+                shown(data)
+            } else {
+                hide(data)
+            };
+            doc.insert("data".into(), data.into());
             let binary = hide(binary_data);
             if !binary.is_empty() {
                 doc.insert("binaryData".into(), binary.into());
@@ -1085,6 +1117,46 @@ mod tests {
         });
         let text = serde_json::to_string(&w.state).unwrap();
         assert!(!text.contains("vol") && !text.contains("aff"), "{text}");
+    }
+
+    #[test]
+    fn configmap_values_stay_out_of_the_diff_unless_asked_for() {
+        let cm = |level: &str| {
+            serde_json::from_value::<WireObject>(json!({
+                "metadata": {"name": "app", "namespace": "shop", "uid": "c"},
+                "data": {"log.level": level},
+                "binaryData": {"cert": "c2VjcmV0"}
+            }))
+            .unwrap()
+        };
+        let configmaps = ApiResource {
+            kind: "ConfigMap".into(),
+            plural: "configmaps".into(),
+            ..pods()
+        };
+        let doc = |level: &str, keep: Decode| {
+            cm(level)
+                .into_observation_with(&configmaps, keep)
+                .diff_doc
+                .unwrap()
+        };
+        let texts = |keep: Decode| -> Vec<String> {
+            crate::specdiff::diff(&doc("info", keep), &doc("debug", keep))
+                .iter()
+                .map(|c| c.text())
+                .collect()
+        };
+        let hidden = Decode::default();
+        assert!(!doc("info", hidden).contains("info"));
+        assert_eq!(texts(hidden), vec!["data[log.level] changed"]);
+        let shown = Decode {
+            configmap_values: true,
+        };
+        assert_eq!(texts(shown), vec!["data[log.level] info → debug"]);
+        assert!(
+            !doc("info", shown).contains("c2VjcmV0"),
+            "binaryData stays a digest"
+        );
     }
 
     #[test]

@@ -324,6 +324,9 @@ impl WatchParts<'_> {
             stats: self.stats.clone(),
             verbose: self.args.verbose,
             chunk_size: self.args.chunk_size.unwrap_or(OBJECT_CHUNK_SIZE),
+            decode: crate::k8s::object::Decode {
+                configmap_values: self.args.configmap_values,
+            },
         }
     }
 }
@@ -462,6 +465,7 @@ async fn record(
                 stats: stats.clone(),
                 verbose: args.verbose,
                 chunk_size: args.chunk_size.unwrap_or(EVENT_CHUNK_SIZE),
+                decode: crate::k8s::object::Decode::default(),
             }
         })
         .collect();

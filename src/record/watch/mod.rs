@@ -30,7 +30,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::k8s::connect::{ClusterError, explain};
 use crate::k8s::event::WireEvent;
-use crate::k8s::object::WireObject;
+use crate::k8s::object::{Decode, WireObject};
 use crate::model::{Change, EventChange, ListedSet, ObjectChange, Seen};
 use crate::store::session::Gap;
 
@@ -53,6 +53,7 @@ where
     fn change(
         self,
         dt: &Self::DynamicType,
+        decode: Decode,
         seen: Seen,
         at: i64,
         blind_since: Option<i64>,
@@ -62,7 +63,7 @@ where
 impl Watched for WireEvent {
     const RECONCILE: bool = false;
 
-    fn change(self, _: &(), seen: Seen, at: i64, _: Option<i64>) -> Option<Change> {
+    fn change(self, _: &(), _: Decode, seen: Seen, at: i64, _: Option<i64>) -> Option<Change> {
         let event = Box::new(self.into_observation()?);
         Some(Change::Event(if seen == Seen::Deleted {
             EventChange::Deleted { event, at }
@@ -78,6 +79,7 @@ impl Watched for WireObject {
     fn change(
         self,
         dt: &kube::core::ApiResource,
+        decode: Decode,
         seen: Seen,
         at: i64,
         blind_since: Option<i64>,
@@ -86,7 +88,7 @@ impl Watched for WireObject {
             seen,
             at,
             blind_since,
-            observation: Box::new(self.into_observation(dt)),
+            observation: Box::new(self.into_observation_with(dt, decode)),
         }))
     }
 }
@@ -101,6 +103,7 @@ impl Watched for MetadataOnly {
     fn change(
         self,
         dt: &kube::core::ApiResource,
+        _: Decode,
         seen: Seen,
         at: i64,
         blind_since: Option<i64>,
@@ -152,6 +155,8 @@ where
     /// Objects per page of a paged list (`--chunk-size`; 0: one page). Bounds
     /// memory while catching up on many Events.
     pub chunk_size: u32,
+    /// What decoding keeps beyond the default (`--configmap-values`).
+    pub decode: Decode,
 }
 
 /// Why the watch stopped.
@@ -273,7 +278,7 @@ where
                         seen,
                         rv,
                         blind_since,
-                    } => match obj.change(&self.dt, seen, now_ms(), blind_since) {
+                    } => match obj.change(&self.dt, self.decode, seen, now_ms(), blind_since) {
                         Some(change) => self.change(change, rv).await,
                         None => Ok(()),
                     },
@@ -533,6 +538,7 @@ mod tests {
             stats: Arc::default(),
             verbose: false,
             chunk_size: 500,
+            decode: Decode::default(),
         }
     }
 
