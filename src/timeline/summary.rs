@@ -3,11 +3,15 @@
 //! which Pods never got ready (and why), the recorder's blind spots, and what
 //! `check` reports about these objects at the end of the window. Pure: the
 //! findings come in as plain lines, computed by the caller.
+//!
+//! A spec change is told once: a scale whose diff already says
+//! `spec.replicas` has no second line of its own.
 
 use serde::Serialize;
 
 use super::{EntryKind, Relation, Subject, Timeline};
 use crate::model::ObjectState;
+use crate::specdiff::FieldChange;
 use crate::units::human_duration;
 
 /// Pod lines shown before "and N more".
@@ -297,11 +301,18 @@ pub fn summarize(
         }
         None => String::new(),
     };
-    let target_uid = subjects
+    let target = subjects
         .iter()
-        .find(|s| s.relation == Some(Relation::Target))
+        .find(|s| s.relation == Some(Relation::Target));
+    let target_uid = target
         .map(|s| s.object.object.uid.clone())
         .unwrap_or_default();
+    let diff_at = |at: i64| -> Vec<FieldChange> {
+        target
+            .and_then(|s| s.versions.iter().find(|v| v.at == at))
+            .map(|v| v.diff.clone())
+            .unwrap_or_default()
+    };
     let changes = t
         .entries
         .iter()
@@ -309,6 +320,12 @@ pub fn summarize(
             e.entry == EntryKind::Transition
                 && e.object.uid == target_uid
                 && matches!(e.reason.as_str(), "SpecChanged" | "ImageChanged" | "Scaled")
+        })
+        // NB: a scale recorded with its spec diff is a SpecChanged that says
+        // `spec.replicas 2 → 0 (by bob)`; its Scaled twin ("replicas 2 → 0")
+        // would tell it again, without the writer.
+        .filter(|e| {
+            e.reason != "Scaled" || !diff_at(e.at_ms).iter().any(|f| f.path == "spec.replicas")
         })
         .map(|e| SpecChange {
             at_ms: e.at_ms,
@@ -634,6 +651,67 @@ mod tests {
             s.pods[0].reason.contains("untolerated taint"),
             "{:?}",
             s.pods
+        );
+    }
+
+    fn change(path: &str, old: &str, new: &str) -> FieldChange {
+        FieldChange {
+            path: path.into(),
+            old: Some(old.into()),
+            new: Some(new.into()),
+        }
+    }
+
+    /// The target Deployment's versions: `(at, generation, replicas, diff, writer)`.
+    fn deployment(versions: &[(i64, i64, i64, Vec<FieldChange>, &str)]) -> Subject {
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = versions
+            .iter()
+            .map(|(at, generation, replicas, diff, writer)| {
+                let mut state = ObjectState {
+                    generation: *generation,
+                    ..ObjectState::default()
+                };
+                state.replicas.insert("spec.replicas".into(), *replicas);
+                Version {
+                    diff: diff.clone(),
+                    writers: vec![writer.to_string()],
+                    ..version(*at, state)
+                }
+            })
+            .collect();
+        deploy
+    }
+
+    fn change_lines(subjects: &[Subject], until: i64) -> Vec<String> {
+        let t = crate::timeline::assemble(subjects, &[], &[], 0, until);
+        lines(&summarize(subjects, &t, 1, Vec::new()))
+            .into_iter()
+            .filter(|(label, _)| *label == "Change")
+            .map(|(_, text)| text)
+            .collect()
+    }
+
+    #[test]
+    fn a_scale_with_its_spec_diff_is_one_change_line_with_its_writer_not_two() {
+        // Regression: "replicas 2 → 0" printed next to "spec changed, generation
+        // 2 → 3: spec.replicas 2 → 0 (by bob)", the same change twice.
+        let deploy = deployment(&[
+            (1_000, 2, 2, Vec::new(), "kubectl-create"),
+            (2_000, 3, 0, vec![change("spec.replicas", "2", "0")], "bob"),
+        ]);
+        assert_eq!(
+            change_lines(&[deploy], 10_000),
+            ["1970-01-01 00:00:02 spec changed, generation 2 → 3: spec.replicas 2 → 0 (by bob)"]
+        );
+        // Without a stored diff (an older recording) the scale still has its line.
+        let deploy = deployment(&[
+            (1_000, 2, 2, Vec::new(), "kubectl-create"),
+            (2_000, 2, 0, Vec::new(), "bob"),
+        ]);
+        assert_eq!(
+            change_lines(&[deploy], 10_000),
+            ["1970-01-01 00:00:02 replicas 2 → 0 (by bob)"]
         );
     }
 }
