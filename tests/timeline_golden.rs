@@ -1,19 +1,19 @@
 //! Golden output of `kubectl diag timeline` (table and JSON) for recorded
 //! scenarios: a Deployment rolled to an image that never gets ready (with its
 //! ReplicaSets, Pods, Node, Warnings and a gap in the recording), an
-//! unschedulable Deployment, a generation lag, and a memory limit cut that
-//! ends in OOMKills. Each test holds the rule: the cause is within
-//! the first 25 lines of the table. The recordings (`timeline_recordings`)
-//! are written through the recorder's own writer with fixed times, so the
-//! output is the same on every machine. `UPDATE_GOLDEN=1` rewrites the files
-//! after a deliberate change.
+//! unschedulable Deployment, a stuck finalizer, a generation lag, and a
+//! memory limit cut that ends in OOMKills. Each test holds the rule:
+//! the cause is within the first 25 lines of the table. The recordings
+//! (`timeline_recordings`) are written through the recorder's own writer with
+//! fixed times, so the output is the same on every machine. `UPDATE_GOLDEN=1`
+//! rewrites the files after a deliberate change.
 
 mod golden_file;
 use golden_file::golden;
 
 mod timeline_recordings;
 use timeline_recordings::{
-    generation_lag, memory_cut, recording, timeline, timeline_of, unschedulable,
+    generation_lag, memory_cut, recording, stuck_finalizer, timeline, timeline_of, unschedulable,
 };
 
 /// The first screen of a table: its first 25 lines.
@@ -103,6 +103,32 @@ fn an_unschedulable_deployment_names_the_taint_on_the_first_screen() {
     golden("timeline_unschedulable.json", &json);
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(doc["summary"]["pods"][0]["problem"], "never-ready");
+}
+
+#[test]
+fn a_stuck_finalizer_shows_the_deletion_the_finalizer_and_the_check_on_the_first_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = stuck_finalizer(dir.path());
+    let table = timeline_of(&db, "widget/stuck", "shop", "table");
+    golden("timeline_stuck-finalizer.txt", &table);
+    let first = first_screen(&table);
+    for cause in [
+        "deletion requested; waiting for finalizers example.com/cleanup",
+        "F001 Widget/stuck: deleting for 12m, held by finalizer(s) example.com/cleanup",
+        "F002 Namespace/shop: namespace Terminating for 13m: 1 object(s) held by finalizers: Widget/stuck (example.com/cleanup",
+    ] {
+        assert!(first.contains(cause), "{cause} not in\n{first}");
+    }
+    let json = timeline_of(&db, "widget/stuck", "shop", "json");
+    golden("timeline_stuck-finalizer.json", &json);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let codes: Vec<&str> = doc["summary"]["check"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["F002", "F001"]);
 }
 
 #[test]

@@ -694,6 +694,118 @@ fn widget_type(r: &Rec, path: &Path) {
     .unwrap();
 }
 
+/// `tests/scenarios/stuck-finalizer.yaml`: a Widget with a finalizer nobody
+/// removes (no controller serves example.com); its namespace is deleted at
+/// 03:02 and stays Terminating.
+pub fn stuck_finalizer(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(
+        dir,
+        "stuck-finalizer.db",
+        "c0ffee00-0000-4000-8000-000000000003",
+    );
+    widget_type(&r, &path);
+    let ns = obj(
+        "v1",
+        "Namespace",
+        "",
+        "shop",
+        "f1000000-0000-4000-8000-000000000001",
+    );
+    let widget = obj(
+        "example.com/v1",
+        "Widget",
+        "shop",
+        "stuck",
+        "f1000000-0000-4000-8000-000000000002",
+    );
+    let applied = |at| {
+        vec![owner_entry(
+            "kubectl-client-side-apply",
+            at,
+            r#"{"f:metadata":{"f:finalizers":{".":{},"v:\"example.com/cleanup\"":{}}},"f:spec":{".":{},"f:size":{}}}"#,
+        )]
+    };
+    let doc = r#"{"spec":{"size":1}}"#;
+    r.object(
+        Seen::Listed,
+        T,
+        &ns,
+        T - 86_400 * S,
+        vec![writer_entry("kubectl-create", "", T - 86_400 * S)],
+        ObjectState {
+            phase: "Active".into(),
+            finalizers: vec!["kubernetes".into()],
+            ..ObjectState::default()
+        },
+    );
+    let widget_state = |deletion: Option<i64>| ObjectState {
+        generation: 1,
+        finalizers: vec!["example.com/cleanup".into()],
+        deletion,
+        ..ObjectState::default()
+    };
+    r.object_doc(
+        Seen::Listed,
+        T,
+        &widget,
+        T - 3_600 * S,
+        applied(T - 3_600 * S),
+        widget_state(None),
+        Some(doc),
+    );
+    // 03:02:00 someone deletes the namespace; its controller deletes what is in it.
+    let terminating = |conditions: Vec<Condition>| ObjectState {
+        phase: "Terminating".into(),
+        finalizers: vec!["kubernetes".into()],
+        deletion: Some(T + 120 * S),
+        conditions,
+        ..ObjectState::default()
+    };
+    r.object(
+        Seen::Modified,
+        T + 120 * S,
+        &ns,
+        T - 86_400 * S,
+        vec![writer_entry("kubectl-create", "", T - 86_400 * S)],
+        terminating(Vec::new()),
+    );
+    r.object_doc(
+        Seen::Modified,
+        T + 121 * S,
+        &widget,
+        T - 3_600 * S,
+        applied(T - 3_600 * S),
+        widget_state(Some(T + 121 * S)),
+        Some(doc),
+    );
+    r.object(
+        Seen::Modified,
+        T + 126 * S,
+        &ns,
+        T - 86_400 * S,
+        vec![
+            writer_entry("kubectl-create", "", T - 86_400 * S),
+            writer_entry("kube-controller-manager", "status", T + 126 * S),
+        ],
+        terminating(vec![
+            cond(
+                "NamespaceContentRemaining",
+                "True",
+                "SomeResourcesRemain",
+                "Some resources are remaining: widgets.example.com has 1 resource instances",
+            ),
+            cond(
+                "NamespaceFinalizersRemaining",
+                "True",
+                "SomeFinalizersRemain",
+                "Some content in the namespace has finalizers remaining: example.com/cleanup in 1 resource instances",
+            ),
+        ]),
+    );
+    r.commit();
+    path
+}
+
 /// `tests/scenarios/generation-lag.yaml`: a Widget whose status (written once,
 /// at generation 1) never follows its spec, which alice changes twice.
 pub fn generation_lag(dir: &Path) -> PathBuf {
