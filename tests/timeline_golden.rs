@@ -1,19 +1,20 @@
 //! Golden output of `kubectl diag timeline` (table and JSON) for recorded
 //! scenarios: a Deployment rolled to an image that never gets ready (with its
 //! ReplicaSets, Pods, Node, Warnings and a gap in the recording), an
-//! unschedulable Deployment, a stuck finalizer, a generation lag, and a
-//! memory limit cut that ends in OOMKills. Each test holds the rule:
-//! the cause is within the first 25 lines of the table. The recordings
-//! (`timeline_recordings`) are written through the recorder's own writer with
-//! fixed times, so the output is the same on every machine. `UPDATE_GOLDEN=1`
-//! rewrites the files after a deliberate change.
+//! unschedulable Deployment, a stuck finalizer, a generation lag, a memory
+//! limit cut that ends in OOMKills, and two field managers fighting. Each
+//! test holds the rule: the cause is within the first 25 lines of
+//! the table. The recordings (`timeline_recordings`) are written through the
+//! recorder's own writer with fixed times, so the output is the same on every
+//! machine. `UPDATE_GOLDEN=1` rewrites the files after a deliberate change.
 
 mod golden_file;
 use golden_file::golden;
 
 mod timeline_recordings;
 use timeline_recordings::{
-    generation_lag, memory_cut, recording, stuck_finalizer, timeline, timeline_of, unschedulable,
+    fight, generation_lag, memory_cut, recording, stuck_finalizer, timeline, timeline_of,
+    unschedulable,
 };
 
 /// The first screen of a table: its first 25 lines.
@@ -176,4 +177,26 @@ fn a_memory_limit_cut_shows_the_diff_its_writer_and_the_oomkilled_restarts_on_th
         doc["summary"]["pods"][1]["reason"],
         "web restarted (last: OOMKilled)"
     );
+}
+
+#[test]
+fn a_fight_names_both_managers_and_the_flipping_field_on_the_first_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fight(dir.path());
+    let table = timeline_of(&db, "widget/contested", "shop", "table");
+    golden("timeline_fight.txt", &table);
+    let first = first_screen(&table);
+    for cause in [
+        "spec.size 3 ↔ 5, back and forth 110 times (by argocd-controller, widget-autoscaler)",
+        "H001 Widget/contested",
+        "fight between argocd-controller and widget-autoscaler",
+    ] {
+        assert!(first.contains(cause), "{cause} not in\n{first}");
+    }
+    let json = timeline_of(&db, "widget/contested", "shop", "json");
+    golden("timeline_fight.json", &json);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let changes = doc["summary"]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0]["count"], 110);
 }

@@ -5,7 +5,10 @@
 //! findings come in as plain lines, computed by the caller.
 //!
 //! A spec change is told once: a scale whose diff already says
-//! `spec.replicas` has no second line of its own.
+//! `spec.replicas` has no second line of its own, and a run of changes that
+//! set the same fields back and forth between two values (two field
+//! managers fighting) folds into one line that names the fields, both
+//! values and every writer, so the fight does not push the rest off the screen.
 
 use serde::Serialize;
 
@@ -17,14 +20,105 @@ use crate::units::human_duration;
 /// Pod lines shown before "and N more".
 const MAX_POD_LINES: usize = 5;
 
-/// One spec change of the target.
+/// Changes in a row that flip the same fields between two values before they
+/// fold into one line: two round trips. One undo (a → b → a) is not a fight.
+const FLIP_FOLD: usize = 4;
+
+/// One spec change of the target, or a run of them flipping the same fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SpecChange {
     #[serde(skip)]
     pub at_ms: i64,
     pub time: String,
+    /// For a folded run: the last change's time (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    #[serde(skip)]
+    pub until_ms: Option<i64>,
+    /// How many changes the line stands for (absent: one).
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: usize,
     pub change: String,
     pub writers: Vec<String>,
+    /// The fields the version's stored diff says changed (empty without one).
+    #[serde(skip)]
+    pub fields: Vec<FieldChange>,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+/// The fields of a change as `(path, old, new)`, sorted, when every one has
+/// both values (an added or removed field does not flip).
+fn flipped(c: &SpecChange) -> Option<Vec<(&str, &str, &str)>> {
+    let mut out: Vec<(&str, &str, &str)> = c
+        .fields
+        .iter()
+        .map(|f| Some((f.path.as_str(), f.old.as_deref()?, f.new.as_deref()?)))
+        .collect::<Option<_>>()?;
+    out.sort();
+    (!out.is_empty()).then_some(out)
+}
+
+/// Whether `b` moves the same fields between the same two values as `a`, either way.
+fn same_flip(a: &[(&str, &str, &str)], b: &[(&str, &str, &str)]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((pa, oa, na), (pb, ob, nb))| {
+            pa == pb && ((oa == ob && na == nb) || (oa == nb && na == ob))
+        })
+}
+
+/// One line for a run of changes flipping the same fields: the fields with
+/// both values, how many times, and every writer (the busiest first).
+fn fold_run(run: &[SpecChange]) -> SpecChange {
+    let first = &run[0];
+    let last = &run[run.len() - 1];
+    let fields = flipped(first)
+        .unwrap_or_default()
+        .iter()
+        .map(|(path, old, new)| format!("{path} {old} ↔ {new}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut writers: Vec<(String, usize)> = Vec::new();
+    for w in run.iter().flat_map(|c| &c.writers) {
+        match writers.iter_mut().find(|(name, _)| name == w) {
+            Some((_, n)) => *n += 1,
+            None => writers.push((w.clone(), 1)),
+        }
+    }
+    writers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    SpecChange {
+        at_ms: first.at_ms,
+        time: first.time.clone(),
+        until: Some(last.time.clone()),
+        until_ms: Some(last.at_ms),
+        count: run.len(),
+        change: format!("{fields}, back and forth {} times", run.len()),
+        writers: writers.into_iter().map(|(w, _)| w).collect(),
+        fields: first.fields.clone(),
+    }
+}
+
+/// Folds each run of at least [`FLIP_FOLD`] changes flipping the same fields.
+fn fold_flips(changes: Vec<SpecChange>) -> Vec<SpecChange> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < changes.len() {
+        let mut j = i + 1;
+        if let Some(first) = flipped(&changes[i]) {
+            while j < changes.len() && flipped(&changes[j]).is_some_and(|f| same_flip(&first, &f)) {
+                j += 1;
+            }
+        }
+        if j - i >= FLIP_FOLD {
+            out.push(fold_run(&changes[i..j]));
+        } else {
+            out.extend_from_slice(&changes[i..j]);
+        }
+        i = j;
+    }
+    out
 }
 
 /// Pods that went wrong the same way, by controller.
@@ -330,10 +424,19 @@ pub fn summarize(
         .map(|e| SpecChange {
             at_ms: e.at_ms,
             time: e.time.clone(),
+            until: None,
+            until_ms: None,
+            count: 1,
             change: e.message.clone(),
             writers: e.writers.clone(),
+            fields: if e.reason == "SpecChanged" {
+                diff_at(e.at_ms)
+            } else {
+                Vec::new()
+            },
         })
         .collect();
+    let changes = fold_flips(changes);
     let gaps = t
         .entries
         .iter()
@@ -378,7 +481,11 @@ pub fn lines(s: &Summary) -> Vec<(&'static str, String)> {
         } else {
             format!(" (by {})", c.writers.join(", "))
         };
-        out.push(("Change", format!("{} {}{by}", short(c.at_ms), c.change)));
+        let when = match c.until_ms {
+            Some(until) => format!("{} to {}", short(c.at_ms), short(until)),
+            None => short(c.at_ms),
+        };
+        out.push(("Change", format!("{when} {}{by}", c.change)));
     }
     if let Some(r) = &s.rollout {
         out.push(("Rollout", r.clone()));
@@ -713,5 +820,55 @@ mod tests {
             change_lines(&[deploy], 10_000),
             ["1970-01-01 00:00:02 replicas 2 → 0 (by bob)"]
         );
+    }
+
+    #[test]
+    fn changes_flipping_one_field_back_and_forth_fold_into_one_line_naming_both_writers() {
+        let mut versions = vec![(1_000, 1, 2, Vec::new(), "argocd")];
+        for i in 0..6 {
+            let (old, new, writer) = if i % 2 == 0 {
+                ("2", "4", "hpa")
+            } else {
+                ("4", "2", "argocd")
+            };
+            let replicas = if i % 2 == 0 { 4 } else { 2 };
+            versions.push((
+                2_000 + i * 1_000,
+                2 + i,
+                replicas,
+                vec![change("spec.replicas", old, new)],
+                writer,
+            ));
+        }
+        // Then a change of something else: its own line, after the fold.
+        versions.push((
+            20_000,
+            8,
+            2,
+            vec![change(
+                "spec.template.spec.containers[web].image",
+                "web:1",
+                "web:2",
+            )],
+            "alice",
+        ));
+        let text = change_lines(&[deployment(&versions)], 60_000);
+        assert_eq!(
+            text,
+            [
+                "1970-01-01 00:00:02 to 1970-01-01 00:00:07 spec.replicas 2 ↔ 4, back and forth 6 times (by argocd, hpa)",
+                "1970-01-01 00:00:20 spec changed, generation 7 → 8: spec.template.spec.containers[web].image web:1 → web:2 (by alice)",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_undo_is_two_change_lines_not_a_fight() {
+        let deploy = deployment(&[
+            (1_000, 1, 2, Vec::new(), "kubectl-create"),
+            (2_000, 2, 3, vec![change("spec.replicas", "2", "3")], "bob"),
+            (3_000, 3, 2, vec![change("spec.replicas", "3", "2")], "bob"),
+        ]);
+        assert_eq!(change_lines(&[deploy], 10_000).len(), 2);
     }
 }

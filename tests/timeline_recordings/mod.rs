@@ -1198,6 +1198,73 @@ pub fn memory_cut(dir: &Path) -> PathBuf {
     path
 }
 
+/// A fight: from 03:05:30 on, every 5 s, widget-autoscaler sets the Widget
+/// `contested`'s spec.size to 5 and argocd-controller sets it back to 3 (as
+/// two field managers flipping one field do), 110 writes in all.
+pub fn fight(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(dir, "fight.db", "c0ffee00-0000-4000-8000-000000000006");
+    widget_type(&r, &path);
+    let widget = obj(
+        "example.com/v1",
+        "Widget",
+        "shop",
+        "contested",
+        "f4000000-0000-4000-8000-000000000001",
+    );
+    let created = T - 7_200 * S;
+    let argocd = |at, owns_size: bool| {
+        owner_entry(
+            "argocd-controller",
+            at,
+            if owns_size {
+                r#"{"f:metadata":{"f:labels":{"f:app.kubernetes.io/instance":{}}},"f:spec":{"f:size":{}}}"#
+            } else {
+                r#"{"f:metadata":{"f:labels":{"f:app.kubernetes.io/instance":{}}}}"#
+            },
+        )
+    };
+    let state = |generation: i64| ObjectState {
+        generation,
+        ..ObjectState::default()
+    };
+    r.object_doc(
+        Seen::Listed,
+        T,
+        &widget,
+        created,
+        vec![argocd(created, true)],
+        state(1),
+        Some(r#"{"spec":{"size":3}}"#),
+    );
+    for i in 0..110_i64 {
+        let at = T + 330 * S + i * 5 * S;
+        // NB: writing a field takes its ownership: the autoscaler's entry holds
+        // spec.size only while its value stands, and is gone (empty) otherwise.
+        let (managers, doc) = if i % 2 == 0 {
+            (
+                vec![
+                    argocd(at - 5 * S, false),
+                    owner_entry("widget-autoscaler", at, r#"{"f:spec":{"f:size":{}}}"#),
+                ],
+                r#"{"spec":{"size":5}}"#,
+            )
+        } else {
+            (vec![argocd(at, true)], r#"{"spec":{"size":3}}"#)
+        };
+        r.object_doc(
+            Seen::Modified,
+            at,
+            &widget,
+            created,
+            managers,
+            state(2 + i),
+            Some(doc),
+        );
+    }
+    r.commit();
+    path
+}
+
 /// `kubectl-diag timeline deploy/web -n shop` of the recording `db`, in `format`, until 03:15.
 pub fn timeline(db: &Path, format: &str) -> String {
     timeline_of(db, "deploy/web", "shop", format)
