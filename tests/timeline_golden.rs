@@ -133,6 +133,22 @@ fn a_stuck_finalizer_shows_the_deletion_the_finalizer_and_the_check_on_the_first
 }
 
 #[test]
+fn the_stuck_namespace_names_the_widget_and_its_finalizer_on_the_first_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = stuck_finalizer(dir.path());
+    let table = timeline_of(&db, "ns/shop", "shop", "table");
+    golden("timeline_stuck-finalizer_namespace.txt", &table);
+    let first = first_screen(&table);
+    for cause in [
+        "deletion requested; waiting for finalizers kubernetes",
+        "F002 Namespace/shop: namespace Terminating for 13m: 1 object(s) held by finalizers: Widget/stuck (example.com/cleanup; expected remover: no controller found for example.com)",
+        "NamespaceFinalizersRemaining none → True (SomeFinalizersRemain): Some content in the namespace has finalizers remaining: example.com/cleanup",
+    ] {
+        assert!(first.contains(cause), "{cause} not in\n{first}");
+    }
+}
+
+#[test]
 fn a_generation_lag_shows_the_spec_diff_its_writer_and_g001_on_the_first_screen() {
     let dir = tempfile::tempdir().unwrap();
     let db = generation_lag(dir.path());
