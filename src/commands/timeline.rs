@@ -332,7 +332,8 @@ fn live_events(
 }
 
 /// What `check` reports about the timeline's objects at the end of its window: the
-/// checks over the recorded snapshot at that moment, kept to the objects shown.
+/// checks over the recorded snapshot at that moment, kept to the objects shown
+/// and the target's namespace.
 fn check_lines(
     recording: &Recording,
     cluster: i64,
@@ -348,11 +349,21 @@ fn check_lines(
         }
     };
     let report = crate::checks::run(&snap, &[], &crate::checks::Options::default());
+    // The target's namespace counts as shown: when it is stuck Terminating
+    // (F002), that is why the target is being deleted, and the finding names
+    // what holds it.
+    let home = t
+        .objects
+        .iter()
+        .find(|o| o.relation == Some(crate::timeline::Relation::Target))
+        .map(|o| o.namespace.as_str())
+        .filter(|ns| !ns.is_empty());
     let shown = |kind: &str, namespace: &str, name: &str, uid: &str| {
-        t.objects.iter().any(|o| {
-            (!uid.is_empty() && o.uid == uid)
-                || (o.kind == kind && o.namespace == namespace && o.name == name)
-        })
+        (kind == "Namespace" && namespace.is_empty() && Some(name) == home)
+            || t.objects.iter().any(|o| {
+                (!uid.is_empty() && o.uid == uid)
+                    || (o.kind == kind && o.namespace == namespace && o.name == name)
+            })
     };
     Ok(report
         .findings

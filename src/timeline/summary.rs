@@ -3,24 +3,122 @@
 //! which Pods never got ready (and why), the recorder's blind spots, and what
 //! `check` reports about these objects at the end of the window. Pure: the
 //! findings come in as plain lines, computed by the caller.
+//!
+//! A spec change is told once: a scale whose diff already says
+//! `spec.replicas` has no second line of its own, and a run of changes that
+//! set the same fields back and forth between two values (two field
+//! managers fighting) folds into one line that names the fields, both
+//! values and every writer, so the fight does not push the rest off the screen.
 
 use serde::Serialize;
 
 use super::{EntryKind, Relation, Subject, Timeline};
 use crate::model::ObjectState;
+use crate::specdiff::FieldChange;
 use crate::units::human_duration;
 
 /// Pod lines shown before "and N more".
 const MAX_POD_LINES: usize = 5;
 
-/// One spec change of the target.
+/// Changes in a row that flip the same fields between two values before they
+/// fold into one line: two round trips. One undo (a → b → a) is not a fight.
+const FLIP_FOLD: usize = 4;
+
+/// One spec change of the target, or a run of them flipping the same fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SpecChange {
     #[serde(skip)]
     pub at_ms: i64,
     pub time: String,
+    /// For a folded run: the last change's time (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    #[serde(skip)]
+    pub until_ms: Option<i64>,
+    /// How many changes the line stands for (absent: one).
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: usize,
     pub change: String,
     pub writers: Vec<String>,
+    /// The fields the version's stored diff says changed (empty without one).
+    #[serde(skip)]
+    pub fields: Vec<FieldChange>,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+/// The fields of a change as `(path, old, new)`, sorted, when every one has
+/// both values (an added or removed field does not flip).
+fn flipped(c: &SpecChange) -> Option<Vec<(&str, &str, &str)>> {
+    let mut out: Vec<(&str, &str, &str)> = c
+        .fields
+        .iter()
+        .map(|f| Some((f.path.as_str(), f.old.as_deref()?, f.new.as_deref()?)))
+        .collect::<Option<_>>()?;
+    out.sort();
+    (!out.is_empty()).then_some(out)
+}
+
+/// Whether `b` moves the same fields between the same two values as `a`, either way.
+fn same_flip(a: &[(&str, &str, &str)], b: &[(&str, &str, &str)]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((pa, oa, na), (pb, ob, nb))| {
+            pa == pb && ((oa == ob && na == nb) || (oa == nb && na == ob))
+        })
+}
+
+/// One line for a run of changes flipping the same fields: the fields with
+/// both values, how many times, and every writer (the busiest first).
+fn fold_run(run: &[SpecChange]) -> SpecChange {
+    let first = &run[0];
+    let last = &run[run.len() - 1];
+    let fields = flipped(first)
+        .unwrap_or_default()
+        .iter()
+        .map(|(path, old, new)| format!("{path} {old} ↔ {new}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut writers: Vec<(String, usize)> = Vec::new();
+    for w in run.iter().flat_map(|c| &c.writers) {
+        match writers.iter_mut().find(|(name, _)| name == w) {
+            Some((_, n)) => *n += 1,
+            None => writers.push((w.clone(), 1)),
+        }
+    }
+    writers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    SpecChange {
+        at_ms: first.at_ms,
+        time: first.time.clone(),
+        until: Some(last.time.clone()),
+        until_ms: Some(last.at_ms),
+        count: run.len(),
+        change: format!("{fields}, back and forth {} times", run.len()),
+        writers: writers.into_iter().map(|(w, _)| w).collect(),
+        fields: first.fields.clone(),
+    }
+}
+
+/// Folds each run of at least [`FLIP_FOLD`] changes flipping the same fields.
+fn fold_flips(changes: Vec<SpecChange>) -> Vec<SpecChange> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < changes.len() {
+        let mut j = i + 1;
+        if let Some(first) = flipped(&changes[i]) {
+            while j < changes.len() && flipped(&changes[j]).is_some_and(|f| same_flip(&first, &f)) {
+                j += 1;
+            }
+        }
+        if j - i >= FLIP_FOLD {
+            out.push(fold_run(&changes[i..j]));
+        } else {
+            out.extend_from_slice(&changes[i..j]);
+        }
+        i = j;
+    }
+    out
 }
 
 /// Pods that went wrong the same way, by controller.
@@ -297,11 +395,18 @@ pub fn summarize(
         }
         None => String::new(),
     };
-    let target_uid = subjects
+    let target = subjects
         .iter()
-        .find(|s| s.relation == Some(Relation::Target))
+        .find(|s| s.relation == Some(Relation::Target));
+    let target_uid = target
         .map(|s| s.object.object.uid.clone())
         .unwrap_or_default();
+    let diff_at = |at: i64| -> Vec<FieldChange> {
+        target
+            .and_then(|s| s.versions.iter().find(|v| v.at == at))
+            .map(|v| v.diff.clone())
+            .unwrap_or_default()
+    };
     let changes = t
         .entries
         .iter()
@@ -310,13 +415,28 @@ pub fn summarize(
                 && e.object.uid == target_uid
                 && matches!(e.reason.as_str(), "SpecChanged" | "ImageChanged" | "Scaled")
         })
+        // NB: a scale recorded with its spec diff is a SpecChanged that says
+        // `spec.replicas 2 → 0 (by bob)`; its Scaled twin ("replicas 2 → 0")
+        // would tell it again, without the writer.
+        .filter(|e| {
+            e.reason != "Scaled" || !diff_at(e.at_ms).iter().any(|f| f.path == "spec.replicas")
+        })
         .map(|e| SpecChange {
             at_ms: e.at_ms,
             time: e.time.clone(),
+            until: None,
+            until_ms: None,
+            count: 1,
             change: e.message.clone(),
             writers: e.writers.clone(),
+            fields: if e.reason == "SpecChanged" {
+                diff_at(e.at_ms)
+            } else {
+                Vec::new()
+            },
         })
         .collect();
+    let changes = fold_flips(changes);
     let gaps = t
         .entries
         .iter()
@@ -361,7 +481,11 @@ pub fn lines(s: &Summary) -> Vec<(&'static str, String)> {
         } else {
             format!(" (by {})", c.writers.join(", "))
         };
-        out.push(("Change", format!("{} {}{by}", short(c.at_ms), c.change)));
+        let when = match c.until_ms {
+            Some(until) => format!("{} to {}", short(c.at_ms), short(until)),
+            None => short(c.at_ms),
+        };
+        out.push(("Change", format!("{when} {}{by}", c.change)));
     }
     if let Some(r) = &s.rollout {
         out.push(("Rollout", r.clone()));
@@ -635,5 +759,116 @@ mod tests {
             "{:?}",
             s.pods
         );
+    }
+
+    fn change(path: &str, old: &str, new: &str) -> FieldChange {
+        FieldChange {
+            path: path.into(),
+            old: Some(old.into()),
+            new: Some(new.into()),
+        }
+    }
+
+    /// The target Deployment's versions: `(at, generation, replicas, diff, writer)`.
+    fn deployment(versions: &[(i64, i64, i64, Vec<FieldChange>, &str)]) -> Subject {
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = versions
+            .iter()
+            .map(|(at, generation, replicas, diff, writer)| {
+                let mut state = ObjectState {
+                    generation: *generation,
+                    ..ObjectState::default()
+                };
+                state.replicas.insert("spec.replicas".into(), *replicas);
+                Version {
+                    diff: diff.clone(),
+                    writers: vec![writer.to_string()],
+                    ..version(*at, state)
+                }
+            })
+            .collect();
+        deploy
+    }
+
+    fn change_lines(subjects: &[Subject], until: i64) -> Vec<String> {
+        let t = crate::timeline::assemble(subjects, &[], &[], 0, until);
+        lines(&summarize(subjects, &t, 1, Vec::new()))
+            .into_iter()
+            .filter(|(label, _)| *label == "Change")
+            .map(|(_, text)| text)
+            .collect()
+    }
+
+    #[test]
+    fn a_scale_with_its_spec_diff_is_one_change_line_with_its_writer_not_two() {
+        // Regression: "replicas 2 → 0" printed next to "spec changed, generation
+        // 2 → 3: spec.replicas 2 → 0 (by bob)", the same change twice.
+        let deploy = deployment(&[
+            (1_000, 2, 2, Vec::new(), "kubectl-create"),
+            (2_000, 3, 0, vec![change("spec.replicas", "2", "0")], "bob"),
+        ]);
+        assert_eq!(
+            change_lines(&[deploy], 10_000),
+            ["1970-01-01 00:00:02 spec changed, generation 2 → 3: spec.replicas 2 → 0 (by bob)"]
+        );
+        // Without a stored diff (an older recording) the scale still has its line.
+        let deploy = deployment(&[
+            (1_000, 2, 2, Vec::new(), "kubectl-create"),
+            (2_000, 2, 0, Vec::new(), "bob"),
+        ]);
+        assert_eq!(
+            change_lines(&[deploy], 10_000),
+            ["1970-01-01 00:00:02 replicas 2 → 0 (by bob)"]
+        );
+    }
+
+    #[test]
+    fn changes_flipping_one_field_back_and_forth_fold_into_one_line_naming_both_writers() {
+        let mut versions = vec![(1_000, 1, 2, Vec::new(), "argocd")];
+        for i in 0..6 {
+            let (old, new, writer) = if i % 2 == 0 {
+                ("2", "4", "hpa")
+            } else {
+                ("4", "2", "argocd")
+            };
+            let replicas = if i % 2 == 0 { 4 } else { 2 };
+            versions.push((
+                2_000 + i * 1_000,
+                2 + i,
+                replicas,
+                vec![change("spec.replicas", old, new)],
+                writer,
+            ));
+        }
+        // Then a change of something else: its own line, after the fold.
+        versions.push((
+            20_000,
+            8,
+            2,
+            vec![change(
+                "spec.template.spec.containers[web].image",
+                "web:1",
+                "web:2",
+            )],
+            "alice",
+        ));
+        let text = change_lines(&[deployment(&versions)], 60_000);
+        assert_eq!(
+            text,
+            [
+                "1970-01-01 00:00:02 to 1970-01-01 00:00:07 spec.replicas 2 ↔ 4, back and forth 6 times (by argocd, hpa)",
+                "1970-01-01 00:00:20 spec changed, generation 7 → 8: spec.template.spec.containers[web].image web:1 → web:2 (by alice)",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_undo_is_two_change_lines_not_a_fight() {
+        let deploy = deployment(&[
+            (1_000, 1, 2, Vec::new(), "kubectl-create"),
+            (2_000, 2, 3, vec![change("spec.replicas", "2", "3")], "bob"),
+            (3_000, 3, 2, vec![change("spec.replicas", "3", "2")], "bob"),
+        ]);
+        assert_eq!(change_lines(&[deploy], 10_000).len(), 2);
     }
 }

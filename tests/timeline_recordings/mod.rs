@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use kubectl_diag::model::{
     Change, Condition, ContainerState, EventChange, EventObservation, ManagerEntry, ObjectChange,
-    ObjectObservation, ObjectRef, ObjectState, OwnerRef, Seen, Taint,
+    ObjectObservation, ObjectRef, ObjectState, OwnerRef, ResourceType, Seen, Taint,
 };
 use kubectl_diag::store::session::Gap;
 use kubectl_diag::store::writer::Writer;
@@ -61,6 +61,15 @@ fn writer_entry(manager: &str, subresource: &str, at: i64) -> ManagerEntry {
     }
 }
 
+/// A managedFields entry that owns `fields` (a `fieldsV1` JSON text): the
+/// writer store tells who wrote a changed spec field from these.
+fn owner_entry(manager: &str, at: i64, fields: &str) -> ManagerEntry {
+    ManagerEntry {
+        fields_v1: fields.into(),
+        ..writer_entry(manager, "", at)
+    }
+}
+
 struct Rec {
     w: Writer,
     /// The changes of the batch open, stored together by [`Rec::commit`].
@@ -98,6 +107,21 @@ impl Rec {
         managers: Vec<ManagerEntry>,
         state: ObjectState,
     ) {
+        self.object_doc(seen, at, object, created, managers, state, None);
+    }
+
+    /// [`Rec::object`] with the spec document the writer diffs (`{"spec":…}`).
+    #[allow(clippy::too_many_arguments)]
+    fn object_doc(
+        &mut self,
+        seen: Seen,
+        at: i64,
+        object: &ObjectRef,
+        created: i64,
+        managers: Vec<ManagerEntry>,
+        state: ObjectState,
+        diff_doc: Option<&str>,
+    ) {
         self.batch.push(Change::Object(ObjectChange {
             seen,
             at,
@@ -108,7 +132,7 @@ impl Rec {
                 created: Some(created),
                 state,
                 managers,
-                diff_doc: None,
+                diff_doc: diff_doc.map(str::to_string),
             }),
         }));
     }
@@ -646,6 +670,597 @@ pub fn unschedulable(dir: &Path) -> PathBuf {
         "default-scheduler",
         "",
     );
+    r.commit();
+    path
+}
+
+/// The Widget type of `tests/scenarios/widget-crd.yaml`, as discovery gives it: `timeline widget/NAME` resolves through it.
+fn widget_type(r: &Rec, path: &Path) {
+    session::save_resource_types(
+        r.w.connection(),
+        path,
+        r.w.cluster(),
+        &[ResourceType {
+            group: "example.com".into(),
+            version: "v1".into(),
+            kind: "Widget".into(),
+            plural: "widgets".into(),
+            singular: "widget".into(),
+            short_names: vec!["wg".into()],
+            namespaced: true,
+            verbs: Vec::new(),
+        }],
+    )
+    .unwrap();
+}
+
+/// `tests/scenarios/stuck-finalizer.yaml`: a Widget with a finalizer nobody
+/// removes (no controller serves example.com); its namespace is deleted at
+/// 03:02 and stays Terminating.
+pub fn stuck_finalizer(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(
+        dir,
+        "stuck-finalizer.db",
+        "c0ffee00-0000-4000-8000-000000000003",
+    );
+    widget_type(&r, &path);
+    let ns = obj(
+        "v1",
+        "Namespace",
+        "",
+        "shop",
+        "f1000000-0000-4000-8000-000000000001",
+    );
+    let widget = obj(
+        "example.com/v1",
+        "Widget",
+        "shop",
+        "stuck",
+        "f1000000-0000-4000-8000-000000000002",
+    );
+    let applied = |at| {
+        vec![owner_entry(
+            "kubectl-client-side-apply",
+            at,
+            r#"{"f:metadata":{"f:finalizers":{".":{},"v:\"example.com/cleanup\"":{}}},"f:spec":{".":{},"f:size":{}}}"#,
+        )]
+    };
+    let doc = r#"{"spec":{"size":1}}"#;
+    r.object(
+        Seen::Listed,
+        T,
+        &ns,
+        T - 86_400 * S,
+        vec![writer_entry("kubectl-create", "", T - 86_400 * S)],
+        ObjectState {
+            phase: "Active".into(),
+            finalizers: vec!["kubernetes".into()],
+            ..ObjectState::default()
+        },
+    );
+    let widget_state = |deletion: Option<i64>| ObjectState {
+        generation: 1,
+        finalizers: vec!["example.com/cleanup".into()],
+        deletion,
+        ..ObjectState::default()
+    };
+    r.object_doc(
+        Seen::Listed,
+        T,
+        &widget,
+        T - 3_600 * S,
+        applied(T - 3_600 * S),
+        widget_state(None),
+        Some(doc),
+    );
+    // 03:02:00 someone deletes the namespace; its controller deletes what is in it.
+    let terminating = |conditions: Vec<Condition>| ObjectState {
+        phase: "Terminating".into(),
+        finalizers: vec!["kubernetes".into()],
+        deletion: Some(T + 120 * S),
+        conditions,
+        ..ObjectState::default()
+    };
+    r.object(
+        Seen::Modified,
+        T + 120 * S,
+        &ns,
+        T - 86_400 * S,
+        vec![writer_entry("kubectl-create", "", T - 86_400 * S)],
+        terminating(Vec::new()),
+    );
+    r.object_doc(
+        Seen::Modified,
+        T + 121 * S,
+        &widget,
+        T - 3_600 * S,
+        applied(T - 3_600 * S),
+        widget_state(Some(T + 121 * S)),
+        Some(doc),
+    );
+    r.object(
+        Seen::Modified,
+        T + 126 * S,
+        &ns,
+        T - 86_400 * S,
+        vec![
+            writer_entry("kubectl-create", "", T - 86_400 * S),
+            writer_entry("kube-controller-manager", "status", T + 126 * S),
+        ],
+        terminating(vec![
+            cond(
+                "NamespaceContentRemaining",
+                "True",
+                "SomeResourcesRemain",
+                "Some resources are remaining: widgets.example.com has 1 resource instances",
+            ),
+            cond(
+                "NamespaceFinalizersRemaining",
+                "True",
+                "SomeFinalizersRemain",
+                "Some content in the namespace has finalizers remaining: example.com/cleanup in 1 resource instances",
+            ),
+        ]),
+    );
+    r.commit();
+    path
+}
+
+/// `tests/scenarios/generation-lag.yaml`: a Widget whose status (written once,
+/// at generation 1) never follows its spec, which alice changes twice.
+pub fn generation_lag(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(
+        dir,
+        "generation-lag.db",
+        "c0ffee00-0000-4000-8000-000000000004",
+    );
+    widget_type(&r, &path);
+    let widget = obj(
+        "example.com/v1",
+        "Widget",
+        "shop",
+        "lagging",
+        "f2000000-0000-4000-8000-000000000001",
+    );
+    let created = T - 1_800 * S;
+    let size = r#"{"f:spec":{"f:size":{}}}"#;
+    let status = writer_entry("kubectl-patch", "status", created + 5 * S);
+    let state = |generation: i64| ObjectState {
+        generation,
+        observed_generation: Some(1),
+        conditions: vec![Condition {
+            observed_generation: Some(1),
+            ..cond("Ready", "True", "Reconciled", "")
+        }],
+        ..ObjectState::default()
+    };
+    r.object_doc(
+        Seen::Listed,
+        T,
+        &widget,
+        created,
+        vec![
+            owner_entry("kubectl-client-side-apply", created, size),
+            status.clone(),
+        ],
+        state(1),
+        Some(r#"{"spec":{"size":1}}"#),
+    );
+    // 03:04 and 03:06 alice edits the spec; nothing observes it.
+    for (at, generation, doc) in [
+        (T + 240 * S, 2, r#"{"spec":{"size":2}}"#),
+        (T + 360 * S, 3, r#"{"spec":{"size":3}}"#),
+    ] {
+        r.object_doc(
+            Seen::Modified,
+            at,
+            &widget,
+            created,
+            vec![
+                writer_entry("kubectl-client-side-apply", "", created),
+                owner_entry("alice", at, size),
+                status.clone(),
+            ],
+            state(generation),
+            Some(doc),
+        );
+    }
+    r.commit();
+    path
+}
+
+/// A Deployment whose memory limit alice cuts from 512Mi to 256Mi at 03:01:
+/// the new ReplicaSet's Pod is OOMKilled and restarts in a crash loop, and
+/// the rollout never finishes.
+pub fn memory_cut(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(dir, "memory-cut.db", "c0ffee00-0000-4000-8000-000000000005");
+    let ns = "shop";
+    let deploy = obj(
+        "apps/v1",
+        "Deployment",
+        ns,
+        "web",
+        "f3000000-0000-4000-8000-000000000001",
+    );
+    let rs_old = obj(
+        "apps/v1",
+        "ReplicaSet",
+        ns,
+        "web-6b7d9c",
+        "f3000000-0000-4000-8000-000000000002",
+    );
+    let rs_new = obj(
+        "apps/v1",
+        "ReplicaSet",
+        ns,
+        "web-5d4f8b",
+        "f3000000-0000-4000-8000-000000000003",
+    );
+    let pods_old = [
+        obj(
+            "v1",
+            "Pod",
+            ns,
+            "web-6b7d9c-a1b2c",
+            "f3000000-0000-4000-8000-000000000004",
+        ),
+        obj(
+            "v1",
+            "Pod",
+            ns,
+            "web-6b7d9c-d3e4f",
+            "f3000000-0000-4000-8000-000000000005",
+        ),
+    ];
+    let pod = obj(
+        "v1",
+        "Pod",
+        ns,
+        "web-5d4f8b-m4x7p",
+        "f3000000-0000-4000-8000-000000000006",
+    );
+    let doc = |memory: &str| {
+        format!(
+            r#"{{"spec":{{"replicas":2,"template":{{"spec":{{"containers":[{{"name":"web","image":"web:1","resources":{{"limits":{{"memory":"{memory}"}}}}}}]}}}}}}}}"#
+        )
+    };
+    // `kubectl create` owns `resources: {}` as present; alice's edit takes the limit.
+    let creator = owner_entry(
+        "kubectl-create",
+        T - 3_600 * S,
+        r#"{"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{},"f:resources":{}}}}}}}"#,
+    );
+    let alice = owner_entry(
+        "alice",
+        T + 60 * S,
+        r#"{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:resources":{"f:limits":{"f:memory":{}}}}}}}}}"#,
+    );
+    let kcm = |at| writer_entry("kube-controller-manager", "status", at);
+    let available = cond(
+        "Available",
+        "True",
+        "MinimumReplicasAvailable",
+        "Deployment has minimum availability.",
+    );
+    r.object_doc(
+        Seen::Listed,
+        T,
+        &deploy,
+        T - 3_600 * S,
+        vec![creator.clone(), kcm(T)],
+        deployment_state(1, 1, "web:1", |s| {
+            s.replicas.insert("readyReplicas".into(), 2);
+            s.conditions = vec![available.clone()];
+        }),
+        Some(&doc("512Mi")),
+    );
+    let mut rs_state = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec!["web:1".into()],
+        owners: vec![owner("Deployment", "web", &deploy.uid)],
+        ..ObjectState::default()
+    };
+    rs_state.replicas.insert("spec.replicas".into(), 2);
+    rs_state.replicas.insert("readyReplicas".into(), 2);
+    r.object(
+        Seen::Listed,
+        T,
+        &rs_old,
+        T - 3_600 * S,
+        vec![kcm(T)],
+        rs_state,
+    );
+    for p in &pods_old {
+        r.object(
+            Seen::Listed,
+            T,
+            p,
+            T - 3_590 * S,
+            vec![writer_entry("kubelet", "status", T)],
+            ObjectState {
+                phase: "Running".into(),
+                node_name: "kwok-small".into(),
+                images: vec!["web:1".into()],
+                owners: vec![owner("ReplicaSet", "web-6b7d9c", &rs_old.uid)],
+                conditions: vec![cond("Ready", "True", "", "")],
+                containers: vec![ContainerState {
+                    name: "web".into(),
+                    state: "running".into(),
+                    ready: true,
+                    ..ContainerState::default()
+                }],
+                ..ObjectState::default()
+            },
+        );
+    }
+
+    // 03:01:00 alice cuts the memory limit.
+    r.object_doc(
+        Seen::Modified,
+        T + 60 * S,
+        &deploy,
+        T - 3_600 * S,
+        vec![creator.clone(), alice.clone(), kcm(T)],
+        deployment_state(2, 1, "web:1", |s| {
+            s.replicas.insert("readyReplicas".into(), 2);
+            s.conditions = vec![available.clone()];
+        }),
+        Some(&doc("256Mi")),
+    );
+    let mut new_rs = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec!["web:1".into()],
+        owners: vec![owner("Deployment", "web", &deploy.uid)],
+        ..ObjectState::default()
+    };
+    new_rs.replicas.insert("spec.replicas".into(), 1);
+    r.object(
+        Seen::Added,
+        T + 60 * S + 200,
+        &rs_new,
+        T + 60 * S,
+        vec![kcm(T + 60 * S)],
+        new_rs,
+    );
+    r.event(
+        "e3000000-0000-4000-8000-000000000001",
+        &deploy,
+        "Normal",
+        "ScalingReplicaSet",
+        "Scaled up replica set web-5d4f8b from 0 to 1",
+        1,
+        T + 60 * S + 100,
+        T + 60 * S + 100,
+        "deployment-controller",
+        "",
+    );
+    let progressing = |status: &str, reason: &str, message: &str| {
+        deployment_state(2, 2, "web:1", |s| {
+            s.replicas.insert("readyReplicas".into(), 2);
+            s.replicas.insert("updatedReplicas".into(), 1);
+            s.conditions = vec![
+                available.clone(),
+                cond("Progressing", status, reason, message),
+            ];
+        })
+    };
+    r.object_doc(
+        Seen::Modified,
+        T + 61 * S,
+        &deploy,
+        T - 3_600 * S,
+        vec![creator.clone(), alice.clone(), kcm(T + 61 * S)],
+        progressing(
+            "True",
+            "ReplicaSetUpdated",
+            "ReplicaSet \"web-5d4f8b\" is progressing.",
+        ),
+        Some(&doc("256Mi")),
+    );
+    let created = T + 60 * S + 300;
+    let pod_state = |node: &str, container: Option<ContainerState>| ObjectState {
+        phase: if container.is_some() {
+            "Running".into()
+        } else {
+            "Pending".into()
+        },
+        node_name: node.into(),
+        images: vec!["web:1".into()],
+        owners: vec![owner("ReplicaSet", "web-5d4f8b", &rs_new.uid)],
+        conditions: if container.is_some() {
+            vec![Condition {
+                last_transition: Some(created),
+                ..cond(
+                    "Ready",
+                    "False",
+                    "ContainersNotReady",
+                    "containers with unready status: [web]",
+                )
+            }]
+        } else {
+            Vec::new()
+        },
+        containers: container.into_iter().collect(),
+        ..ObjectState::default()
+    };
+    let kubelet = |at| vec![writer_entry("kubelet", "status", at)];
+    r.object(
+        Seen::Added,
+        created,
+        &pod,
+        created,
+        vec![writer_entry("kube-controller-manager", "", T + 60 * S)],
+        pod_state("", None),
+    );
+    r.event(
+        "e3000000-0000-4000-8000-000000000002",
+        &pod,
+        "Normal",
+        "Scheduled",
+        "Successfully assigned shop/web-5d4f8b-m4x7p to kwok-medium",
+        1,
+        created + 100,
+        created + 100,
+        "default-scheduler",
+        "",
+    );
+    r.object(
+        Seen::Modified,
+        created + 200,
+        &pod,
+        created,
+        vec![writer_entry("kube-scheduler", "binding", T + 60 * S)],
+        pod_state("kwok-medium", None),
+    );
+    // It starts, is killed for its memory 8 s later, and crash-loops from then on.
+    r.object(
+        Seen::Modified,
+        T + 63 * S,
+        &pod,
+        created,
+        kubelet(T + 63 * S),
+        pod_state(
+            "kwok-medium",
+            Some(ContainerState {
+                name: "web".into(),
+                state: "running".into(),
+                ..ContainerState::default()
+            }),
+        ),
+    );
+    r.object(
+        Seen::Modified,
+        T + 71 * S,
+        &pod,
+        created,
+        kubelet(T + 71 * S),
+        pod_state(
+            "kwok-medium",
+            Some(ContainerState {
+                name: "web".into(),
+                state: "terminated".into(),
+                reason: "OOMKilled".into(),
+                exit_code: Some(137),
+                ..ContainerState::default()
+            }),
+        ),
+    );
+    for (at, restarts) in [(72, 1), (95, 2), (135, 3), (215, 4), (370, 5), (680, 6)] {
+        r.object(
+            Seen::Modified,
+            T + at * S,
+            &pod,
+            created,
+            kubelet(T + at * S),
+            pod_state(
+                "kwok-medium",
+                Some(ContainerState {
+                    name: "web".into(),
+                    state: "waiting".into(),
+                    reason: "CrashLoopBackOff".into(),
+                    restarts,
+                    last_reason: "OOMKilled".into(),
+                    last_exit_code: Some(137),
+                    ..ContainerState::default()
+                }),
+            ),
+        );
+    }
+    r.event(
+        "e3000000-0000-4000-8000-000000000003",
+        &pod,
+        "Warning",
+        "BackOff",
+        "Back-off restarting failed container web in pod web-5d4f8b-m4x7p_shop(f3000000-0000-4000-8000-000000000006)",
+        31,
+        T + 72 * S,
+        T + 840 * S,
+        "kubelet",
+        "kwok-medium",
+    );
+    // 03:11:01 the progress deadline passes.
+    r.object_doc(
+        Seen::Modified,
+        T + 661 * S,
+        &deploy,
+        T - 3_600 * S,
+        vec![creator, alice, kcm(T + 661 * S)],
+        progressing(
+            "False",
+            "ProgressDeadlineExceeded",
+            "ReplicaSet \"web-5d4f8b\" has timed out progressing.",
+        ),
+        Some(&doc("256Mi")),
+    );
+    r.commit();
+    path
+}
+
+/// A fight: from 03:05:30 on, every 5 s, widget-autoscaler sets the Widget
+/// `contested`'s spec.size to 5 and argocd-controller sets it back to 3 (as
+/// two field managers flipping one field do), 110 writes in all.
+pub fn fight(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(dir, "fight.db", "c0ffee00-0000-4000-8000-000000000006");
+    widget_type(&r, &path);
+    let widget = obj(
+        "example.com/v1",
+        "Widget",
+        "shop",
+        "contested",
+        "f4000000-0000-4000-8000-000000000001",
+    );
+    let created = T - 7_200 * S;
+    let argocd = |at, owns_size: bool| {
+        owner_entry(
+            "argocd-controller",
+            at,
+            if owns_size {
+                r#"{"f:metadata":{"f:labels":{"f:app.kubernetes.io/instance":{}}},"f:spec":{"f:size":{}}}"#
+            } else {
+                r#"{"f:metadata":{"f:labels":{"f:app.kubernetes.io/instance":{}}}}"#
+            },
+        )
+    };
+    let state = |generation: i64| ObjectState {
+        generation,
+        ..ObjectState::default()
+    };
+    r.object_doc(
+        Seen::Listed,
+        T,
+        &widget,
+        created,
+        vec![argocd(created, true)],
+        state(1),
+        Some(r#"{"spec":{"size":3}}"#),
+    );
+    for i in 0..110_i64 {
+        let at = T + 330 * S + i * 5 * S;
+        // NB: writing a field takes its ownership: the autoscaler's entry holds
+        // spec.size only while its value stands, and is gone (empty) otherwise.
+        let (managers, doc) = if i % 2 == 0 {
+            (
+                vec![
+                    argocd(at - 5 * S, false),
+                    owner_entry("widget-autoscaler", at, r#"{"f:spec":{"f:size":{}}}"#),
+                ],
+                r#"{"spec":{"size":5}}"#,
+            )
+        } else {
+            (vec![argocd(at, true)], r#"{"spec":{"size":3}}"#)
+        };
+        r.object_doc(
+            Seen::Modified,
+            at,
+            &widget,
+            created,
+            managers,
+            state(2 + i),
+            Some(doc),
+        );
+    }
     r.commit();
     path
 }
