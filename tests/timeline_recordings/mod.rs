@@ -675,23 +675,22 @@ pub fn unschedulable(dir: &Path) -> PathBuf {
 }
 
 /// The Widget type of `tests/scenarios/widget-crd.yaml`, as discovery gives it: `timeline widget/NAME` resolves through it.
-fn widget_type(r: &Rec, path: &Path) {
-    session::save_resource_types(
-        r.w.connection(),
-        path,
-        r.w.cluster(),
-        &[ResourceType {
-            group: "example.com".into(),
-            version: "v1".into(),
-            kind: "Widget".into(),
-            plural: "widgets".into(),
-            singular: "widget".into(),
-            short_names: vec!["wg".into()],
-            namespaced: true,
-            verbs: Vec::new(),
-        }],
-    )
-    .unwrap();
+fn widget_type(r: &Rec) {
+    r.w.recording()
+        .save_resource_types(
+            r.w.cluster(),
+            &[ResourceType {
+                group: "example.com".into(),
+                version: "v1".into(),
+                kind: "Widget".into(),
+                plural: "widgets".into(),
+                singular: "widget".into(),
+                short_names: vec!["wg".into()],
+                namespaced: true,
+                verbs: Vec::new(),
+            }],
+        )
+        .unwrap();
 }
 
 /// `tests/scenarios/stuck-finalizer.yaml`: a Widget with a finalizer nobody
@@ -703,7 +702,7 @@ pub fn stuck_finalizer(dir: &Path) -> PathBuf {
         "stuck-finalizer.db",
         "c0ffee00-0000-4000-8000-000000000003",
     );
-    widget_type(&r, &path);
+    widget_type(&r);
     let ns = obj(
         "v1",
         "Namespace",
@@ -814,7 +813,7 @@ pub fn generation_lag(dir: &Path) -> PathBuf {
         "generation-lag.db",
         "c0ffee00-0000-4000-8000-000000000004",
     );
-    widget_type(&r, &path);
+    widget_type(&r);
     let widget = obj(
         "example.com/v1",
         "Widget",
@@ -1203,7 +1202,7 @@ pub fn memory_cut(dir: &Path) -> PathBuf {
 /// two field managers flipping one field do), 110 writes in all.
 pub fn fight(dir: &Path) -> PathBuf {
     let (path, mut r) = Rec::start(dir, "fight.db", "c0ffee00-0000-4000-8000-000000000006");
-    widget_type(&r, &path);
+    widget_type(&r);
     let widget = obj(
         "example.com/v1",
         "Widget",
