@@ -360,8 +360,14 @@ fn timeline(args: &[String]) {
         let subjects = recording.subjects(cluster, target, walk).unwrap();
         let events = recording.events(cluster, &subjects, 0, i64::MAX).unwrap();
         let gaps = recording.gaps(cluster, 0, i64::MAX).unwrap();
-        let t =
-            kubectl_diag::timeline::assemble(&subjects, &events, &gaps, 0, T0 + 10 * 86_400_000);
+        let t = kubectl_diag::timeline::assemble(
+            &subjects,
+            &events,
+            &gaps,
+            &[],
+            0,
+            T0 + 10 * 86_400_000,
+        );
         (start.elapsed(), t.entries.len())
     };
     for d in &chosen {

@@ -322,10 +322,11 @@ fn main() {
         resources: vec!["events".into()],
     }];
     let (since, until) = (T0 - 60_000, T0 + SPAN + 60_000);
-    let bare = kubectl_diag::timeline::assemble(&subjects, &[], &gaps, since, until);
+    let bare = kubectl_diag::timeline::assemble(&subjects, &[], &gaps, &[], since, until);
     let events = events(&subjects, target.saturating_sub(bare.entries.len()));
     let started = Instant::now();
-    let mut timeline = kubectl_diag::timeline::assemble(&subjects, &events, &gaps, since, until);
+    let mut timeline =
+        kubectl_diag::timeline::assemble(&subjects, &events, &gaps, &[], since, until);
     timeline.summary = Some(kubectl_diag::timeline::summary::summarize(
         &subjects,
         &timeline,

@@ -340,6 +340,16 @@ async fn custom_resources_of_crds_created_later_are_found_by_name_and_a_removed_
             && changes.contains(&format!("type {databases} removed")),
         "{changes}"
     );
+    // Its timeline says the Cache went with its type, not that someone deleted it.
+    let timeline =
+        stdout(diag(&db).args(["timeline", "-n", &ns.name, &format!("{cache}/sessions")]));
+    assert!(
+        timeline.contains("TypeRemoved")
+            && timeline.contains(&format!(
+                "type {cache} no longer served from here: its definition was removed"
+            )),
+        "{timeline}"
+    );
     assert!(recorder.terminate().success());
 }
 

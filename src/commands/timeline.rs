@@ -183,6 +183,7 @@ pub fn run(
                     &[],
                     &events,
                     &[],
+                    &[],
                     since.unwrap_or(begin),
                     until.unwrap_or(now_ms),
                 );
@@ -256,7 +257,9 @@ pub fn run(
     let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);
     let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
     let gaps = recording.gaps(cluster, since_ms, until_ms)?;
-    let mut timeline = crate::timeline::assemble(&subjects, &events, &gaps, since_ms, until_ms);
+    let types = recording.type_changes(cluster, since_ms, until_ms)?;
+    let mut timeline =
+        crate::timeline::assemble(&subjects, &events, &gaps, &types, since_ms, until_ms);
     let check = check_lines(&recording, cluster, &timeline, err)?;
     timeline.summary = Some(crate::timeline::summary::summarize(
         &subjects,

@@ -7,11 +7,12 @@ use std::collections::HashSet;
 use rusqlite::{OptionalExtension, named_params};
 
 use super::{Recording, StoreError};
-use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType};
+use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType, TypeChange};
 use crate::timeline::{EventLine, GapLine, Relation, Subject};
 
 const SQL_EVENTS: &str = include_str!("../../queries/store/timeline_events.sql");
 const SQL_GAPS: &str = include_str!("../../queries/store/timeline_gaps.sql");
+const SQL_TYPE_CHANGES: &str = include_str!("../../queries/store/timeline_type_changes.sql");
 const SQL_BY_UID: &str = include_str!("../../queries/store/objects_by_uid.sql");
 const SQL_TYPES: &str = include_str!("../../queries/store/resource_types_of.sql");
 const SQL_NAMES: &str = include_str!("../../queries/store/names_of_kind.sql");
@@ -334,6 +335,35 @@ impl Recording {
             .collect::<Result<Vec<_>, _>>()
             .map_err(self.q("gaps"))?;
         Ok(crate::timeline::merge_gaps(rows))
+    }
+
+    /// The types that began (a CRD established) or stopped (a CRD removed)
+    /// being recorded in [since, until].
+    pub fn type_changes(
+        &self,
+        cluster: i64,
+        since: i64,
+        until: i64,
+    ) -> Result<Vec<TypeChange>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_TYPE_CHANGES)
+            .map_err(self.q("type changes"))?;
+        st.query_map(
+            named_params! {":cluster": cluster, ":since": since, ":until": until},
+            |r| {
+                Ok(TypeChange {
+                    resource: r.get("resource")?,
+                    api_version: r.get("api_version")?,
+                    kind: r.get("kind")?,
+                    at: r.get("at")?,
+                    removed: r.get::<_, String>("change")? == "removed",
+                })
+            },
+        )
+        .map_err(self.q("type changes"))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(self.q("type changes"))
     }
 
     /// Up to 20 recorded names of `kind` in `namespace`, for error messages.

@@ -246,6 +246,7 @@ pub fn assemble(
     subjects: &[Subject],
     events: &[EventLine],
     gaps: &[GapLine],
+    types: &[crate::model::TypeChange],
     since: i64,
     until: i64,
 ) -> Timeline {
@@ -418,6 +419,7 @@ pub fn assemble(
         line.source = "recorder".into();
         entries.push(line);
     }
+    entries.extend(type_entries(subjects, types, since, until));
     // Pods' controllers, so the table can fold what siblings say alike.
     let groups: std::collections::HashMap<String, String> = subjects
         .iter()
@@ -470,6 +472,81 @@ pub fn assemble(
     }
 }
 
+/// How long before its type's removal an object's deletion counts as part of it.
+const TYPE_REMOVAL_MS: i64 = 60_000;
+
+/// What the recorder says about an object's type: that its recording began
+/// while the object already existed (a CRD established while a recorder ran:
+/// the object's earlier history is unknown, not empty), or that the object
+/// went because its type went (a CRD removed), not because someone deleted it.
+fn type_entries(
+    subjects: &[Subject],
+    types: &[crate::model::TypeChange],
+    since: i64,
+    until: i64,
+) -> Vec<Entry> {
+    let group = |api_version: &str| {
+        api_version
+            .rsplit_once('/')
+            .map_or("", |(g, _)| g)
+            .to_string()
+    };
+    let mut out = Vec::new();
+    for t in types.iter().filter(|t| since <= t.at && t.at <= until) {
+        for s in subjects {
+            let o = &s.object;
+            if o.object.kind != t.kind || group(&o.object.api_version) != group(&t.api_version) {
+                continue;
+            }
+            let (reason, type_, message) = if t.removed {
+                // NB: deleting a CRD makes the apiserver delete its objects
+                // first (the watch sees each go), then the type goes; what
+                // was left is marked deleted at the type's removal itself.
+                let with_type = o
+                    .deleted
+                    .is_some_and(|d| t.at - TYPE_REMOVAL_MS <= d && d <= t.at);
+                if !with_type {
+                    continue;
+                }
+                (
+                    "TypeRemoved",
+                    "Warning",
+                    format!(
+                        "type {} no longer served from here: its definition was removed, and the apiserver deletes the objects of a removed definition with it",
+                        t.resource
+                    ),
+                )
+            } else {
+                let existed_before = o.created.is_none_or(|c| c < t.at);
+                let seen_after = o.first_seen.is_some_and(|f| f >= t.at);
+                if !(existed_before && seen_after) {
+                    continue;
+                }
+                (
+                    "TypeRecorded",
+                    "Normal",
+                    format!(
+                        "type {} recorded from here (it became available while the recorder ran): nothing of this {} before is recorded",
+                        t.resource, t.kind
+                    ),
+                )
+            };
+            let mut line = entry(
+                t.at,
+                None,
+                EntryKind::Transition,
+                &o.object,
+                type_,
+                reason.to_string(),
+                message,
+            );
+            line.source = "recorder".into();
+            out.push(line);
+        }
+    }
+    out
+}
+
 /// Merges overlapping gaps of several watches into one line each.
 pub fn merge_gaps(mut gaps: Vec<GapLine>) -> Vec<GapLine> {
     gaps.sort_by_key(|g| (g.start, g.finish));
@@ -488,4 +565,106 @@ pub fn merge_gaps(mut gaps: Vec<GapLine>) -> Vec<GapLine> {
         }
     }
     merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{RecordedObject, TypeChange};
+
+    fn widget(name: &str, created: i64, first_seen: i64, deleted: Option<i64>) -> Subject {
+        Subject {
+            object: RecordedObject {
+                object: ObjectRef {
+                    api_version: "example.com/v1".into(),
+                    kind: "Widget".into(),
+                    namespace: "shop".into(),
+                    name: name.into(),
+                    uid: name.into(),
+                    field_path: String::new(),
+                },
+                created: Some(created),
+                first_seen: Some(first_seen),
+                deleted,
+                ..RecordedObject::default()
+            },
+            relation: None,
+            depth: 0,
+            versions: Vec::new(),
+        }
+    }
+
+    fn change(at: i64, removed: bool) -> TypeChange {
+        TypeChange {
+            resource: "widgets.example.com".into(),
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            at,
+            removed,
+        }
+    }
+
+    fn said(t: &Timeline) -> Vec<(String, String, i64)> {
+        t.entries
+            .iter()
+            .filter(|e| e.reason.starts_with("Type"))
+            .map(|e| (e.object.name.clone(), e.reason.clone(), e.at_ms))
+            .collect()
+    }
+
+    #[test]
+    fn an_object_older_than_the_recording_of_its_type_says_when_its_type_began_to_be_recorded() {
+        let older = widget("older", 1_000, 5_000, None);
+        let newer = widget("newer", 6_000, 6_000, None);
+        let t = assemble(
+            &[older, newer],
+            &[],
+            &[],
+            &[change(5_000, false)],
+            0,
+            10_000,
+        );
+        assert_eq!(
+            said(&t),
+            vec![("older".into(), "TypeRecorded".into(), 5_000)]
+        );
+        let line = t
+            .entries
+            .iter()
+            .find(|e| e.reason == "TypeRecorded")
+            .unwrap();
+        assert!(
+            line.message
+                .starts_with("type widgets.example.com recorded from here"),
+            "{}",
+            line.message
+        );
+    }
+
+    #[test]
+    fn an_object_that_went_with_its_crd_says_so_instead_of_looking_deleted_by_someone() {
+        // Deleted by the apiserver as the definition went, or marked deleted with the type.
+        let cleaned = widget("cleaned", 1_000, 1_000, Some(75_000));
+        let gone = widget("gone", 1_000, 1_000, Some(80_000));
+        let earlier = widget("earlier", 1_000, 1_000, Some(3_000));
+        let t = assemble(
+            &[cleaned, gone, earlier],
+            &[],
+            &[],
+            &[change(80_000, true)],
+            0,
+            90_000,
+        );
+        assert_eq!(
+            said(&t),
+            vec![
+                ("cleaned".into(), "TypeRemoved".into(), 80_000),
+                ("gone".into(), "TypeRemoved".into(), 80_000)
+            ]
+        );
+        // Outside the window: nothing.
+        let gone = widget("gone", 1_000, 1_000, Some(80_000));
+        let t = assemble(&[gone], &[], &[], &[change(80_000, true)], 0, 70_000);
+        assert!(said(&t).is_empty());
+    }
 }

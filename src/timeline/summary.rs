@@ -607,7 +607,7 @@ mod tests {
     }
 
     fn timeline(until: i64) -> Timeline {
-        crate::timeline::assemble(&[], &[], &[], 0, until)
+        crate::timeline::assemble(&[], &[], &[], &[], 0, until)
     }
 
     #[test]
@@ -791,7 +791,7 @@ mod tests {
     }
 
     fn change_lines(subjects: &[Subject], until: i64) -> Vec<String> {
-        let t = crate::timeline::assemble(subjects, &[], &[], 0, until);
+        let t = crate::timeline::assemble(subjects, &[], &[], &[], 0, until);
         lines(&summarize(subjects, &t, 1, Vec::new()))
             .into_iter()
             .filter(|(label, _)| *label == "Change")
