@@ -204,6 +204,17 @@ fn per_minute(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A duration above zero, in milliseconds (an interval something repeats at).
+fn every(text: &str) -> Result<i64, String> {
+    match parse_duration_ms(text) {
+        Ok(ms) if ms > 0 => Ok(ms),
+        Ok(_) => Err(format!(
+            "'{text}' is not an interval: give a duration above 0, such as 1m"
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Record Events (every occurrence, exactly once) into the recording
@@ -351,6 +362,11 @@ pub struct RecordArgs {
     /// Record Events only: no object history
     #[arg(long, conflicts_with = "kinds")]
     pub events_only: bool,
+
+    /// How often to look for types that appeared, went, or became allowed by RBAC (besides
+    /// noticing CRDs and APIServices within seconds)
+    #[arg(long, default_value = "1m", value_name = "DURATION", value_parser = every, conflicts_with = "events_only")]
+    pub rediscover_every: i64,
 
     /// Keep ConfigMap values in their diffs (old → new, cut at 256 bytes); by default only
     /// which keys changed, were added or removed. Secrets are never read, whatever this says

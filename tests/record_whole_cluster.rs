@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{Background, TestNamespace, cluster_script, diag, run_ok, wait_until};
@@ -589,11 +589,10 @@ async fn with_configmap_values_a_configmap_diff_shows_old_and_new_and_a_secret_s
     }
 }
 
-#[tokio::test]
-async fn a_forbidden_type_and_an_unavailable_aggregated_api_are_warnings_and_the_recorder_goes_on()
-{
-    let ns = TestNamespace::new("rbac").await;
-    let n = ns.name.as_str();
+/// A kubeconfig in `dir` for a ServiceAccount of `n` that may list and watch
+/// Events, Pods and Nodes and get the kube-system namespace, nothing else;
+/// and the name of its ClusterRoles and bindings (`ROLE`, `ROLE-ns`).
+fn partial_kubeconfig(n: &str, dir: &Path) -> (PathBuf, String) {
     let role = format!("diag-partial-{n}");
     // Events, Pods, Nodes and the kube-system namespace: nothing else.
     kubectl(&["-n", n, "create", "serviceaccount", "partial"]);
@@ -630,8 +629,7 @@ async fn a_forbidden_type_and_an_unavailable_aggregated_api_are_warnings_and_the
         .trim()
         .to_string();
     let admin = std::fs::read_to_string(common::kubeconfig()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("partial.kubeconfig");
+    let config = dir.join("partial.kubeconfig");
     let text: Vec<String> = admin
         .lines()
         .map(|l| {
@@ -643,6 +641,17 @@ async fn a_forbidden_type_and_an_unavailable_aggregated_api_are_warnings_and_the
         })
         .collect();
     std::fs::write(&config, text.join("\n")).unwrap();
+
+    (config, role)
+}
+
+#[tokio::test]
+async fn a_forbidden_type_and_an_unavailable_aggregated_api_are_warnings_and_the_recorder_goes_on()
+{
+    let ns = TestNamespace::new("rbac").await;
+    let n = ns.name.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let (config, role) = partial_kubeconfig(n, dir.path());
 
     // An aggregated API whose server does not exist.
     let group = format!("q{}.broken.test", common::uuid_suffix());
@@ -685,5 +694,89 @@ async fn a_forbidden_type_and_an_unavailable_aggregated_api_are_warnings_and_the
             &db,
             "SELECT count(*) FROM objects o JOIN strings k ON k.id = o.kind WHERE k.s = 'Node' AND o.first_seen IS NOT NULL"
         ) >= 3
+    );
+}
+
+#[tokio::test]
+async fn a_type_rbac_allows_later_is_recorded_at_the_next_rediscovery() {
+    let ns = TestNamespace::new("allowed").await;
+    let n = ns.name.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let (config, role) = partial_kubeconfig(n, dir.path());
+    let db = dir.path().join("diag.db");
+    let log = dir.path().join("record.log");
+    let recorder = Background::new(
+        diag(&db)
+            .env("KUBECONFIG", &config)
+            .args([
+                "record",
+                "--quiet",
+                "-v",
+                "--kinds",
+                "pods,nodes,configmaps",
+            ])
+            .args(["--rediscover-every", "2s"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    wait_until(
+        Duration::from_secs(60),
+        "the recorder's first lists",
+        || {
+            let db = db.clone();
+            async move { positions(&db, "nodes") > 0 }
+        },
+    )
+    .await;
+    // Now allowed: the next rediscovery asks again and starts recording it.
+    kubectl(&[
+        "create",
+        "clusterrole",
+        &format!("{role}-cm"),
+        "--verb=list,watch",
+        "--resource=configmaps",
+    ]);
+    kubectl(&[
+        "create",
+        "clusterrolebinding",
+        &format!("{role}-cm"),
+        &format!("--clusterrole={role}-cm"),
+        &format!("--serviceaccount={n}:partial"),
+    ]);
+    kubectl(&["-n", n, "create", "configmap", "late", "--from-literal=k=v"]);
+    wait_until(
+        Duration::from_secs(30),
+        "the allowed type to be recorded",
+        || {
+            let db = db.clone();
+            async move {
+                count(
+                    &db,
+                    "SELECT count(*) FROM objects o JOIN strings k ON k.id = o.kind \
+                 JOIN strings m ON m.id = o.name WHERE k.s = 'ConfigMap' AND m.s = 'late'",
+                ) > 0
+            }
+        },
+    )
+    .await;
+    let status = recorder.terminate();
+    for name in [role.clone(), format!("{role}-ns"), format!("{role}-cm")] {
+        kubectl(&["delete", "clusterrolebinding", &name]);
+        kubectl(&["delete", "clusterrole", &name]);
+    }
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: not keeping history of configmaps")
+            .count(),
+        1,
+        "warned once, not at every rediscovery:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("type configmaps may be listed now: recording it from now"),
+        "{stderr}"
     );
 }

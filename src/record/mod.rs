@@ -51,10 +51,6 @@ const MAINTENANCE: Duration = Duration::from_secs(600);
 /// Preflight requests in flight at once when the recorder starts.
 const PREFLIGHTS: usize = 16;
 
-/// How often the recorder looks for types that appeared or went when nothing
-/// told it to (a CRD watch that RBAC forbids, an APIService becoming available).
-const REDISCOVERY: Duration = Duration::from_secs(60);
-
 /// The object types being recorded, each with the switch that stops its watches.
 #[derive(Default)]
 struct Running {
@@ -632,7 +628,11 @@ async fn record(
         if types_change {
             tokio::spawn(watch_type_definitions(conn.client.clone(), poke_tx));
         }
-        let mut fallback = tokio::time::interval(REDISCOVERY);
+        // NB: besides the pokes, a rediscovery every `--rediscover-every`: what
+        // nothing tells the recorder about (a CRD watch that RBAC forbids, an
+        // APIService becoming available, a type RBAC newly allows).
+        let mut fallback =
+            tokio::time::interval(Duration::from_millis(args.rediscover_every.unsigned_abs()));
         fallback.tick().await;
         let retry = tokio::time::sleep(Duration::from_secs(3600));
         tokio::pin!(retry);
