@@ -10,6 +10,12 @@ use serde_json::json;
 
 use super::{Code, Finding, ObjectUpdates, Options, Severity, Snapshot};
 
+/// Fewer updates than this are not called a loop, whatever their rate: a
+/// small Deployment's rollout writes its status 5–10 times in seconds, which
+/// over a short window (a live `--sample` of 30 s, `--window 1m`) reads as
+/// tens a minute. A loop at the default 10/min over 10m makes 100.
+pub const MIN_UPDATES: i64 = 20;
+
 /// Kinds that are rewritten constantly by design.
 pub const NOISY: &[&str] = &["Lease", "Endpoints", "EndpointSlice", "Event", "Node"];
 
@@ -107,16 +113,18 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
             continue;
         }
         let rate = u.updates as f64 / minutes;
-        if rate <= o.rate_per_minute {
+        if rate <= o.rate_per_minute || u.updates < MIN_UPDATES {
             continue;
         }
-        let spec = u.generation_moves > 0;
+        // NB: one spec change is a rollout, not a fight: the updates around it
+        // are its controller catching up, churn at most (H002, a warning).
+        let spec = u.generation_moves > 1;
         let fight = fight(u);
         let burst = burst(u, s.window_ms, o.rate_per_minute);
-        let what = if spec {
-            format!("the spec changed {} time(s)", u.generation_moves)
-        } else {
-            "generation never moved: status/metadata churn".to_string()
+        let what = match u.generation_moves {
+            0 => "generation never moved: status/metadata churn".to_string(),
+            1 => "the spec changed once, the rest is status/metadata churn".to_string(),
+            n => format!("the spec changed {n} time(s)"),
         };
         found.push(Finding::new(
             if spec { Code::H001 } else { Code::H002 },
@@ -255,6 +263,39 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(check(&s, &noisy).len(), 2);
+    }
+
+    /// A Deployment created and rolled once within `check --window 1m` made 11
+    /// updates (7 of them its controller's status): that was an H001 error,
+    /// "the spec changed 1 time(s)", a spec fight that was a rollout.
+    #[test]
+    fn a_rollout_is_not_a_hot_loop_and_one_spec_change_is_not_a_fight() {
+        let mut s = snapshot(vec![updates(
+            "Deployment",
+            11,
+            1,
+            &[
+                ("kube-controller-manager/status", 7),
+                ("demo-ci", 2),
+                ("kubectl-create", 2),
+            ],
+        )]);
+        s.window_ms = 60_000;
+        assert!(check(&s, &Options::default()).is_empty(), "too few updates");
+        // A controller that keeps rewriting status after one spec change: churn, a warning.
+        s.updates[0].updates = 300;
+        s.updates[0].managers = vec![
+            ("kube-controller-manager/status".into(), 298),
+            ("demo-ci".into(), 2),
+        ];
+        let f = check(&s, &Options::default());
+        assert_eq!((f[0].code, f[0].severity), (Code::H002, Severity::Warning));
+        assert!(
+            f[0].summary
+                .contains("the spec changed once, the rest is status/metadata churn"),
+            "{}",
+            f[0].summary
+        );
     }
 
     #[test]
