@@ -96,10 +96,13 @@ fn table(lines: &[Line], out: &mut dyn Write, paint: Paint) -> anyhow::Result<()
         vec![
             crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
             escape(&l.object).into_owned(),
-            escape(&l.change).into_owned(),
             paint.dim(&escape(&l.by)),
+            escape(&l.change).into_owned(),
         ]
     });
-    crate::render::plain_table(out, ["TIME (UTC)", "OBJECT", "CHANGE", "BY"], rows)?;
+    // NB: CHANGE last, as kubectl puts MESSAGE last: one long diff must not
+    // push every other row's writer off a 120-column screen (each row then
+    // wrapped into two lines, and an hour no longer fitted the first screen).
+    crate::render::plain_table(out, ["TIME (UTC)", "OBJECT", "BY", "CHANGE"], rows)?;
     Ok(())
 }
