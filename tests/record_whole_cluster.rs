@@ -92,6 +92,13 @@ fn count(db: &Path, sql: &str) -> i64 {
         .unwrap_or(-1)
 }
 
+/// The first line of `text` that holds `needle`; panics showing `text` when none does.
+fn line_of<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle}:\n{text}"))
+}
+
 fn stdout(cmd: &mut std::process::Command) -> String {
     String::from_utf8(run_ok(cmd).stdout).unwrap()
 }
@@ -450,10 +457,7 @@ async fn spec_diffs_name_their_writers_and_secret_and_configmap_values_never_rea
     assert!(recorder.terminate().success());
 
     let changes = stdout(diag(&db).args(["changes", "--since", "10m", "-n", n]));
-    let memory = changes
-        .lines()
-        .find(|l| l.contains("resources.limits.memory 512Mi → 256Mi"))
-        .unwrap_or_else(|| panic!("no memory diff:\n{changes}"));
+    let memory = line_of(&changes, "resources.limits.memory 512Mi → 256Mi");
     assert!(
         memory.contains("Deployment/web") && memory.split_whitespace().nth(3) == Some("alice"),
         "{memory}"
@@ -569,13 +573,9 @@ async fn with_configmap_values_a_configmap_diff_shows_old_and_new_and_a_secret_s
     assert!(recorder.terminate().success());
 
     let changes = stdout(diag(&db).args(["changes", "--since", "10m", "-n", n]));
-    let line = changes
-        .lines()
-        .find(|l| l.contains("ConfigMap/app"))
-        .unwrap_or_else(|| panic!("no ConfigMap change:\n{changes}"));
+    let line = line_of(&changes, "data[log.level] info → debug");
     assert!(
-        line.contains("data[log.level] info → debug")
-            && line.split_whitespace().nth(3) == Some("carol"),
+        line.contains("ConfigMap/app") && line.split_whitespace().nth(3) == Some("carol"),
         "{line}"
     );
     let mut bytes = std::fs::read(&db).unwrap();

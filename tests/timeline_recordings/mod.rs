@@ -171,6 +171,24 @@ impl Rec {
     }
 }
 
+/// A ready Pod of `owner` on `node`, its one container `web` running `image`.
+fn running_pod(node: &str, image: &str, owner: OwnerRef) -> ObjectState {
+    ObjectState {
+        phase: "Running".into(),
+        node_name: node.into(),
+        images: vec![image.into()],
+        owners: vec![owner],
+        conditions: vec![cond("Ready", "True", "", "")],
+        containers: vec![ContainerState {
+            name: "web".into(),
+            state: "running".into(),
+            ready: true,
+            ..ContainerState::default()
+        }],
+        ..ObjectState::default()
+    }
+}
+
 fn deployment_state(
     generation: i64,
     observed: i64,
@@ -301,20 +319,11 @@ pub fn recording(dir: &Path) -> PathBuf {
         &pod_old,
         T - 3_500 * S,
         vec![writer_entry("kwok", "status", T)],
-        ObjectState {
-            phase: "Running".into(),
-            node_name: "kwok-small".into(),
-            images: vec!["web:1".into()],
-            owners: vec![owner("ReplicaSet", "web-7c9d8f", &rs_old.uid)],
-            conditions: vec![cond("Ready", "True", "", "")],
-            containers: vec![ContainerState {
-                name: "web".into(),
-                state: "running".into(),
-                ready: true,
-                ..ContainerState::default()
-            }],
-            ..ObjectState::default()
-        },
+        running_pod(
+            "kwok-small",
+            "web:1",
+            owner("ReplicaSet", "web-7c9d8f", &rs_old.uid),
+        ),
     );
 
     // 03:01:00 someone sets the image to web:broken.
@@ -977,20 +986,11 @@ pub fn memory_cut(dir: &Path) -> PathBuf {
             p,
             T - 3_590 * S,
             vec![writer_entry("kubelet", "status", T)],
-            ObjectState {
-                phase: "Running".into(),
-                node_name: "kwok-small".into(),
-                images: vec!["web:1".into()],
-                owners: vec![owner("ReplicaSet", "web-6b7d9c", &rs_old.uid)],
-                conditions: vec![cond("Ready", "True", "", "")],
-                containers: vec![ContainerState {
-                    name: "web".into(),
-                    state: "running".into(),
-                    ready: true,
-                    ..ContainerState::default()
-                }],
-                ..ObjectState::default()
-            },
+            running_pod(
+                "kwok-small",
+                "web:1",
+                owner("ReplicaSet", "web-6b7d9c", &rs_old.uid),
+            ),
         );
     }
 
