@@ -143,8 +143,12 @@ impl Code {
             Code::F003 => {
                 "A Pod is terminating, has no finalizers, and its node is NotReady or gone."
             }
-            Code::H001 => "Spec fight: the updates keep changing `metadata.generation`.",
-            Code::H002 => "Status or metadata churn: many updates, generation never moves.",
+            Code::H001 => {
+                "Spec fight: the updates keep changing `metadata.generation` (two or more spec changes)."
+            }
+            Code::H002 => {
+                "Status or metadata churn: many updates, generation never moves (or moved once: a rollout whose controller keeps writing)."
+            }
             Code::H003 => {
                 "Event storm: an Event's occurrences faster than `--rate` per minute, or the client's \"(combined from similar events)\" aggregate."
             }
