@@ -45,6 +45,37 @@ impl FieldChange {
     }
 }
 
+/// A change's fields as `(path, old, new)`, sorted: what a run of flips shares.
+pub type Flip<'a> = Vec<(&'a str, &'a str, &'a str)>;
+
+/// The fields of a change as `(path, old, new)`, sorted, when every one has
+/// both values (an added or removed field does not flip); None when empty.
+pub fn flip(fields: &[FieldChange]) -> Option<Flip<'_>> {
+    let mut out: Vec<(&str, &str, &str)> = fields
+        .iter()
+        .map(|f| Some((f.path.as_str(), f.old.as_deref()?, f.new.as_deref()?)))
+        .collect::<Option<_>>()?;
+    out.sort();
+    (!out.is_empty()).then_some(out)
+}
+
+/// Whether `b` moves the same fields between the same two values as `a`,
+/// either way: two field managers fighting over them.
+pub fn same_flip(a: &[(&str, &str, &str)], b: &[(&str, &str, &str)]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((pa, oa, na), (pb, ob, nb))| {
+            pa == pb && ((oa == ob && na == nb) || (oa == nb && na == ob))
+        })
+}
+
+/// `path a ↔ b; …`: the fields a run of flips moves back and forth.
+pub fn flip_text(flip: &[(&str, &str, &str)]) -> String {
+    flip.iter()
+        .map(|(path, old, new)| format!("{path} {old} ↔ {new}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The changes from `old` to `new` (JSON texts of the diffable document),
 /// in document order. Unparseable input gives no changes.
 pub fn diff(old: &str, new: &str) -> Vec<FieldChange> {

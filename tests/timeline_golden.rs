@@ -209,6 +209,22 @@ fn a_fight_names_both_managers_and_the_flipping_field_on_the_first_screen() {
     ] {
         assert!(first.contains(cause), "{cause} not in\n{first}");
     }
+    // The table folds the 110 flips too: one entry line, not 110.
+    assert_eq!(
+        table
+            .lines()
+            .filter(|l| l.contains("SpecChanged"))
+            .collect::<Vec<_>>(),
+        vec![
+            " 2026-11-29 03:05:30  +2h5m  Widget/contested  change  SpecChanged  spec.size 3 ↔ 5, back and forth 110 times until 2026-11-29 03:14:35 (by argocd-controller, widget-autoscaler)"
+        ]
+    );
+    let wide = timeline_of(&db, "widget/contested", "shop", "wide");
+    assert_eq!(
+        wide.lines().filter(|l| l.contains("SpecChanged")).count(),
+        110,
+        "-o wide keeps every entry"
+    );
     let json = timeline_of(&db, "widget/contested", "shop", "json");
     golden("timeline_fight.json", &json);
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();

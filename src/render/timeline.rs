@@ -65,6 +65,7 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
                 entry: e.clone(),
                 names: vec![e.object.name.clone()],
                 last_at: e.at_ms,
+                flips: None,
             })
             .collect()
     } else {
@@ -78,17 +79,29 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
             (_, "Warning") => paint.yellow(&reason),
             _ => reason.into_owned(),
         };
-        let (object, message) = match f.label() {
-            Some(label) if f.last_at - e.at_ms >= 1_000 => (
-                escape(&label).into_owned(),
+        let (object, message) = match (&f.flips, f.label()) {
+            (Some(flips), _) => (
+                object(e),
                 format!(
-                    "{} (within {})",
-                    message(e),
-                    human_duration(f.last_at - e.at_ms)
+                    "{}, back and forth {} times until {} (by {})",
+                    escape(&flips.fields),
+                    flips.count,
+                    time(f.last_at),
+                    escape(&flips.writers.join(", "))
                 ),
             ),
-            Some(label) => (escape(&label).into_owned(), message(e)),
-            None => (object(e), message(e)),
+            (None, label) => match label {
+                Some(label) if f.last_at - e.at_ms >= 1_000 => (
+                    escape(&label).into_owned(),
+                    format!(
+                        "{} (within {})",
+                        message(e),
+                        human_duration(f.last_at - e.at_ms)
+                    ),
+                ),
+                Some(label) => (escape(&label).into_owned(), message(e)),
+                None => (object(e), message(e)),
+            },
         };
         let mut row = vec![
             time(e.at_ms),

@@ -2,12 +2,19 @@
 //! Pods (same controller, same kind of entry, same reason, same message)
 //! within a few seconds of each other fold into one line, "3 Pods of
 //! ReplicaSet web-5c4f". A rollout of 20 replicas then reads as a handful of
-//! lines instead of a hundred. `-o wide` and JSON keep every entry.
+//! lines instead of a hundred. Likewise a run of an object's spec changes
+//! that flip the same fields between two values (two field managers
+//! fighting) folds into one line where it began: "spec.size 3 ↔ 5, back and
+//! forth 110 times". `-o wide` and JSON keep every entry.
 
 use super::{Entry, EntryKind};
 
 /// How close (from the previous member) an entry must be to join a fold.
 pub const FOLD_MS: i64 = 10_000;
+
+/// Spec changes in a row that flip the same fields before they fold into one
+/// line: two round trips. One undo (a → b → a) is not a fight.
+pub const FLIP_FOLD: usize = 4;
 
 /// One line of the folded table: an entry, and the siblings that said the same.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +25,19 @@ pub struct Folded {
     pub names: Vec<String>,
     /// When the last member happened.
     pub last_at: i64,
+    /// For a run of spec changes flipping the same fields: the run.
+    pub flips: Option<Flips>,
+}
+
+/// A run of one object's spec changes flipping the same fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flips {
+    /// How many changes.
+    pub count: usize,
+    /// What they flip: `spec.size 3 ↔ 5`.
+    pub fields: String,
+    /// Every writer of the run, the busiest first.
+    pub writers: Vec<String>,
 }
 
 impl Folded {
@@ -45,12 +65,87 @@ fn key(e: &Entry) -> Option<(EntryKind, &str, &str, &str, &str, i64)> {
     ))
 }
 
+/// Every writer of `indices`, the busiest first.
+fn writers_of(entries: &[Entry], indices: &[usize]) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for w in indices.iter().flat_map(|&i| &entries[i].writers) {
+        match counts.iter_mut().find(|(name, _)| name == w) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((w.clone(), 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts.into_iter().map(|(w, _)| w).collect()
+}
+
+/// The runs of at least [`FLIP_FOLD`] spec changes of one object that flip
+/// the same fields, other entries of that object in between allowed: each
+/// run's indices in `entries`, and the run.
+fn flip_runs(entries: &[Entry]) -> Vec<(Vec<usize>, Flips)> {
+    use std::collections::HashMap;
+    let mut open: HashMap<&str, (Vec<usize>, crate::specdiff::Flip<'_>)> = HashMap::new();
+    let mut runs = Vec::new();
+    let mut close = |run: (Vec<usize>, crate::specdiff::Flip<'_>)| {
+        if run.0.len() >= FLIP_FOLD {
+            let flips = Flips {
+                count: run.0.len(),
+                fields: crate::specdiff::flip_text(&run.1),
+                writers: writers_of(entries, &run.0),
+            };
+            runs.push((run.0, flips));
+        }
+    };
+    for (i, e) in entries.iter().enumerate() {
+        if e.reason != "SpecChanged" || e.object.uid.is_empty() {
+            continue;
+        }
+        let uid = e.object.uid.as_str();
+        let flip = crate::specdiff::flip(&e.fields);
+        match (open.get_mut(uid), flip) {
+            (Some(run), Some(f)) if crate::specdiff::same_flip(&run.1, &f) => run.0.push(i),
+            (_, flip) => {
+                if let Some(run) = open.remove(uid) {
+                    close(run);
+                }
+                if let Some(f) = flip {
+                    open.insert(uid, (vec![i], f));
+                }
+            }
+        }
+    }
+    for (_, run) in open {
+        close(run);
+    }
+    runs.sort_by_key(|(indices, _)| indices[0]);
+    runs
+}
+
 /// Folds `entries` (in timeline order). Each fold stands where its first member was.
 pub fn fold(entries: &[Entry]) -> Vec<Folded> {
     let mut out: Vec<Folded> = Vec::new();
+    // Members of a flip run after its first: they are in the first's line.
+    let mut absorbed = std::collections::HashSet::new();
+    let mut heads = std::collections::HashMap::new();
+    for (indices, flips) in flip_runs(entries) {
+        absorbed.extend(indices[1..].iter().copied());
+        let last = *indices.last().unwrap_or(&indices[0]);
+        heads.insert(indices[0], (flips, entries[last].at_ms));
+    }
     // Open folds: the index in `out` of the latest line for each key.
     let mut open: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
-    for e in entries {
+    for (i, e) in entries.iter().enumerate() {
+        if absorbed.contains(&i) {
+            continue;
+        }
+        if let Some((flips, last_at)) = heads.remove(&i) {
+            out.push(Folded {
+                entry: e.clone(),
+                names: vec![e.object.name.clone()],
+                last_at,
+                flips: Some(flips),
+            });
+            continue;
+        }
         if let Some(k) = key(e) {
             if let Some(&i) = open.get(&k) {
                 let f = &mut out[i];
@@ -66,6 +161,7 @@ pub fn fold(entries: &[Entry]) -> Vec<Folded> {
             entry: e.clone(),
             names: vec![e.object.name.clone()],
             last_at: e.at_ms,
+            flips: None,
         });
     }
     out
@@ -96,6 +192,7 @@ mod tests {
             writers: Vec::new(),
             source: String::new(),
             group: group.into(),
+            fields: Vec::new(),
         }
     }
 
@@ -170,6 +267,47 @@ mod tests {
         let folded = fold(&entries);
         assert_eq!(folded.len(), 6, "{folded:#?}");
         assert!(folded.iter().all(|f| f.label().is_none()));
+    }
+
+    fn spec(at: i64, uid: &str, old: &str, new: &str, writer: &str) -> Entry {
+        let mut s = e(at, uid, "", "SpecChanged", "spec changed");
+        s.object.uid = uid.into();
+        s.writers = vec![writer.into()];
+        s.fields = vec![crate::specdiff::FieldChange {
+            path: "spec.size".into(),
+            old: Some(old.into()),
+            new: Some(new.into()),
+        }];
+        s
+    }
+
+    #[test]
+    fn a_fight_flipping_one_field_folds_into_one_line_and_one_undo_does_not() {
+        let mut entries = Vec::new();
+        for i in 0..6 {
+            let (old, new, who) = if i % 2 == 0 {
+                ("3", "5", "a")
+            } else {
+                ("5", "3", "b")
+            };
+            entries.push(spec(1_000 * i, "w", old, new, who));
+            // Another object's entry in between does not break the run.
+            entries.push(e(1_000 * i + 1, "other", "", "Condition", "Ready"));
+        }
+        // An undo on another object: two changes, no fold.
+        entries.push(spec(10_000, "x", "1", "2", "c"));
+        entries.push(spec(11_000, "x", "2", "1", "c"));
+        let folded = fold(&entries);
+        let flips: Vec<&Folded> = folded.iter().filter(|f| f.flips.is_some()).collect();
+        assert_eq!(flips.len(), 1, "{folded:#?}");
+        let run = flips[0].flips.as_ref().unwrap();
+        assert_eq!(
+            (run.count, run.fields.as_str(), run.writers.clone()),
+            (6, "spec.size 3 ↔ 5", vec!["a".to_string(), "b".to_string()])
+        );
+        assert_eq!((flips[0].entry.at_ms, flips[0].last_at), (0, 5_000));
+        // 1 fold + 6 other entries + the 2 changes of the undo.
+        assert_eq!(folded.len(), 9, "{folded:#?}");
     }
 
     #[test]

@@ -101,6 +101,9 @@ pub struct Entry {
     /// For a Pod, its controller (`ReplicaSet/web-5c4f`): siblings fold on it in the table.
     #[serde(skip)]
     pub group: String,
+    /// A `SpecChanged`'s fields: a fight's flips fold on them in the table.
+    #[serde(skip)]
+    pub fields: Vec<crate::specdiff::FieldChange>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -193,6 +196,7 @@ fn entry(
         writers: Vec::new(),
         source: String::new(),
         group: String::new(),
+        fields: Vec::new(),
     }
 }
 
@@ -304,6 +308,7 @@ pub fn assemble(
                     t.message,
                 );
                 e.writers = t.writers;
+                e.fields = t.fields;
                 entries.push(e);
             }
         }

@@ -49,24 +49,8 @@ fn is_one(n: &usize) -> bool {
     *n == 1
 }
 
-/// The fields of a change as `(path, old, new)`, sorted, when every one has
-/// both values (an added or removed field does not flip).
 fn flipped(c: &SpecChange) -> Option<Vec<(&str, &str, &str)>> {
-    let mut out: Vec<(&str, &str, &str)> = c
-        .fields
-        .iter()
-        .map(|f| Some((f.path.as_str(), f.old.as_deref()?, f.new.as_deref()?)))
-        .collect::<Option<_>>()?;
-    out.sort();
-    (!out.is_empty()).then_some(out)
-}
-
-/// Whether `b` moves the same fields between the same two values as `a`, either way.
-fn same_flip(a: &[(&str, &str, &str)], b: &[(&str, &str, &str)]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|((pa, oa, na), (pb, ob, nb))| {
-            pa == pb && ((oa == ob && na == nb) || (oa == nb && na == ob))
-        })
+    crate::specdiff::flip(&c.fields)
 }
 
 /// One line for a run of changes flipping the same fields: the fields with
@@ -74,12 +58,7 @@ fn same_flip(a: &[(&str, &str, &str)], b: &[(&str, &str, &str)]) -> bool {
 fn fold_run(run: &[SpecChange]) -> SpecChange {
     let first = &run[0];
     let last = &run[run.len() - 1];
-    let fields = flipped(first)
-        .unwrap_or_default()
-        .iter()
-        .map(|(path, old, new)| format!("{path} {old} ↔ {new}"))
-        .collect::<Vec<_>>()
-        .join("; ");
+    let fields = crate::specdiff::flip_text(&flipped(first).unwrap_or_default());
     let mut writers: Vec<(String, usize)> = Vec::new();
     for w in run.iter().flat_map(|c| &c.writers) {
         match writers.iter_mut().find(|(name, _)| name == w) {
@@ -107,7 +86,9 @@ fn fold_flips(changes: Vec<SpecChange>) -> Vec<SpecChange> {
     while i < changes.len() {
         let mut j = i + 1;
         if let Some(first) = flipped(&changes[i]) {
-            while j < changes.len() && flipped(&changes[j]).is_some_and(|f| same_flip(&first, &f)) {
+            while j < changes.len()
+                && flipped(&changes[j]).is_some_and(|f| crate::specdiff::same_flip(&first, &f))
+            {
                 j += 1;
             }
         }

@@ -14,6 +14,8 @@ pub struct Transition {
     pub reason: String,
     pub message: String,
     pub writers: Vec<String>,
+    /// A `SpecChanged`'s stored diff (empty otherwise).
+    pub fields: Vec<crate::specdiff::FieldChange>,
 }
 
 /// Waiting reasons that mean trouble.
@@ -103,6 +105,11 @@ fn diff(
         out.push(Transition {
             at,
             type_,
+            fields: if reason == "SpecChanged" {
+                changes.to_vec()
+            } else {
+                Vec::new()
+            },
             reason: reason.to_string(),
             message,
             writers: writers.to_vec(),
@@ -329,6 +336,7 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
             format!("{message}: {details}")
         },
         writers: first.writers.clone(),
+        fields: Vec::new(),
     });
     // The first version's own condition and container states, as changes from nothing.
     let empty = ObjectState {
@@ -370,6 +378,7 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
                     .join("; ")
             ),
             writers: first.writers.clone(),
+            fields: Vec::new(),
         });
     } else {
         out.extend(initial);
