@@ -396,12 +396,8 @@ pub fn summarize(
                 && e.object.uid == target_uid
                 && matches!(e.reason.as_str(), "SpecChanged" | "ImageChanged" | "Scaled")
         })
-        // NB: a scale recorded with its spec diff is a SpecChanged that says
-        // `spec.replicas 2 → 0 (by bob)`; its Scaled twin ("replicas 2 → 0")
-        // would tell it again, without the writer.
-        .filter(|e| {
-            e.reason != "Scaled" || !diff_at(e.at_ms).iter().any(|f| f.path == "spec.replicas")
-        })
+        // NB: a scale recorded with its spec diff has no Scaled twin (see
+        // `transitions`): its SpecChanged says `spec.replicas 2 → 0 (by bob)`.
         .map(|e| SpecChange {
             at_ms: e.at_ms,
             time: e.time.clone(),

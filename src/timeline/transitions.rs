@@ -263,7 +263,11 @@ fn diff(
         }
     }
     let spec = |s: &ObjectState| s.replicas.get("spec.replicas").copied();
+    // NB: a scale whose stored diff says `spec.replicas a → b` is told there,
+    // with its writer; a second "replicas a → b" line would repeat it.
+    let in_diff = changes.iter().any(|c| c.path == "spec.replicas");
     if spec(cur) != spec(prev)
+        && !in_diff
         && let (Some(a), Some(b)) = (spec(prev), spec(cur))
     {
         push("Normal", "Scaled", format!("replicas {a} → {b}"));
@@ -450,6 +454,35 @@ mod tests {
             "spec changed, generation 1 → 2: image web:1 → web:2"
         );
         assert_eq!(t[3].message, "updated 1 of 2");
+    }
+
+    /// A scale recorded with its diff printed twice in the table: "replicas
+    /// 2 → 0" (Scaled) and "spec changed, generation 2 → 3: spec.replicas 2 → 0".
+    #[test]
+    fn a_scale_with_its_diff_is_one_spec_change_and_one_without_keeps_its_scaled_line() {
+        let scaled = |g: i64, n: i64| {
+            move |s: &mut ObjectState| {
+                s.generation = g;
+                s.replicas.insert("spec.replicas".into(), n);
+            }
+        };
+        let mut with_diff = vec![version(1_000, scaled(2, 2)), version(2_000, scaled(3, 0))];
+        with_diff[1].diff = vec![crate::specdiff::FieldChange {
+            path: "spec.replicas".into(),
+            old: Some("2".into()),
+            new: Some("0".into()),
+        }];
+        let t = of(&deployment(), Some(500), &with_diff);
+        let reasons: Vec<&str> = t.iter().map(|t| t.reason.as_str()).collect();
+        assert_eq!(reasons, vec!["Created", "SpecChanged"]);
+        assert_eq!(
+            t[1].message,
+            "spec changed, generation 2 → 3: spec.replicas 2 → 0"
+        );
+        let without = vec![version(1_000, scaled(2, 2)), version(2_000, scaled(3, 0))];
+        let t = of(&deployment(), Some(500), &without);
+        let reasons: Vec<&str> = t.iter().map(|t| t.reason.as_str()).collect();
+        assert_eq!(reasons, vec!["Created", "SpecChanged", "Scaled"]);
     }
 
     #[test]
