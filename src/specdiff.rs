@@ -223,6 +223,49 @@ pub fn decode(text: &str) -> Vec<FieldChange> {
     serde_json::from_str(text).unwrap_or_default()
 }
 
+/// The fields a managedFields set (`fieldsV1` JSON text) owns, as paths in
+/// this module's form: `metadata.labels.owner`, `spec.containers[web].image`
+/// (a list element by its `name`, else its whole key), `spec.finalizers[x]`
+/// for a set's value. Only leaves: a field owned whole (`{}`), not the
+/// objects above it. Unparseable text owns nothing.
+pub fn owned_paths(fields_v1: &str) -> Vec<String> {
+    fn walk(node: &Value, path: String, out: &mut Vec<String>) {
+        let Value::Object(map) = node else { return };
+        let children: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| *k != ".").collect();
+        if children.is_empty() {
+            if !path.is_empty() {
+                out.push(path);
+            }
+            return;
+        }
+        for (k, v) in children {
+            let next = if let Some(field) = k.strip_prefix("f:") {
+                join(&path, field)
+            } else if let Some(key) = k.strip_prefix("k:") {
+                let named = serde_json::from_str::<Value>(key)
+                    .ok()
+                    .and_then(|key| key.get("name").and_then(Value::as_str).map(str::to_string));
+                format!("{path}[{}]", named.unwrap_or_else(|| key.to_string()))
+            } else if let Some(value) = k.strip_prefix("v:") {
+                let value = serde_json::from_str::<Value>(value)
+                    .map(|v| show(&v))
+                    .unwrap_or_else(|_| value.to_string());
+                format!("{path}[{value}]")
+            } else if let Some(index) = k.strip_prefix("i:") {
+                format!("{path}[{index}]")
+            } else {
+                join(&path, k)
+            };
+            walk(v, next, out);
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(v) = serde_json::from_str::<Value>(fields_v1) {
+        walk(&v, String::new(), &mut out);
+    }
+    out
+}
+
 fn join(path: &str, key: &str) -> String {
     // Keys made of letters, digits, `_` and `-` join with a dot; others are bracketed.
     let simple = !key.is_empty()
@@ -533,6 +576,25 @@ mod tests {
         ];
         let (_, writers) = diff_with_writers(old, new, &managers);
         assert_eq!(writers, ["kubectl-label", "kubectl-taint"]);
+    }
+
+    #[test]
+    fn owned_paths_are_the_leaves_of_a_field_set_in_diff_form() {
+        let set = r#"{"f:metadata":{"f:labels":{".":{},"f:owner":{},"f:app.kubernetes.io/name":{}},"f:finalizers":{"v:\"example.com/x\"":{}}},
+            "f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{}}}}}"#;
+        let mut paths = owned_paths(set);
+        paths.sort();
+        assert_eq!(
+            paths,
+            vec![
+                "metadata.finalizers[example.com/x]",
+                "metadata.labels.owner",
+                "metadata.labels[app.kubernetes.io/name]",
+                "spec.containers[web].image",
+                r#"spec.ports[{"containerPort":80,"protocol":"TCP"}]"#,
+            ]
+        );
+        assert!(owned_paths("not json").is_empty());
     }
 
     #[test]

@@ -192,6 +192,8 @@ async fn hotloop_names_two_managers_fighting_over_one_label() {
         fight.contains("fighter-a") && fight.contains("fighter-b"),
         "{fight}"
     );
+    // What they fight over: the field that keeps changing hands.
+    assert!(fight.ends_with(" over metadata.labels.owner"), "{fight}");
     assert!(
         hot[0]["details"]["rate_per_minute"].as_f64().unwrap() > 100.0,
         "{doc:#}"

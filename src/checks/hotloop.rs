@@ -21,8 +21,12 @@ pub const NOISY: &[&str] = &["Lease", "Endpoints", "EndpointSlice", "Event", "No
 
 const COMBINED: &str = "(combined from similar events)";
 
+/// Fields named after "over" in a fight: the most contested first.
+const MAX_CONTESTED: usize = 3;
+
 /// "fight between A and B" when two or more writers each made at least a
-/// quarter of the updates (and, when the order is known, kept alternating).
+/// quarter of the updates (and, when the order is known, kept alternating),
+/// "over FIELD" when the sample saw which fields kept changing hands.
 fn fight(u: &ObjectUpdates) -> Option<String> {
     let big: Vec<&str> = u
         .managers
@@ -31,7 +35,20 @@ fn fight(u: &ObjectUpdates) -> Option<String> {
         .map(|(m, _)| m.as_str())
         .collect();
     let alternating = u.alternations.is_none_or(|a| a * 2 >= u.updates);
-    (big.len() >= 2 && alternating).then(|| format!("fight between {}", big.join(" and ")))
+    if big.len() < 2 || !alternating {
+        return None;
+    }
+    let mut text = format!("fight between {}", big.join(" and "));
+    if !u.contested.is_empty() {
+        let fields: Vec<&str> = u
+            .contested
+            .iter()
+            .take(MAX_CONTESTED)
+            .map(|(f, _)| f.as_str())
+            .collect();
+        text.push_str(&format!(" over {}", fields.join(", ")));
+    }
+    Some(text)
 }
 
 /// The busiest minute and the first and last minute above `rate`, when the
@@ -151,6 +168,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
                 "generation_changes": u.generation_moves,
                 "managers": u.managers.iter().map(|(m, n)| json!({"manager": m, "updates": n})).collect::<Vec<_>>(),
                 "fight": fight,
+                "contested_fields": u.contested.iter().map(|(f, n)| json!({"field": f, "changes_of_owner": n})).collect::<Vec<_>>(),
             }),
         ));
     }
@@ -214,6 +232,7 @@ mod tests {
             managers: managers.iter().map(|(m, n)| (m.to_string(), *n)).collect(),
             alternations: None,
             per_minute: Vec::new(),
+            contested: Vec::new(),
         }
     }
 
@@ -245,6 +264,23 @@ mod tests {
         assert_eq!(
             f[0].details["fight"],
             "fight between fighter-a and fighter-b"
+        );
+    }
+
+    #[test]
+    fn a_fight_names_the_fields_that_keep_changing_hands() {
+        let mut u = updates("ConfigMap", 300, 0, &[("team-a", 150), ("team-b", 150)]);
+        u.contested = vec![("metadata.labels.owner".into(), 298)];
+        let f = check(&snapshot(vec![u]), &Options::default());
+        assert!(
+            f[0].summary
+                .ends_with("fight between team-a and team-b over metadata.labels.owner"),
+            "{}",
+            f[0].summary
+        );
+        assert_eq!(
+            f[0].details["contested_fields"][0]["field"],
+            "metadata.labels.owner"
         );
     }
 

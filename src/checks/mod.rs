@@ -185,6 +185,9 @@ pub struct ObjectUpdates {
     /// first, minutes without updates left out. A burst hides in the window's
     /// average; not in these.
     pub per_minute: Vec<(i64, i64)>,
+    /// Fields whose owner (managedFields) changed from one update to the next,
+    /// with how often, most first: what a fight is over. Live samples only.
+    pub contested: Vec<(String, i64)>,
 }
 
 /// Everything the checks look at: one moment of one cluster.

@@ -246,6 +246,29 @@ async fn list_events(
     }
 }
 
+/// Each owned field of an object (`owned_paths`) and the writers that own it.
+type Owners = HashMap<String, Vec<String>>;
+
+/// Who owns each field of `meta`, from its managedFields.
+fn field_owners(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Owners {
+    let mut out: Owners = HashMap::new();
+    for f in meta.managed_fields.iter().flatten() {
+        let Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+            serde_json::Value::String(text),
+        )) = &f.fields_v1
+        else {
+            continue;
+        };
+        let who = f.manager.clone().unwrap_or_default();
+        for path in crate::specdiff::owned_paths(text) {
+            let owners = out.entry(path).or_default();
+            owners.push(who.clone());
+            owners.sort();
+        }
+    }
+    out
+}
+
 /// Watches one listed type for `sample`, counting updates per object and writer.
 async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<ObjectUpdates> {
     let api: Api<WireObject> = match &listed.namespace {
@@ -266,6 +289,9 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
     };
     let mut known = listed.known;
     let mut seen: HashMap<String, (ObjectRef, ObjectUpdates, String)> = HashMap::new();
+    // Each object's field owners at its last update, and how often each field changed hands.
+    let mut owners: HashMap<String, Owners> = HashMap::new();
+    let mut contested: HashMap<String, HashMap<String, i64>> = HashMap::new();
     let started = tokio::time::Instant::now();
     let started_ms = chrono::Utc::now().timestamp_millis();
     let deadline = started + sample;
@@ -281,7 +307,17 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
             }
             continue;
         };
+        let now_owned = field_owners(&obj.metadata);
         let o = obj.into_observation(&listed.resource);
+        if let Some(before) = owners.insert(o.object.uid.clone(), now_owned) {
+            let after = &owners[&o.object.uid];
+            let counts = contested.entry(o.object.uid.clone()).or_default();
+            for (path, who) in after {
+                if before.get(path).is_some_and(|was| was != who) {
+                    *counts.entry(path.clone()).or_default() += 1;
+                }
+            }
+        }
         let previous = known.get(&o.object.uid);
         let who = writers(previous.map(|p| p.1.as_slice()), &o.managers);
         let moved = previous.is_some_and(|p| p.0 != o.state.generation);
@@ -325,6 +361,13 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
     seen.into_values()
         .map(|(_, mut u, _)| {
             u.managers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            u.contested = contested
+                .remove(&u.object.uid)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            u.contested
+                .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             u
         })
         .collect()
