@@ -246,6 +246,9 @@ async fn list_events(
     }
 }
 
+/// Updates of one object in a sample before its field owners are followed.
+const HOT_AFTER: i64 = 2;
+
 /// Each owned field of an object (`owned_paths`) and the writers that own it.
 type Owners = HashMap<String, Vec<String>>;
 
@@ -307,9 +310,16 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
             }
             continue;
         };
-        let now_owned = field_owners(&obj.metadata);
+        // NB: field owners only for objects already updated twice in the
+        // sample: a loop makes tens, and a map of every field of every object
+        // that changed once would cost the memory of a busy cluster's Pods.
+        let uid = obj.metadata.uid.clone().unwrap_or_default();
+        let hot = seen.get(&uid).is_some_and(|e| e.1.updates >= HOT_AFTER);
+        let now_owned = hot.then(|| field_owners(&obj.metadata));
         let o = obj.into_observation(&listed.resource);
-        if let Some(before) = owners.insert(o.object.uid.clone(), now_owned) {
+        if let Some(now_owned) = now_owned
+            && let Some(before) = owners.insert(o.object.uid.clone(), now_owned)
+        {
             let after = &owners[&o.object.uid];
             let counts = contested.entry(o.object.uid.clone()).or_default();
             for (path, who) in after {
