@@ -65,19 +65,6 @@ fn key(e: &Entry) -> Option<(EntryKind, &str, &str, &str, &str, i64)> {
     ))
 }
 
-/// Every writer of `indices`, the busiest first.
-fn writers_of(entries: &[Entry], indices: &[usize]) -> Vec<String> {
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for w in indices.iter().flat_map(|&i| &entries[i].writers) {
-        match counts.iter_mut().find(|(name, _)| name == w) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((w.clone(), 1)),
-        }
-    }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    counts.into_iter().map(|(w, _)| w).collect()
-}
-
 /// The runs of at least [`FLIP_FOLD`] spec changes of one object that flip
 /// the same fields, other entries of that object in between allowed: each
 /// run's indices in `entries`, and the run.
@@ -90,7 +77,7 @@ fn flip_runs(entries: &[Entry]) -> Vec<(Vec<usize>, Flips)> {
             let flips = Flips {
                 count: run.0.len(),
                 fields: crate::specdiff::flip_text(&run.1),
-                writers: writers_of(entries, &run.0),
+                writers: super::busiest_first(run.0.iter().flat_map(|&i| &entries[i].writers)),
             };
             runs.push((run.0, flips));
         }

@@ -477,6 +477,20 @@ pub fn assemble(
     }
 }
 
+/// Each writer once, the one named most often first (ties by name): who
+/// wrote a run of changes.
+pub fn busiest_first<'a>(writers: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut counts: Vec<(&String, usize)> = Vec::new();
+    for w in writers {
+        match counts.iter_mut().find(|(name, _)| *name == w) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((w, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts.into_iter().map(|(w, _)| w.clone()).collect()
+}
+
 /// How long before its type's removal an object's deletion counts as part of it.
 const TYPE_REMOVAL_MS: i64 = 60_000;
 

@@ -59,14 +59,7 @@ fn fold_run(run: &[SpecChange]) -> SpecChange {
     let first = &run[0];
     let last = &run[run.len() - 1];
     let fields = crate::specdiff::flip_text(&flipped(first).unwrap_or_default());
-    let mut writers: Vec<(String, usize)> = Vec::new();
-    for w in run.iter().flat_map(|c| &c.writers) {
-        match writers.iter_mut().find(|(name, _)| name == w) {
-            Some((_, n)) => *n += 1,
-            None => writers.push((w.clone(), 1)),
-        }
-    }
-    writers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let writers = super::busiest_first(run.iter().flat_map(|c| &c.writers));
     SpecChange {
         at_ms: first.at_ms,
         time: first.time.clone(),
@@ -74,7 +67,7 @@ fn fold_run(run: &[SpecChange]) -> SpecChange {
         until_ms: Some(last.at_ms),
         count: run.len(),
         change: format!("{fields}, back and forth {} times", run.len()),
-        writers: writers.into_iter().map(|(w, _)| w).collect(),
+        writers,
         fields: first.fields.clone(),
     }
 }

@@ -189,6 +189,28 @@ fn running_pod(node: &str, image: &str, owner: OwnerRef) -> ObjectState {
     }
 }
 
+/// A ReplicaSet of `owner` at generation 1 (observed), running `image`, wanting
+/// `replicas` and, when known, with `ready` of them ready.
+fn replica_set_state(
+    owner: OwnerRef,
+    image: &str,
+    replicas: i64,
+    ready: Option<i64>,
+) -> ObjectState {
+    let mut s = ObjectState {
+        generation: 1,
+        observed_generation: Some(1),
+        images: vec![image.into()],
+        owners: vec![owner],
+        ..ObjectState::default()
+    };
+    s.replicas.insert("spec.replicas".into(), replicas);
+    if let Some(ready) = ready {
+        s.replicas.insert("readyReplicas".into(), ready);
+    }
+    s
+}
+
 fn deployment_state(
     generation: i64,
     observed: i64,
@@ -296,15 +318,7 @@ pub fn recording(dir: &Path) -> PathBuf {
             )];
         }),
     );
-    let mut rs_state = ObjectState {
-        generation: 1,
-        observed_generation: Some(1),
-        images: vec!["web:1".into()],
-        owners: vec![owner("Deployment", "web", &deploy.uid)],
-        ..ObjectState::default()
-    };
-    rs_state.replicas.insert("spec.replicas".into(), 2);
-    rs_state.replicas.insert("readyReplicas".into(), 2);
+    let rs_state = replica_set_state(owner("Deployment", "web", &deploy.uid), "web:1", 2, Some(2));
     r.object(
         Seen::Listed,
         T,
@@ -346,14 +360,12 @@ pub fn recording(dir: &Path) -> PathBuf {
             )];
         }),
     );
-    let mut new_rs = ObjectState {
-        generation: 1,
-        observed_generation: Some(1),
-        images: vec!["web:broken".into()],
-        owners: vec![owner("Deployment", "web", &deploy.uid)],
-        ..ObjectState::default()
-    };
-    new_rs.replicas.insert("spec.replicas".into(), 2);
+    let new_rs = replica_set_state(
+        owner("Deployment", "web", &deploy.uid),
+        "web:broken",
+        2,
+        None,
+    );
     r.object(
         Seen::Added,
         T + 60 * S + 200,
@@ -623,14 +635,12 @@ pub fn unschedulable(dir: &Path) -> PathBuf {
             s.replicas.insert("spec.replicas".into(), 1);
         }),
     );
-    let mut rs_state = ObjectState {
-        generation: 1,
-        observed_generation: Some(1),
-        images: vec!["trainer:3".into()],
-        owners: vec![owner("Deployment", "trainer", &deploy.uid)],
-        ..ObjectState::default()
-    };
-    rs_state.replicas.insert("spec.replicas".into(), 1);
+    let rs_state = replica_set_state(
+        owner("Deployment", "trainer", &deploy.uid),
+        "trainer:3",
+        1,
+        None,
+    );
     r.object(
         Seen::Added,
         T + 10 * S + 100,
@@ -962,15 +972,7 @@ pub fn memory_cut(dir: &Path) -> PathBuf {
         }),
         Some(&doc("512Mi")),
     );
-    let mut rs_state = ObjectState {
-        generation: 1,
-        observed_generation: Some(1),
-        images: vec!["web:1".into()],
-        owners: vec![owner("Deployment", "web", &deploy.uid)],
-        ..ObjectState::default()
-    };
-    rs_state.replicas.insert("spec.replicas".into(), 2);
-    rs_state.replicas.insert("readyReplicas".into(), 2);
+    let rs_state = replica_set_state(owner("Deployment", "web", &deploy.uid), "web:1", 2, Some(2));
     r.object(
         Seen::Listed,
         T,
@@ -1007,14 +1009,7 @@ pub fn memory_cut(dir: &Path) -> PathBuf {
         }),
         Some(&doc("256Mi")),
     );
-    let mut new_rs = ObjectState {
-        generation: 1,
-        observed_generation: Some(1),
-        images: vec!["web:1".into()],
-        owners: vec![owner("Deployment", "web", &deploy.uid)],
-        ..ObjectState::default()
-    };
-    new_rs.replicas.insert("spec.replicas".into(), 1);
+    let new_rs = replica_set_state(owner("Deployment", "web", &deploy.uid), "web:1", 1, None);
     r.object(
         Seen::Added,
         T + 60 * S + 200,
