@@ -12,6 +12,7 @@
 
 use serde::Serialize;
 
+use super::fold::FLIP_FOLD;
 use super::{EntryKind, Relation, Subject, Timeline};
 use crate::model::ObjectState;
 use crate::specdiff::FieldChange;
@@ -19,10 +20,6 @@ use crate::units::human_duration;
 
 /// Pod lines shown before "and N more".
 const MAX_POD_LINES: usize = 5;
-
-/// Changes in a row that flip the same fields between two values before they
-/// fold into one line: two round trips. One undo (a → b → a) is not a fight.
-const FLIP_FOLD: usize = 4;
 
 /// One spec change of the target, or a run of them flipping the same fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -72,7 +69,8 @@ fn fold_run(run: &[SpecChange]) -> SpecChange {
     }
 }
 
-/// Folds each run of at least [`FLIP_FOLD`] changes flipping the same fields.
+/// Folds each run of at least [`FLIP_FOLD`] changes flipping the same fields
+/// (the table's rule, `fold::FLIP_FOLD`).
 fn fold_flips(changes: Vec<SpecChange>) -> Vec<SpecChange> {
     let mut out = Vec::new();
     let mut i = 0;
