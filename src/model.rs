@@ -599,6 +599,8 @@ pub struct UpdateCount {
     pub updates: i64,
     pub versions: i64,
     pub generation: i64,
+    /// The field this writer took over from another in that minute, if seen.
+    pub field: Option<String>,
 }
 
 /// What the diffing of managedFields remembers of one entry: (hash of its

@@ -327,6 +327,14 @@ async fn two_managers_fighting_show_in_the_counters_not_in_the_versions() {
         "{counts:?}"
     );
     assert_eq!(rec.versions(&cm).len(), 1, "labels alone make no version");
+    // What they fight over: the label that keeps changing hands (with `round`,
+    // which both also set; the first in path order is kept).
+    assert!(
+        counts
+            .iter()
+            .any(|c| c.field.as_deref() == Some("metadata.labels.owner")),
+        "{counts:?}"
+    );
 }
 
 async fn create_pod(pods: &Api<Pod>, name: &str) {

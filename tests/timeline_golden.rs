@@ -205,7 +205,7 @@ fn a_fight_names_both_managers_and_the_flipping_field_on_the_first_screen() {
     for cause in [
         "spec.size 3 ↔ 5, back and forth 110 times (by argocd-controller, widget-autoscaler)",
         "H001 Widget/contested",
-        "fight between argocd-controller and widget-autoscaler",
+        "fight between argocd-controller and widget-autoscaler over spec.size",
     ] {
         assert!(first.contains(cause), "{cause} not in\n{first}");
     }

@@ -11,6 +11,7 @@ WHERE id NOT IN (
     UNION SELECT state FROM versions UNION SELECT writers FROM versions
     UNION SELECT diff FROM versions WHERE diff IS NOT NULL
     UNION SELECT manager FROM update_counts
+    UNION SELECT field FROM update_counts WHERE field IS NOT NULL
     UNION SELECT parent_kind FROM relations UNION SELECT parent_namespace FROM relations
     UNION SELECT parent_name FROM relations
 )

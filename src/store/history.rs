@@ -230,6 +230,7 @@ impl Recording {
                         updates: row.get("updates")?,
                         versions: row.get("versions")?,
                         generation: row.get("generation")?,
+                        field: row.get("field")?,
                     })
                 },
             )

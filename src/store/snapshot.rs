@@ -104,7 +104,16 @@ impl Recording {
         let mut per_object: HashMap<i64, ObjectUpdates> = HashMap::new();
         let mut managers: HashMap<(i64, String), i64> = HashMap::new();
         let mut minutes: HashMap<i64, std::collections::BTreeMap<i64, i64>> = HashMap::new();
+        // Per object, each field a writer took over and in how many (minute, writer) rows.
+        let mut contested: HashMap<i64, HashMap<String, i64>> = HashMap::new();
         for c in self.update_counts(cluster, from, at)? {
+            if let Some(field) = c.field {
+                *contested
+                    .entry(c.object_id)
+                    .or_default()
+                    .entry(field)
+                    .or_default() += 1;
+            }
             let u = per_object.entry(c.object_id).or_default();
             u.updates += c.updates;
             u.generation_moves += c.generation;
@@ -135,6 +144,13 @@ impl Recording {
                 .map(|((_, m), n)| (m.clone(), *n))
                 .collect();
             u.managers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            u.contested = contested
+                .remove(&id)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            u.contested
+                .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             updates.push(u);
         }
         updates.sort_by_key(|u| std::cmp::Reverse(u.updates));

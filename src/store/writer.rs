@@ -175,6 +175,8 @@ pub struct Writer {
     /// Live watched objects by uid: what their last version was (see `history`).
     tracked: HashMap<String, history::Tracked>,
     counters: history::Counters,
+    /// Objects updated this minute, and the field owners of the hot ones.
+    contests: HashMap<i64, history::Contest>,
     /// The greatest integer Event name stored, read once per batch (`None`:
     /// not yet; `i64::MIN`: there is none). See [`Writer::surely_new`].
     newest_name: Option<i64>,
@@ -220,6 +222,7 @@ impl Writer {
             events: FastMap::default(),
             tracked: HashMap::new(),
             counters: history::Counters::new(),
+            contests: HashMap::new(),
             newest_name: None,
             held: Held::default(),
             data_version: None,
@@ -301,6 +304,7 @@ impl Writer {
         self.events.clear();
         self.tracked.clear();
         self.counters.clear();
+        self.contests.clear();
         self.newest_name = None;
         self.held.clear();
     }

@@ -35,8 +35,45 @@ pub(super) struct Tracked {
 /// the document its next spec diff compares against.
 type LastVersion = (i64, i64, Option<i64>, String, Option<i64>);
 
-/// Per-minute update counters not yet written: (object, minute, manager) -> (updates, versions, generation moves).
-pub(super) type Counters = HashMap<(i64, i64, i64), (i64, i64, i64)>;
+/// Per-minute update counters not yet written: (object, minute, manager) -> counts.
+pub(super) type Counters = HashMap<(i64, i64, i64), Count>;
+
+/// One writer's updates of one object in one minute.
+#[derive(Debug, Default)]
+pub(super) struct Count {
+    updates: i64,
+    versions: i64,
+    generation: i64,
+    /// The field (string id) this writer took over from another, if seen.
+    field: Option<i64>,
+}
+
+/// Updates of an object within one minute before its field owners are
+/// followed: a fight makes tens, and following every object would hold a
+/// map of every field of everything that changed.
+const HOT_AFTER: i64 = 2;
+
+/// What the writer follows of an object updated often: its updates in the
+/// current minute and, once hot, who owned which field at its last update.
+#[derive(Debug, Default)]
+pub(super) struct Contest {
+    minute: i64,
+    updates: i64,
+    owners: Option<HashMap<String, Vec<String>>>,
+}
+
+/// Who owns each field, from the managers' field sets (`fieldsV1`).
+fn field_owners(managers: &[crate::model::ManagerEntry]) -> HashMap<String, Vec<String>> {
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for m in managers.iter().filter(|m| !m.fields_v1.is_empty()) {
+        for path in crate::specdiff::owned_paths(&m.fields_v1) {
+            let owners = out.entry(path).or_default();
+            owners.push(m.label());
+            owners.sort();
+        }
+    }
+    out
+}
 
 /// What identifies a version: its state text's hash and its generations.
 fn version_hash(text_h: i64, generation: i64, observed: Option<i64>) -> i64 {
@@ -190,6 +227,11 @@ impl Writer {
         }
         if change.seen == Seen::Modified {
             let minute = change.at.div_euclid(60_000);
+            let taken = self.taken_field(id, minute, &o.managers);
+            let field = match taken {
+                Some(path) => Some(self.intern(&path)?),
+                None => None,
+            };
             let labels = if who.is_empty() {
                 vec![String::new()]
             } else {
@@ -198,9 +240,10 @@ impl Writer {
             for label in labels {
                 let manager = self.intern(&label)?;
                 let entry = self.counters.entry((id, minute, manager)).or_default();
-                entry.0 += 1;
-                entry.1 += i64::from(new_version);
-                entry.2 += i64::from(generation_moved);
+                entry.updates += 1;
+                entry.versions += i64::from(new_version);
+                entry.generation += i64::from(generation_moved);
+                entry.field = field.or(entry.field);
             }
         }
         if change.seen == Seen::Deleted {
@@ -382,16 +425,55 @@ impl Writer {
         Ok(applied)
     }
 
+    /// The field whose owner changed since the object's last update, for an
+    /// object updated more than [`HOT_AFTER`] times this minute (and whose
+    /// field sets are read: the diffed types); the first in path order when
+    /// several did.
+    fn taken_field(
+        &mut self,
+        id: i64,
+        minute: i64,
+        managers: &[crate::model::ManagerEntry],
+    ) -> Option<String> {
+        let c = self.contests.entry(id).or_default();
+        if c.minute != minute {
+            c.minute = minute;
+            c.updates = 0;
+        }
+        c.updates += 1;
+        if c.updates <= HOT_AFTER || managers.iter().all(|m| m.fields_v1.is_empty()) {
+            return None;
+        }
+        let now = field_owners(managers);
+        let before = c.owners.replace(now)?;
+        let after = c.owners.as_ref()?;
+        let mut taken: Vec<&String> = after
+            .iter()
+            .filter(|(path, who)| before.get(*path).is_some_and(|was| was != *who))
+            .map(|(path, _)| path)
+            .collect();
+        taken.sort();
+        taken.first().map(|p| p.to_string())
+    }
+
     /// Writes the update counters gathered since the last flush (inside the open batch).
     pub(super) fn flush_counters(&mut self) -> Result<(), StoreError> {
         let counters = std::mem::take(&mut self.counters);
-        for ((object, minute, manager), (updates, versions, generation)) in counters {
+        let mut newest = None;
+        for ((object, minute, manager), c) in counters {
+            newest = newest.max(Some(minute));
             self.hot("update counter", |conn, hot| {
                 hot.counts_add.on(conn)?.execute(named_params! {
                     ":object": object, ":minute": minute, ":manager": manager,
-                    ":updates": updates, ":versions": versions, ":generation": generation,
+                    ":updates": c.updates, ":versions": c.versions, ":generation": c.generation,
+                    ":field": c.field,
                 })
             })?;
+        }
+        // NB: objects not updated for a minute leave the contests, so the
+        // map holds what changes now, not everything that ever changed.
+        if let Some(newest) = newest {
+            self.contests.retain(|_, c| c.minute + 1 >= newest);
         }
         Ok(())
     }
@@ -444,6 +526,78 @@ mod tests {
         let versions = w.recording().versions(1).unwrap();
         assert_eq!(versions[41].state.generation, 42);
         assert_eq!(versions[41].state.observed_generation, Some(42));
+    }
+
+    /// A ConfigMap whose label `owner` `writer` set last (an Update takes the
+    /// field), its data owned by its creator, field sets as the apiserver keeps them.
+    fn labelled(at: i64, writer: &str) -> Change {
+        let entry = |manager: &str, time: i64, fields: &str| crate::model::ManagerEntry {
+            manager: manager.into(),
+            operation: "Update".into(),
+            time: Some(time),
+            fields_v1: fields.into(),
+            ..crate::model::ManagerEntry::default()
+        };
+        Change::Object(ObjectChange {
+            seen: Seen::Modified,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "ConfigMap".into(),
+                    namespace: "shop".into(),
+                    name: "contested".into(),
+                    uid: "cm".into(),
+                    ..ObjectRef::default()
+                },
+                diff_doc: Some(r#"{"data":{}}"#.into()),
+                managers: vec![
+                    entry(writer, at, r#"{"f:metadata":{"f:labels":{"f:owner":{}}}}"#),
+                    entry("kubectl-create", 0, r#"{"f:data":{"f:k":{}}}"#),
+                ],
+                ..ObjectObservation::default()
+            }),
+        })
+    }
+
+    /// A fight over a label made no version, and the recording knew who fought
+    /// but not over what: `check --db` said "fight between a and b" only.
+    #[test]
+    fn a_label_fight_records_the_field_that_changes_hands() {
+        let (_dir, mut w) = crate::store::testing::recording();
+        let mut b = w.begin().unwrap();
+        for i in 0..40 {
+            let writer = if i % 2 == 0 { "team-a" } else { "team-b" };
+            b.apply_change(&labelled(60_000 + i * 1_000, writer))
+                .unwrap();
+        }
+        b.commit().unwrap();
+        let fields: Vec<String> = w
+            .connection()
+            .prepare("SELECT DISTINCT s.s FROM update_counts c JOIN strings s ON s.id = c.field")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(fields, vec!["metadata.labels.owner"]);
+        let snap = w
+            .recording()
+            .snapshot(w.cluster(), 119_000, 60_000)
+            .unwrap();
+        let findings = crate::checks::run(&snap, &[], &crate::checks::Options::default());
+        let hot = findings
+            .findings
+            .iter()
+            .find(|f| f.object.name == "contested")
+            .expect("a hot-loop finding");
+        assert!(
+            hot.summary
+                .ends_with("fight between team-a and team-b over metadata.labels.owner"),
+            "{}",
+            hot.summary
+        );
     }
 
     fn crd(doc: String, at: i64) -> Change {
