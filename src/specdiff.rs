@@ -266,6 +266,39 @@ pub fn owned_paths(fields_v1: &str) -> Vec<String> {
     out
 }
 
+/// Who owns each field of an object ([`owned_paths`] → the writers owning it,
+/// sorted): compared between two updates, it tells which fields changed hands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldOwners(std::collections::HashMap<String, Vec<String>>);
+
+impl FieldOwners {
+    /// From each writer's label and field set (`fieldsV1` text).
+    pub fn from_sets<'a>(sets: impl Iterator<Item = (String, &'a str)>) -> FieldOwners {
+        let mut out: std::collections::HashMap<String, Vec<String>> = Default::default();
+        for (who, fields) in sets {
+            for path in owned_paths(fields) {
+                let owners = out.entry(path).or_default();
+                owners.push(who.clone());
+                owners.sort();
+            }
+        }
+        FieldOwners(out)
+    }
+
+    /// The fields owned now by others than at `before`, in path order: what
+    /// the last update took over (a fight's field, when writers alternate).
+    pub fn taken_since(&self, before: &FieldOwners) -> Vec<&str> {
+        let mut taken: Vec<&str> = self
+            .0
+            .iter()
+            .filter(|(path, who)| before.0.get(*path).is_some_and(|was| was != *who))
+            .map(|(path, _)| path.as_str())
+            .collect();
+        taken.sort();
+        taken
+    }
+}
+
 fn join(path: &str, key: &str) -> String {
     // Keys made of letters, digits, `_` and `-` join with a dot; others are bracketed.
     let simple = !key.is_empty()

@@ -249,27 +249,19 @@ async fn list_events(
 /// Updates of one object in a sample before its field owners are followed.
 const HOT_AFTER: i64 = 2;
 
-/// Each owned field of an object (`owned_paths`) and the writers that own it.
-type Owners = HashMap<String, Vec<String>>;
-
 /// Who owns each field of `meta`, from its managedFields.
-fn field_owners(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Owners {
-    let mut out: Owners = HashMap::new();
-    for f in meta.managed_fields.iter().flatten() {
-        let Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
-            serde_json::Value::String(text),
-        )) = &f.fields_v1
-        else {
-            continue;
-        };
-        let who = f.manager.clone().unwrap_or_default();
-        for path in crate::specdiff::owned_paths(text) {
-            let owners = out.entry(path).or_default();
-            owners.push(who.clone());
-            owners.sort();
+fn field_owners(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> crate::specdiff::FieldOwners {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
+    crate::specdiff::FieldOwners::from_sets(meta.managed_fields.iter().flatten().filter_map(|f| {
+        match &f.fields_v1 {
+            Some(FieldsV1(serde_json::Value::String(text))) => {
+                Some((f.manager.clone().unwrap_or_default(), text.as_str()))
+            }
+            _ => None,
         }
-    }
-    out
+    }))
 }
 
 /// Watches one listed type for `sample`, counting updates per object and writer.
@@ -293,7 +285,7 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
     let mut known = listed.known;
     let mut seen: HashMap<String, (ObjectRef, ObjectUpdates, String)> = HashMap::new();
     // Each object's field owners at its last update, and how often each field changed hands.
-    let mut owners: HashMap<String, Owners> = HashMap::new();
+    let mut owners: HashMap<String, crate::specdiff::FieldOwners> = HashMap::new();
     let mut contested: HashMap<String, HashMap<String, i64>> = HashMap::new();
     let started = tokio::time::Instant::now();
     let started_ms = chrono::Utc::now().timestamp_millis();
@@ -320,12 +312,10 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
         if let Some(now_owned) = now_owned
             && let Some(before) = owners.insert(o.object.uid.clone(), now_owned)
         {
-            let after = &owners[&o.object.uid];
+            let taken = owners[&o.object.uid].taken_since(&before);
             let counts = contested.entry(o.object.uid.clone()).or_default();
-            for (path, who) in after {
-                if before.get(path).is_some_and(|was| was != who) {
-                    *counts.entry(path.clone()).or_default() += 1;
-                }
+            for path in taken {
+                *counts.entry(path.to_string()).or_default() += 1;
             }
         }
         let previous = known.get(&o.object.uid);

@@ -59,20 +59,7 @@ const HOT_AFTER: i64 = 2;
 pub(super) struct Contest {
     minute: i64,
     updates: i64,
-    owners: Option<HashMap<String, Vec<String>>>,
-}
-
-/// Who owns each field, from the managers' field sets (`fieldsV1`).
-fn field_owners(managers: &[crate::model::ManagerEntry]) -> HashMap<String, Vec<String>> {
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    for m in managers.iter().filter(|m| !m.fields_v1.is_empty()) {
-        for path in crate::specdiff::owned_paths(&m.fields_v1) {
-            let owners = out.entry(path).or_default();
-            owners.push(m.label());
-            owners.sort();
-        }
-    }
-    out
+    owners: Option<crate::specdiff::FieldOwners>,
 }
 
 /// What identifies a version: its state text's hash and its generations.
@@ -444,15 +431,14 @@ impl Writer {
         if c.updates <= HOT_AFTER || managers.iter().all(|m| m.fields_v1.is_empty()) {
             return None;
         }
-        let now = field_owners(managers);
+        let now = crate::specdiff::FieldOwners::from_sets(
+            managers
+                .iter()
+                .filter(|m| !m.fields_v1.is_empty())
+                .map(|m| (m.label(), m.fields_v1.as_str())),
+        );
         let before = c.owners.replace(now)?;
-        let after = c.owners.as_ref()?;
-        let mut taken: Vec<&String> = after
-            .iter()
-            .filter(|(path, who)| before.get(*path).is_some_and(|was| was != *who))
-            .map(|(path, _)| path)
-            .collect();
-        taken.sort();
+        let taken = c.owners.as_ref()?.taken_since(&before);
         taken.first().map(|p| p.to_string())
     }
 
