@@ -11,10 +11,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::{TestNamespace, cluster_script, diag, start_recorder, wait_for};
+use common::{TestNamespace, cluster_script, start_recorder, wait_for};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::PostParams;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const TAINT: &str = "drill/maintenance=true:NoSchedule";
 
@@ -28,23 +28,6 @@ impl Drop for Untaint {
             .env("DIAG_CLUSTER_DIR", common::kubeconfig().parent().unwrap())
             .output();
     }
-}
-
-/// The S001 findings of `check scheduling -o json ARGS…`, once there are some.
-fn s001(db: &std::path::Path, args: &[&str]) -> Option<Vec<Value>> {
-    let out = diag(db)
-        .args(["check", "scheduling", "-o", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout).ok()?;
-    let found: Vec<Value> = doc["findings"]
-        .as_array()?
-        .iter()
-        .filter(|f| f["code"] == "S001")
-        .cloned()
-        .collect();
-    (!found.is_empty()).then_some(found)
 }
 
 #[tokio::test]
@@ -67,7 +50,7 @@ async fn the_untolerated_taint_is_named_with_its_nodes_and_its_writer() {
     let live_db = dir.path().join("unused.db");
     let live = wait_for(Duration::from_secs(60), "a live S001", || {
         let (db, ns) = (live_db.clone(), ns.name.clone());
-        async move { s001(&db, &["-n", &ns]) }
+        async move { common::s001_findings(&db, &["-n", &ns]) }
     })
     .await;
     let summary = live[0]["summary"].as_str().unwrap();
@@ -97,7 +80,7 @@ async fn the_untolerated_taint_is_named_with_its_nodes_and_its_writer() {
     let recorded = wait_for(Duration::from_secs(30), "a recorded S001", || {
         let db = db.clone();
         let db_arg = db_arg.clone();
-        async move { s001(&db, &["--db", &db_arg]) }
+        async move { common::s001_findings(&db, &["--db", &db_arg]) }
     })
     .await;
     let summary = recorded[0]["summary"].as_str().unwrap();

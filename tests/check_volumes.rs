@@ -24,33 +24,17 @@ struct DeleteVolume(String);
 impl Drop for DeleteVolume {
     fn drop(&mut self) {
         let name = self.0.clone();
-        // NB: as TestNamespace's Drop: a runtime and a client of its own.
-        let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let api: Api<PersistentVolume> = Api::all(common::client().await);
-                let _ = api.delete(&name, &DeleteParams::background()).await;
-            });
-        })
-        .join();
+        common::delete_from_drop(move |client| async move {
+            let api: Api<PersistentVolume> = Api::all(client);
+            let _ = api.delete(&name, &DeleteParams::background()).await;
+        });
     }
 }
 
 /// The S001 findings with a `volume` cause, once there are some.
 fn volume_causes(db: &std::path::Path, args: &[&str]) -> Option<Vec<Value>> {
-    let out = diag(db)
-        .args(["check", "scheduling", "-o", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout).ok()?;
-    let causes: Vec<Value> = doc["findings"]
-        .as_array()?
+    let causes: Vec<Value> = common::s001_findings(db, args)?
         .iter()
-        .filter(|f| f["code"] == "S001")
         .flat_map(|f| {
             f["details"]["causes"]
                 .as_array()

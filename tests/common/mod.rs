@@ -97,21 +97,47 @@ impl TestNamespace {
 impl Drop for TestNamespace {
     fn drop(&mut self) {
         let name = self.name.clone();
-        // NB: Drop cannot await, so the deletion runs on a thread with its own
-        // runtime - and its own client: a kube Client's worker task lives on the
-        // runtime that made it, which is blocked right here.
-        let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let api: Api<Namespace> = Api::all(client().await);
-                let _ = api.delete(&name, &DeleteParams::background()).await;
-            });
-        })
-        .join();
+        delete_from_drop(move |client| async move {
+            let api: Api<Namespace> = Api::all(client);
+            let _ = api.delete(&name, &DeleteParams::background()).await;
+        });
     }
+}
+
+/// Runs a cleanup from a `Drop` and waits for it: `cleanup` gets a client.
+// NB: Drop cannot await, so the cleanup runs on a thread with its own
+// runtime - and its own client: a kube Client's worker task lives on the
+// runtime that made it, which is blocked right here.
+pub fn delete_from_drop<F, Fut>(cleanup: F)
+where
+    F: FnOnce(Client) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    let _ = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async { cleanup(client().await).await });
+    })
+    .join();
+}
+
+/// The S001 findings of `check scheduling -o json ARGS…`, once there are some.
+pub fn s001_findings(db: &Path, args: &[&str]) -> Option<Vec<serde_json::Value>> {
+    let out = diag(db)
+        .args(["check", "scheduling", "-o", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    let found: Vec<serde_json::Value> = doc["findings"]
+        .as_array()?
+        .iter()
+        .filter(|f| f["code"] == "S001")
+        .cloned()
+        .collect();
+    (!found.is_empty()).then_some(found)
 }
 
 pub fn uuid_suffix() -> String {
