@@ -225,7 +225,7 @@ pub enum Command {
     Timeline(TimelineArgs),
     /// What changed in the cluster: spec diffs with their writers, objects created and deleted, types added and removed
     Changes(ChangesArgs),
-    /// Find stuck finalizers, hot loops, generation lag and scheduling failures (live, or in the recording with --db/--at)
+    /// Why isn't it ready (progress), stuck finalizers, hot loops, generation lag, scheduling failures, containers that cannot start (pods): live, or in the recording with --db/--at
     Check(CheckArgs),
     /// Run a named query (built-in, or yours in $XDG_CONFIG_HOME/kubectl-diag/queries/)
     Query(QueryArgs),
@@ -470,7 +470,7 @@ pub struct CheckArgs {
     #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table)]
     pub output: CheckOutput,
 
-    /// Checks to run (default: all)
+    /// Checks to run (default: all): progress, finalizers, hotloop, generation, scheduling, pods
     #[arg(value_enum)]
     pub checks: Vec<crate::checks::Check>,
 
@@ -483,7 +483,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
 
-    /// finalizers: a deletion waiting longer than this is stuck; pods: a container waiting (ImagePullBackOff, CrashLoopBackOff, …) longer than this
+    /// progress: short of its replicas or not Ready for longer than this; finalizers: a deletion waiting longer than this is stuck; pods: a container waiting (ImagePullBackOff, CrashLoopBackOff, …) longer than this
     #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_duration_ms)]
     pub stuck_after: i64,
 

@@ -38,6 +38,13 @@ use cli::{Cli, Command};
 /// Output goes to `out`, progress and warnings to `err`, so every command can
 /// be driven from a test with two `Vec<u8>`.
 pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
+    let mut err = render::EscapeControls::new(err);
+    let code = dispatch(cli, out, &mut err);
+    let _ = err.flush();
+    code
+}
+
+fn dispatch(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
     match &cli.command {
         Command::Record(args) => record::run(&cli.global, args, err),
         Command::Export(args) => commands::export::run(&cli.global, args, out),

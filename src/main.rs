@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     let mut out = stdout.lock();
     // NB: stderr stays unlocked: the recorder's tasks and threads write progress
     // to it too, and a lock held here for the whole run would deadlock them.
-    let mut err = io::stderr();
+    let mut err = kubectl_diag::render::EscapeControls::new(io::stderr());
     match kubectl_diag::run(cli, &mut out, &mut err) {
         Ok(code) => {
             // NB: a flush that fails on a closed pipe is the reader's choice, not our error.

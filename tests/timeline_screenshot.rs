@@ -17,16 +17,20 @@ use std::time::{Duration, Instant};
 mod timeline_recordings;
 use timeline_recordings::{recording, timeline};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+/// The browser: `DIAG_CHROMIUM` (scripts/test sets it), else Debian's.
+fn chromium_path() -> String {
+    std::env::var("DIAG_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
 
 /// Runs Chromium headless on `url` with `args`; its stdout. Fails the test when
 /// Chromium is missing, fails or takes over a minute.
 fn chromium(args: &[&str], url: &str) -> String {
+    let browser = chromium_path();
     assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing: install it (`apt-get install -y chromium`; .ci/run does)"
+        Path::new(&browser).exists(),
+        "{browser} is missing: install it (`apt-get install -y chromium`; scripts/test does)"
     );
-    let mut child = Command::new(CHROMIUM)
+    let mut child = Command::new(&browser)
         .args([
             "--headless=new",
             "--no-sandbox",
@@ -39,7 +43,7 @@ fn chromium(args: &[&str], url: &str) -> String {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("{CHROMIUM}: {e}"));
+        .unwrap_or_else(|e| panic!("{browser}: {e}"));
     // NB: stdout is read on another thread, so a large DOM cannot fill the pipe
     // while this one waits for Chromium to exit.
     let mut stdout = child.stdout.take().unwrap();
@@ -56,7 +60,7 @@ fn chromium(args: &[&str], url: &str) -> String {
         if started.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{CHROMIUM} {args:?} {url}: still running after 60 s");
+            panic!("{browser} {args:?} {url}: still running after 60 s");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -64,7 +68,7 @@ fn chromium(args: &[&str], url: &str) -> String {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(
         status.success(),
-        "{CHROMIUM} {args:?} {url}: {status}\n{stderr}"
+        "{browser} {args:?} {url}: {status}\n{stderr}"
     );
     reader.join().unwrap()
 }

@@ -13,6 +13,7 @@ use super::Severity;
 /// Declared in the order the checks run and print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Check {
+    Progress,
     Finalizers,
     Hotloop,
     Generation,
@@ -22,7 +23,8 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order they run and print.
-    pub const ALL: [Check; 5] = [
+    pub const ALL: [Check; 6] = [
+        Check::Progress,
         Check::Finalizers,
         Check::Hotloop,
         Check::Generation,
@@ -32,6 +34,7 @@ impl Check {
 
     pub fn name(self) -> &'static str {
         match self {
+            Check::Progress => "progress",
             Check::Finalizers => "finalizers",
             Check::Hotloop => "hotloop",
             Check::Generation => "generation",
@@ -47,7 +50,7 @@ impl Check {
             // NB: from Events alone the scheduling check still finds FailedScheduling.
             Check::Scheduling => &["pods", "events"],
             Check::Pods => &["pods"],
-            Check::Finalizers | Check::Hotloop | Check::Generation => &[],
+            Check::Progress | Check::Finalizers | Check::Hotloop | Check::Generation => &[],
         }
     }
 }
@@ -77,10 +80,13 @@ pub enum Code {
     G002,
     S001,
     P001,
+    R001,
+    R002,
+    R003,
 }
 
 impl Code {
-    pub const ALL: [Code; 10] = [
+    pub const ALL: [Code; 13] = [
         Code::F001,
         Code::F002,
         Code::F003,
@@ -91,6 +97,9 @@ impl Code {
         Code::G002,
         Code::S001,
         Code::P001,
+        Code::R001,
+        Code::R002,
+        Code::R003,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -105,6 +114,9 @@ impl Code {
             Code::G002 => "G002",
             Code::S001 => "S001",
             Code::P001 => "P001",
+            Code::R001 => "R001",
+            Code::R002 => "R002",
+            Code::R003 => "R003",
         }
     }
 
@@ -116,6 +128,7 @@ impl Code {
             Code::G001 | Code::G002 => Check::Generation,
             Code::S001 => Check::Scheduling,
             Code::P001 => Check::Pods,
+            Code::R001 | Code::R002 | Code::R003 => Check::Progress,
         }
     }
 
@@ -123,7 +136,7 @@ impl Code {
     /// (docs/checks.md names each downgrade: H003 and G001/G002 may be info).
     pub fn severity(self) -> Severity {
         match self {
-            Code::F002 | Code::H001 => Severity::Error,
+            Code::F002 | Code::H001 | Code::R002 => Severity::Error,
             Code::F001
             | Code::F003
             | Code::H002
@@ -131,7 +144,9 @@ impl Code {
             | Code::G001
             | Code::G002
             | Code::S001
-            | Code::P001 => Severity::Warning,
+            | Code::P001
+            | Code::R001
+            | Code::R003 => Severity::Warning,
         }
     }
 
@@ -157,6 +172,13 @@ impl Code {
             Code::S001 => "A Pod that no node can take.",
             Code::P001 => {
                 "A Pod's container cannot start: a bad image, a crash loop, missing configuration."
+            }
+            Code::R001 => {
+                "A workload has fewer ready (or updated) replicas than it asks for, past `--stuck-after`; the cause the cluster states, from it and what it owns."
+            }
+            Code::R002 => "A Job failed, or runs no Pod; why, from its conditions and its Pods.",
+            Code::R003 => {
+                "An object's Ready-like condition is False or Unknown (or a Stalled-like one True) past `--stuck-after`."
             }
         }
     }

@@ -3,12 +3,14 @@
 //! snapshot type, so every check runs the same way on both, and its tests
 //! never touch a cluster. One check, one file, stable codes (docs/checks.md).
 
+pub mod causes;
 pub mod codes;
 pub mod controllers;
 pub mod finalizers;
 pub mod generation;
 pub mod hotloop;
 pub mod pods;
+pub mod progress;
 pub mod scheduling;
 pub mod scheduling_causes;
 pub mod scheduling_message;
@@ -305,6 +307,8 @@ impl Relevance {
             o.object.kind.as_str(),
             "Node" | "Deployment" | "StatefulSet" | "DaemonSet"
         ) || s.deletion.is_some()
+            // What does not reach its target, and what explains it one level down.
+            || progress::relevant(o)
             || generation_lag
             || (o.object.kind == "Pod" && (s.node_name.is_empty() || !s.claims.is_empty()))
             // A container that will not start (bad image, crash loop).
@@ -328,6 +332,8 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
     let mut report = Report::default();
     for check in chosen(selected) {
         match check {
+            // NB: last, below: it reads the Pods' own findings.
+            Check::Progress => {}
             Check::Finalizers => report.findings.extend(finalizers::check(snapshot, options)),
             Check::Hotloop => report.findings.extend(hotloop::check(snapshot, options)),
             Check::Generation => report.findings.extend(generation::check(snapshot, options)),
@@ -338,6 +344,33 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
             }
             Check::Pods => report.findings.extend(pods::check(snapshot, options)),
         }
+    }
+    if chosen(selected).any(|c| c == Check::Progress) {
+        let mut pod_findings: Vec<Finding> = report
+            .findings
+            .iter()
+            .filter(|f| matches!(f.code, Code::S001 | Code::P001))
+            .cloned()
+            .collect();
+        if !chosen(selected).any(|c| c == Check::Scheduling) {
+            pod_findings.extend(scheduling::check(snapshot, options).0);
+        }
+        if !chosen(selected).any(|c| c == Check::Pods) {
+            pod_findings.extend(pods::check(snapshot, options));
+        }
+        let progress = progress::check(snapshot, options, &pod_findings);
+        // NB: a Warning storm that a stall quotes as its cause is that
+        // finding's evidence, not news of its own (an info-level H003 of
+        // FailedCreate once was all `check` said of a quota-blocked Deployment).
+        let explained = progress::explained(&progress);
+        report.findings.retain(|f| {
+            f.code != Code::H003
+                || !explained.contains(&(
+                    f.object.namespace.clone(),
+                    format!("{}/{}", f.object.kind, f.object.name),
+                ))
+        });
+        report.findings.splice(0..0, progress);
     }
     report.notes.extend(snapshot.stale_groups.iter().map(|g| {
         format!("API group {g} is unavailable (its aggregated API does not answer discovery)")

@@ -261,6 +261,45 @@ fn under_namespaces<'a>(findings: &[&'a Finding]) -> (Vec<&'a Finding>, Vec<&'a 
     (ordered, stuck)
 }
 
+/// The causes of a progress finding after its headline, one row each under
+/// it, marked `└`, with the object that states each.
+fn cause_rows(f: &Finding, wide: bool) -> Vec<Vec<String>> {
+    let causes = f.details["causes"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let shown = if wide {
+        causes.len()
+    } else {
+        causes.len().min(checks::progress::MAX_CAUSES + 1)
+    };
+    causes
+        .iter()
+        .take(shown)
+        .skip(1)
+        .map(|c| {
+            let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+            let count = c["count"].as_i64().unwrap_or(1);
+            let times = if count > 1 {
+                format!(" ×{count}")
+            } else {
+                String::new()
+            };
+            let mut row = vec![
+                String::new(),
+                String::new(),
+                String::new(),
+                format!("└ {}", escape(&text("object"))),
+                String::new(),
+                escape(&format!("{}{times}: {}", text("reason"), text("message"))).into_owned(),
+            ];
+            if wide {
+                row.push(String::new());
+            }
+            row
+        })
+        .collect()
+}
+
 fn object_name(f: &Finding) -> String {
     escape(&format!("{}/{}", f.object.kind, f.object.name)).into_owned()
 }
@@ -371,9 +410,13 @@ pub fn render(
                     if wide {
                         row.push(escape(&f.object.uid).into_owned());
                     }
-                    row
+                    let mut rows = vec![row];
+                    if f.check == Check::Progress {
+                        rows.extend(cause_rows(f, wide));
+                    }
+                    rows
                 });
-                plain_table(out, header, rows)?;
+                plain_table(out, header, rows.flatten())?;
             }
             if !report.summary.reasons.is_empty() {
                 writeln!(

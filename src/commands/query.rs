@@ -160,6 +160,16 @@ fn user_queries(dir: &std::path::Path, warn: &mut dyn Write) -> anyhow::Result<V
     files.sort();
     let mut queries = Vec::new();
     for file in files {
+        // NB: only regular files (or links to them) are read: reading a FIFO
+        // blocks until someone writes to it, and every `query` hung (issue 27.10).
+        if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            writeln!(
+                warn,
+                "warning: skipping {}: not a regular file (fix or remove it)",
+                file.display()
+            )?;
+            continue;
+        }
         let parsed = std::fs::read_to_string(&file)
             .with_context(|| format!("{}: cannot be read", file.display()))
             .and_then(|text| parse_header(&file.display().to_string(), &text));

@@ -383,6 +383,7 @@ fn check_lines(
             code: f.code.to_string(),
             severity: f.severity.as_str().to_string(),
             object: format!("{}/{}", f.object.kind, f.object.name),
+            cause: f.details["cause"].as_str().map(str::to_string),
             summary: f.summary,
         })
         .collect())

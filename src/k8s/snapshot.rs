@@ -215,8 +215,13 @@ async fn list_events(
                 continue;
             };
             let scheduling = matches!(o.reason.as_str(), "FailedScheduling" | "Scheduled");
-            // Only what a check can use: scheduling Events, and repeated ones (storm candidates).
-            if !scheduling && o.count < 2 && !o.message.contains("(combined from similar events)") {
+            // Only what a check can use: scheduling Events, Warnings (what explains a
+            // stall), and repeated ones (storm candidates).
+            if !scheduling
+                && o.type_ != "Warning"
+                && o.count < 2
+                && !o.message.contains("(combined from similar events)")
+            {
                 continue;
             }
             // NB: live, the window is the Event's own life: its rate is count over first..last.

@@ -137,8 +137,27 @@ impl Rediscovery<'_> {
             .retain(|name| wanted.iter().any(|w| w.full_name() == *name));
         for t in wanted {
             let name = t.full_name();
-            if running.types.contains_key(&name) {
-                continue;
+            // NB: a CRD whose recorded version stops being served (or stops
+            // being the preferred one) answers the old watch 404 for good: the
+            // type is watched again through the version discovery prefers now,
+            // and relisted, blind since the old watch began failing.
+            let switched_from = match running.types.get(&name) {
+                Some(old) if old.version == t.version => continue,
+                Some(old) => Some(old.api_version()),
+                None => None,
+            };
+            // Read before the old watches stop: a watch that ends is not blind.
+            let failing_since = self.stats.blind.list();
+            if let Some(old) = &switched_from {
+                if let Some(stop) = running.stops.remove(&name) {
+                    let _ = stop.send(true);
+                }
+                running.types.remove(&name);
+                let _ = writeln!(
+                    err,
+                    "type {name}: {old} is no longer the version served first; recording it through {} from now (relisted)",
+                    t.api_version()
+                );
             }
             // NB: a refused type is asked again at each rediscovery (a list of
             // one object), but warned about only once.
@@ -154,6 +173,10 @@ impl Rediscovery<'_> {
             ) {
                 match w.preflight().await {
                     Ok(()) => allowed.push(w),
+                    Err(e) if watch_anyway(&e) => {
+                        let _ = writeln!(err, "{}", blind_warning(&name, &e));
+                        allowed.push(w);
+                    }
                     Err(e) if !was_refused => {
                         let _ = writeln!(err, "warning: not keeping history of {name}: {e}");
                     }
@@ -165,19 +188,35 @@ impl Rediscovery<'_> {
                 continue;
             }
             changed = true;
-            if running.refused.remove(&name) {
-                if self.args.verbose {
-                    let _ = writeln!(err, "type {name} may be listed now: recording it from now");
+            let now_allowed = running.refused.remove(&name);
+            match (&switched_from, now_allowed) {
+                (Some(_), _) => {}
+                (None, true) => {
+                    if self.args.verbose {
+                        let _ =
+                            writeln!(err, "type {name} may be listed now: recording it from now");
+                    }
                 }
-            } else {
-                let _ = writeln!(err, "type {name} appeared: recording it from now");
+                (None, false) => {
+                    let _ = writeln!(err, "type {name} appeared: recording it from now");
+                }
             }
-            self.type_change(&t, now, false).await?;
+            if switched_from.is_none() {
+                self.type_change(&t, now, false).await?;
+            }
             for w in allowed {
                 let rx = running.stop_of(w.dt());
                 let start = WatchStart {
                     resume_from: None,
                     blind_since: None,
+                    switched: switched_from.as_ref().map(|old| watch::Switched {
+                        from: old.clone(),
+                        to: t.api_version(),
+                        since: failing_since
+                            .iter()
+                            .find(|(key, _)| key == w.resource())
+                            .map_or(now, |(_, since)| *since),
+                    }),
                 };
                 tasks.spawn(w.run(start, rx));
             }
@@ -369,6 +408,34 @@ fn watches_of(
         .collect()
 }
 
+/// `--listen`: an address with a port; `:9090` (as Prometheus exporters
+/// write it) means every interface.
+fn listen_address(addr: &str) -> anyhow::Result<std::net::SocketAddr> {
+    let full = match addr.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => addr.to_string(),
+    };
+    full.parse::<std::net::SocketAddr>().with_context(|| {
+        format!(
+            "--listen {}: expected an address such as 0.0.0.0:9090 or :9090",
+            crate::render::escape(addr)
+        )
+    })
+}
+
+/// Whether a failed preflight list is the server's failure (5xx, or no
+/// answer), not a refusal: the type is watched all the same, blind until the
+/// server answers, rather than left out without a gap.
+fn watch_anyway(e: &connect::ClusterError) -> bool {
+    matches!(e, connect::ClusterError::Api { code, .. } if *code >= 500)
+}
+
+fn blind_warning(name: &str, e: &connect::ClusterError) -> String {
+    format!(
+        "warning: {e}; recording {name} all the same: blind until the apiserver answers, and the interval is stored as a gap"
+    )
+}
+
 /// The namespaces to watch: `-n a,b` gives two watches; none (or `-A`) one cluster-wide watch.
 fn namespaces(global: &GlobalArgs) -> Vec<Option<String>> {
     match (&global.namespace, global.all_namespaces) {
@@ -389,9 +456,7 @@ pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyho
         all_clusters: args.retain_all,
     };
     let listen = match &args.listen {
-        Some(addr) => Some(addr.parse::<std::net::SocketAddr>().with_context(|| {
-            format!("--listen {addr}: expected an address such as 0.0.0.0:9090")
-        })?),
+        Some(addr) => Some(listen_address(addr)?),
         None => None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -504,6 +569,16 @@ async fn record(
                 }
                 object_watches.push(w);
             }
+            // NB: a type whose list fails on the server's side (a conversion
+            // webhook that is down) is watched all the same: blind, warned
+            // about, a gap until it answers; it is not silently left out.
+            Err(e) if watch_anyway(&e) && !args.once => {
+                writeln!(err, "{}", blind_warning(&t.full_name(), &e))?;
+                if !kept.iter().any(|k| k.full_name() == t.full_name()) {
+                    kept.push(t);
+                }
+                object_watches.push(w);
+            }
             // NB: a type RBAC forbids costs its history, not the recording: say so and go on.
             Err(e) => writeln!(
                 err,
@@ -524,6 +599,7 @@ async fn record(
         Ok(WatchStart {
             resume_from: db.load_position(cluster, resource)?,
             blind_since: start.previous_end,
+            switched: None,
         })
     };
     let mut event_starts = Vec::new();
@@ -596,6 +672,11 @@ async fn record(
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("--listen {addr}: cannot listen there"))?;
+            if !args.quiet {
+                // NB: with port 0 the kernel chooses; this is the only place it is told.
+                let bound = listener.local_addr().map_or(addr, |a| a);
+                writeln!(err, "serving /healthz and /metrics on http://{bound}")?;
+            }
             tokio::spawn(serve::serve(listener, stats.clone(), path.clone()));
         }
         let status = show_status.then(|| {
@@ -747,8 +828,12 @@ async fn status_line(stats: Arc<Stats>, context: String) {
     loop {
         tick.tick().await;
         let changes = stats.changes.load(Ordering::Relaxed);
+        let blind = match stats.blind.count() {
+            0 => String::new(),
+            n => format!(" ({n} blind now)"),
+        };
         eprint!(
-            "\r\x1b[2Krecording {context}: {} changes/s, {} occurrences stored, {} gap(s), lag {} ms, {:.1} MiB",
+            "\r\x1b[2Krecording {context}: {} changes/s, {} occurrences stored, {} gap(s){blind}, lag {} ms, {:.1} MiB",
             changes - previous,
             stats.occurrences.load(Ordering::Relaxed),
             stats.gaps.load(Ordering::Relaxed),

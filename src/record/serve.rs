@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 use super::flush::process_bytes_written;
 use super::retention::{db_bytes, wal_bytes};
@@ -92,6 +91,12 @@ pub fn metrics_text(stats: &Stats, disk: Disk) -> String {
         stats.gaps.load(Ordering::Relaxed),
     );
     metric(
+        "kubectl_diag_watches_blind",
+        "gauge",
+        "Watches whose requests fail now: blind, their interval stored as a gap when they see again or the recorder stops.",
+        stats.blind.count() as u64,
+    );
+    metric(
         "kubectl_diag_lag_milliseconds",
         "gauge",
         "Receipt-to-commit time of the oldest change in the last batch.",
@@ -126,11 +131,17 @@ pub fn metrics_text(stats: &Stats, disk: Disk) -> String {
     out
 }
 
-/// Connections served at once; more wait in the kernel's backlog.
-const MAX_CONNECTIONS: usize = 64;
+/// Connections that have not finished sending their request, at most: past
+/// it, the oldest of them is dropped, so that idle clients cannot crowd out a probe.
+const MAX_PENDING: usize = 64;
 
 /// How long a client may take to send its request, and to take the answer.
-const IO_TIMEOUT: Duration = Duration::from_secs(5);
+/// A probe sends its request at once; only idle clients come near this.
+const IO_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The most of a request read: the request line and headers of a probe or a
+/// scrape fit many times over.
+const MAX_REQUEST: usize = 8192;
 
 /// `/healthz` fails when the writer has committed nothing for this long. The
 /// heartbeat commits every 5 s, so a live writer is never near it.
@@ -139,12 +150,14 @@ pub const STALE_AFTER_MS: u64 = 60_000;
 /// Longest pause after `accept` fails (out of file descriptors, say).
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
-/// The answer to `/healthz`: whether the writer has committed recently.
+/// The answer to `/healthz`: whether the writer has committed recently, and
+/// which watches are blind now (they do not fail it: a restart would not make
+/// a conversion webhook answer, and would open gaps of its own).
 /// `now_ms` and the last commit are epoch milliseconds.
 pub fn health(stats: &Stats, now_ms: u64) -> (&'static str, String) {
     let last = stats.last_commit_ms.load(Ordering::Relaxed);
     let age = now_ms.saturating_sub(last);
-    if last == 0 {
+    let (status, mut body) = if last == 0 {
         (
             "503 Service Unavailable",
             "starting: nothing committed yet\n".to_string(),
@@ -159,22 +172,60 @@ pub fn health(stats: &Stats, now_ms: u64) -> (&'static str, String) {
         )
     } else {
         ("200 OK", format!("ok: last commit {} ms ago\n", age))
+    };
+    for (watch, since) in stats.blind.list() {
+        body.push_str(&format!(
+            "blind: {watch} since {} (requests fail; see the recorder's log)\n",
+            crate::units::rfc3339(since)
+        ));
     }
+    (status, body)
+}
+
+/// The path a request asks for, without its query; None until the request
+/// line is complete.
+fn target(request: &[u8]) -> Option<&str> {
+    let line_end = request.windows(2).position(|w| w == b"\r\n")?;
+    let line = std::str::from_utf8(&request[..line_end]).ok()?;
+    let target = line.split(' ').nth(1).unwrap_or("");
+    Some(target.split(['?', '#']).next().unwrap_or(""))
+}
+
+/// Reads until the request's headers are complete (or the limit): a request
+/// may come in several TCP segments.
+async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    let mut request = Vec::with_capacity(512);
+    let mut buf = [0u8; 2048];
+    loop {
+        let n = socket.read(&mut buf).await.ok()?;
+        if n == 0 {
+            return (!request.is_empty()).then_some(request);
+        }
+        request.extend_from_slice(&buf[..n]);
+        if request.windows(4).any(|w| w == b"\r\n\r\n") || request.len() >= MAX_REQUEST {
+            return Some(request);
+        }
+    }
+}
+
+/// Connections still sending their request, oldest first.
+#[derive(Default)]
+struct Pending {
+    next: u64,
+    open: std::collections::VecDeque<(u64, tokio::task::AbortHandle)>,
 }
 
 /// Serves `/healthz` and `/metrics` until the process ends.
 ///
-/// NB: a pod that opens connections and sends nothing must not take the
-/// listener down: each connection has [`IO_TIMEOUT`] to speak, at most
-/// [`MAX_CONNECTIONS`] are served at once, and a failing `accept` (file
-/// descriptors exhausted) backs off instead of spinning.
+/// NB: clients that open connections and send nothing must not take the
+/// listener down (issue 27.7: ~190 idle connections once failed every probe):
+/// `accept` never waits for a slot; each connection has [`IO_TIMEOUT`] to
+/// send its request; and when [`MAX_PENDING`] are still sending, the oldest
+/// is dropped. A failing `accept` (file descriptors exhausted) backs off.
 pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let pending = Arc::new(std::sync::Mutex::new(Pending::default()));
     let mut backoff = Duration::from_millis(10);
     loop {
-        let Ok(slot) = slots.clone().acquire_owned().await else {
-            return;
-        };
         let mut socket = match listener.accept().await {
             Ok((socket, _)) => {
                 backoff = Duration::from_millis(10);
@@ -187,15 +238,20 @@ pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
             }
         };
         let (stats, path) = (stats.clone(), path.clone());
-        tokio::spawn(async move {
-            let _slot = slot;
-            let mut buf = [0u8; 2048];
-            let Ok(Ok(n)) = tokio::time::timeout(IO_TIMEOUT, socket.read(&mut buf)).await else {
+        let mut list = pending.lock().unwrap_or_else(|e| e.into_inner());
+        let id = list.next;
+        list.next += 1;
+        let done = pending.clone();
+        let task = tokio::spawn(async move {
+            let request = tokio::time::timeout(IO_TIMEOUT, read_request(&mut socket)).await;
+            done.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .open
+                .retain(|(other, _)| *other != id);
+            let Ok(Some(request)) = request else {
                 return;
             };
-            let request = String::from_utf8_lossy(&buf[..n]);
-            let target = request.split_whitespace().nth(1).unwrap_or("");
-            let (status, kind, body) = match target {
+            let (status, kind, body) = match target(&request).unwrap_or("") {
                 "/healthz" | "/readyz" | "/livez" => {
                     let (status, body) = health(&stats, super::sink::now_ms().unsigned_abs());
                     (status, "text/plain", body)
@@ -217,6 +273,12 @@ pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
             };
             let _ = tokio::time::timeout(IO_TIMEOUT, answer).await;
         });
+        list.open.push_back((id, task.abort_handle()));
+        while list.open.len() > MAX_PENDING {
+            if let Some((_, oldest)) = list.open.pop_front() {
+                oldest.abort();
+            }
+        }
     }
 }
 
@@ -271,9 +333,9 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         tokio::spawn(serve(listener, stats, dir.path().join("diag.db")));
-        // More silent clients than the listener serves at once.
+        // Issue 27.7: ~190 silent clients once failed every probe.
         let mut idle = Vec::new();
-        for _ in 0..MAX_CONNECTIONS + 8 {
+        for _ in 0..200 {
             idle.push(tokio::net::TcpStream::connect(addr).await.unwrap());
         }
         let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -286,6 +348,52 @@ mod tests {
         assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
         assert!(answer.contains("ok: last commit"), "{answer}");
         drop(idle);
+    }
+
+    async fn ask(addr: std::net::SocketAddr, parts: &[&[u8]]) -> String {
+        let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
+        for part in parts {
+            client.write_all(part).await.unwrap();
+            client.flush().await.unwrap();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut answer = String::new();
+        client.read_to_string(&mut answer).await.unwrap();
+        answer
+    }
+
+    /// Issue 27.19: `/healthz?x=1` and a request split over two writes were 404s.
+    #[tokio::test]
+    async fn a_query_string_or_a_request_in_two_writes_still_reaches_healthz() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stats = Arc::new(Stats::default());
+        stats.last_commit_ms.store(
+            super::super::sink::now_ms().unsigned_abs(),
+            Ordering::Relaxed,
+        );
+        let dir = tempfile::tempdir().unwrap();
+        tokio::spawn(serve(listener, stats, dir.path().join("diag.db")));
+        let answer = ask(addr, &[b"GET /healthz?x=1 HTTP/1.1\r\nHost: x\r\n\r\n"]).await;
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+        let answer = ask(addr, &[b"GET /heal", b"thz HTTP/1.1\r\nHost: x\r\n\r\n"]).await;
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+        let answer = ask(addr, &[b"GET /nothing HTTP/1.1\r\n\r\n"]).await;
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    }
+
+    #[test]
+    fn health_names_the_watches_that_are_blind_without_failing() {
+        let stats = Stats::default();
+        stats.last_commit_ms.store(1_000_000, Ordering::Relaxed);
+        stats.blind.failing(&Arc::from("widgets.example.com"), 0);
+        let (status, body) = health(&stats, 1_001_000);
+        assert_eq!(status, "200 OK");
+        assert!(
+            body.contains("blind: widgets.example.com since 1970-01-01T00:00:00"),
+            "{body}"
+        );
+        assert!(metrics_text(&stats, Disk::default()).contains("kubectl_diag_watches_blind 1\n"));
     }
 
     #[test]

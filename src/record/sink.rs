@@ -62,6 +62,39 @@ pub struct Stats {
     /// Occurrences of this cluster in the recording, every session's: set when
     /// the writer starts and after retention, moved by each commit.
     pub recording_occurrences: AtomicU64,
+    /// Watches whose requests fail, by their key, with the time (epoch ms) the
+    /// failures began: blind now, for /metrics, /healthz and the status line.
+    pub blind: Blind,
+}
+
+/// The watches that are blind now (see [`Stats::blind`]).
+#[derive(Debug, Default)]
+pub struct Blind(std::sync::Mutex<std::collections::BTreeMap<Arc<str>, i64>>);
+
+impl Blind {
+    fn map(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<Arc<str>, i64>> {
+        // NB: nothing panics while holding it; a poisoned map is still right.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `watch` failed at `now`: returns since when it has been failing.
+    pub fn failing(&self, watch: &Arc<str>, now: i64) -> i64 {
+        *self.map().entry(watch.clone()).or_insert(now)
+    }
+
+    /// `watch` sees again (or stopped): since when it had been failing.
+    pub fn cleared(&self, watch: &str) -> Option<i64> {
+        self.map().remove(watch)
+    }
+
+    /// Every blind watch with its start, in key order.
+    pub fn list(&self) -> Vec<(Arc<str>, i64)> {
+        self.map().iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+
+    pub fn count(&self) -> usize {
+        self.map().len()
+    }
 }
 
 pub fn now_ms() -> i64 {

@@ -63,6 +63,97 @@ pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A writer that escapes what [`escape`] does, but newlines and tabs: put
+/// around stderr, so that no message quoting input (a kind from a file, a
+/// cluster label, a path, a query's name) reaches the terminal raw (issue 27.8).
+pub struct EscapeControls<W: Write> {
+    inner: W,
+    /// The start of a UTF-8 sequence the last write ended in the middle of.
+    pending: Vec<u8>,
+}
+
+impl<W: Write> EscapeControls<W> {
+    pub fn new(inner: W) -> Self {
+        EscapeControls {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, text: &str) -> std::io::Result<()> {
+        if !text
+            .chars()
+            .any(|c| c != '\n' && c != '\t' && needs_escape(c))
+        {
+            return self.inner.write_all(text.as_bytes());
+        }
+        for line in text.split_inclusive('\n') {
+            let (body, newline) = match line.strip_suffix('\n') {
+                Some(body) => (body, "\n"),
+                None => (line, ""),
+            };
+            for (i, part) in body.split('\t').enumerate() {
+                if i > 0 {
+                    self.inner.write_all(b"\t")?;
+                }
+                self.inner.write_all(escape(part).as_bytes())?;
+            }
+            self.inner.write_all(newline.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for EscapeControls<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut bytes = std::mem::take(&mut self.pending);
+        bytes.extend_from_slice(buf);
+        let mut rest: &[u8] = &bytes;
+        while !rest.is_empty() {
+            match std::str::from_utf8(rest) {
+                Ok(text) => {
+                    self.emit(text)?;
+                    rest = &[];
+                }
+                Err(e) => {
+                    let (valid, after) = rest.split_at(e.valid_up_to());
+                    // `valid` is exactly the prefix from_utf8 checked.
+                    self.emit(std::str::from_utf8(valid).unwrap_or_default())?;
+                    match e.error_len() {
+                        // Not UTF-8: passed on as it is (no control byte is in it).
+                        Some(n) => {
+                            let (bad, tail) = after.split_at(n);
+                            let bad: Vec<u8> = bad
+                                .iter()
+                                .flat_map(|&b| match b {
+                                    0..0x20 | 0x7f => format!("\\x{b:02x}").into_bytes(),
+                                    b => vec![b],
+                                })
+                                .collect();
+                            self.inner.write_all(&bad)?;
+                            rest = tail;
+                        }
+                        // A sequence cut by the end of this write: the next completes it.
+                        None => {
+                            self.pending = after.to_vec();
+                            rest = &[];
+                        }
+                    }
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            self.inner.write_all(&pending)?;
+        }
+        self.inner.flush()
+    }
+}
+
 fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(
@@ -134,6 +225,27 @@ impl Paint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 27.8: a kind read from a file cleared the screen and wrote an
+    /// OSC 52 clipboard sequence through the error message.
+    #[test]
+    fn stderr_escapes_controls_but_keeps_newlines_and_tabs() {
+        let mut out = Vec::new();
+        {
+            let mut w = EscapeControls::new(&mut out);
+            writeln!(w, "error: kind \u{1b}[2J\u{1b}]52;c;SGVsbG8=\u{7}\tx").unwrap();
+            // A C1 control cut between two writes.
+            w.write_all(&[b'a', 0xc2]).unwrap();
+            w.write_all(&[0x9b, b'b', b'\n']).unwrap();
+            w.flush().unwrap();
+        }
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "error: kind \\x1b[2J\\x1b]52;c;SGVsbG8=\\x07\tx\na\\u{9b}b\n"
+        );
+        assert!(!text.contains('\u{1b}'));
+    }
 
     #[test]
     fn escape_makes_terminal_controls_visible() {

@@ -120,7 +120,12 @@ impl Recording {
         // Up: the owners named in any version, by uid.
         let mut owners: Vec<Subject> = Vec::new();
         let mut frontier = vec![target.clone()];
+        // NB: bounded by what exists, not by the number asked: `--depth
+        // 99999999` once spun for 18 minutes over empty levels (issue 27.11).
         for depth in 1..=walk.depth {
+            if frontier.is_empty() {
+                break;
+            }
             let mut next = Vec::new();
             for s in &frontier {
                 let mut uids: Vec<String> = Vec::new();
@@ -150,6 +155,9 @@ impl Recording {
         // Down: what the target owns, and so on.
         let mut frontier = vec![target];
         for depth in 1..=walk.depth {
+            if frontier.is_empty() {
+                break;
+            }
             let mut ids = Vec::new();
             for s in &frontier {
                 for (id, rel) in self.children(cluster, &s.object.object)? {

@@ -111,6 +111,9 @@ pub struct CheckLine {
     pub severity: String,
     pub object: String,
     pub summary: String,
+    /// A progress finding's cause (its `details.cause`): the summary's `Why:` line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 /// The summary block (`summary` in JSON).
@@ -126,6 +129,10 @@ pub struct Summary {
     pub pods: Vec<PodTrouble>,
     /// The recorder's gaps inside the window.
     pub gaps: Vec<String>,
+    /// Why the object (or what it belongs to) does not reach what it asks
+    /// for at the window's end: the progress finding's cause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     /// What `check` reports about these objects at the end of the window.
     pub check: Vec<CheckLine>,
 }
@@ -210,37 +217,53 @@ fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
         .map(|v| v.state.images.join(", "))
         .unwrap_or_default();
     let name = format!("ReplicaSet {} ({images})", newest.object.object.name);
-    let ready_at = newest.versions.iter().find(|v| {
-        let want = v.state.replicas.get("spec.replicas").copied().unwrap_or(0);
-        let ready = v.state.replicas.get("readyReplicas").copied().unwrap_or(0);
-        want > 0 && ready >= want && v.at <= t.until_ms
-    });
-    let mut line = match ready_at {
-        Some(v) => format!(
-            "{name} ready {}/{} after {}",
-            v.state.replicas.get("readyReplicas").copied().unwrap_or(0),
-            v.state.replicas.get("spec.replicas").copied().unwrap_or(0),
-            human_duration(v.at - start)
-        ),
-        None => {
-            let last = newest
-                .versions
-                .iter()
-                .rev()
-                .find(|v| v.at <= t.until_ms)
-                .map(|v| &v.state);
-            let want = last
-                .and_then(|s| s.replicas.get("spec.replicas").copied())
-                .unwrap_or(0);
-            let ready = last
-                .and_then(|s| s.replicas.get("readyReplicas").copied())
-                .unwrap_or(0);
-            let end = newest.object.deleted.unwrap_or(t.until_ms).min(t.until_ms);
-            format!(
-                "{name} NOT ready: {ready} of {want} ready after {}",
-                human_duration(end - start)
-            )
+    let count = |s: &ObjectState, k: &str| s.replicas.get(k).copied().unwrap_or(0);
+    let versions: Vec<&crate::model::Version> = newest
+        .versions
+        .iter()
+        .filter(|v| v.at <= t.until_ms)
+        .collect();
+    // NB: judged against what the Deployment asks for at the window's end: a
+    // ReplicaSet once ready at 2/2 and then scaled to 5 is not "ready 2/2"
+    // (regression: a quota-blocked scale-up read as a finished rollout).
+    let want = target
+        .versions
+        .iter()
+        .rev()
+        .find(|v| v.at <= t.until_ms)
+        .and_then(|v| v.state.replicas.get("spec.replicas").copied())
+        .or_else(|| versions.last().map(|v| count(&v.state, "spec.replicas")))
+        .unwrap_or(0);
+    let ready = versions
+        .last()
+        .map_or(0, |v| count(&v.state, "readyReplicas"));
+    let mut line = if want > 0 && ready >= want {
+        let at = versions
+            .iter()
+            .find(|v| count(&v.state, "readyReplicas") >= want)
+            .map_or(start, |v| v.at);
+        format!(
+            "{name} ready {ready}/{want} after {}",
+            human_duration(at - start)
+        )
+    } else {
+        let end = newest.object.deleted.unwrap_or(t.until_ms).min(t.until_ms);
+        let mut line = format!(
+            "{name} NOT ready: {ready} of {want} ready after {}",
+            human_duration(end - start)
+        );
+        if let Some(v) = versions.iter().rev().find(|v| {
+            let w = count(&v.state, "spec.replicas");
+            w > 0 && count(&v.state, "readyReplicas") >= w
+        }) {
+            line.push_str(&format!(
+                "; last fully ready {} ({}/{})",
+                short(v.at),
+                count(&v.state, "readyReplicas"),
+                count(&v.state, "spec.replicas")
+            ));
         }
+        line
     };
     if let Some(c) = target
         .versions
@@ -420,11 +443,13 @@ pub fn summarize(
             )
         })
         .collect();
+    let why = check.iter().find_map(|c| c.cause.clone());
     Summary {
         subject,
         incarnations,
         changes,
         rollout: rollout(subjects, t),
+        why,
         pods: pods(subjects, t),
         gaps,
         check,
@@ -457,6 +482,9 @@ pub fn lines(s: &Summary) -> Vec<(&'static str, String)> {
     }
     if let Some(r) = &s.rollout {
         out.push(("Rollout", r.clone()));
+    }
+    if let Some(why) = &s.why {
+        out.push(("Why", why.clone()));
     }
     for p in s.pods.iter().take(MAX_POD_LINES) {
         let who = match (p.pods.len(), p.owner.is_empty()) {

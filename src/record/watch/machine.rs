@@ -19,6 +19,9 @@ use crate::model::Seen;
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
 pub const RELISTED: &str = "; relisted: what was deleted or changed meanwhile may be missing";
+/// Appended to a blind interval the recorder stopped in: it is stored as a gap
+/// up to the stop, since nothing else would ever close it.
+pub const STOPPED_BLIND: &str = "; the recorder stopped while blind";
 pub const INCONSISTENT: &str = "; the list outlived etcd compaction and was finished from newer data: \
      changes made during the list to objects listed before may be missing";
 
@@ -318,6 +321,13 @@ impl Machine {
     ) {
         if let Input::Shutdown = input {
             self.phase = Phase::Done;
+            // NB: a watch that never saw again (a type whose served version
+            // went, a conversion webhook that fails) would otherwise leave no
+            // trace of its blind interval: stored up to the stop.
+            if let Some(b) = self.blind.as_mut() {
+                b.detail.push_str(STOPPED_BLIND);
+            }
+            self.close_gap(now, out);
             out.push(Action::Stop);
             return;
         }
@@ -1393,22 +1403,65 @@ mod tests {
         );
     }
 
+    /// Issue 27.4: a watch blind until SIGINT once left `gaps` empty.
     #[test]
-    fn shutdown_mid_list_stops_without_a_listed_set_a_gap_or_a_position() {
+    fn shutdown_mid_list_stores_the_blind_interval_but_no_listed_set_or_position() {
         let mut run = Run::new(Mode::Run, true, None, Some(500));
         run.m_mut().streaming_lists = false;
         run.feed(Input::Start);
         run.feed(page(vec![obj("a", "1")], Some("t1"), None));
-        assert_eq!(run.feed(Input::Shutdown), vec![Action::Stop]);
+        let actions = run.at(900, Input::Shutdown);
+        assert_eq!(
+            gaps(&actions),
+            vec![(
+                "not-running",
+                500,
+                900,
+                "the recorder was not running; the recorder stopped while blind"
+            )]
+        );
+        assert_eq!(actions.last(), Some(&Action::Stop));
+        assert!(
+            !actions
+                .iter()
+                .any(|a| matches!(a, Action::Listed { .. } | Action::SavePosition(_))),
+            "{actions:?}"
+        );
         assert_eq!(run.m().phase, Phase::Done);
     }
 
+    /// Issue 27.6: a type whose every request fails (a broken conversion
+    /// webhook answering 500) stays blind; its interval is a gap at the stop.
     #[test]
-    fn shutdown_while_backing_off_stops() {
+    fn a_watch_failing_until_shutdown_stores_its_blind_interval() {
+        let mut run = Run::objects(Some("100"));
+        run.feed(Input::Start);
+        run.at(
+            1_000,
+            Input::WatchFailed(status(500, "conversion webhook failed")),
+        );
+        run.at(1_250, Input::Timer);
+        run.feed(Input::Probed(Some(120)));
+        run.at(
+            1_300,
+            Input::WatchFailed(status(500, "conversion webhook failed")),
+        );
+        let actions = run.at(9_000, Input::Shutdown);
+        let gaps = gaps(&actions);
+        assert_eq!(gaps.len(), 1, "{actions:?}");
+        let (reason, start, finish, detail) = gaps[0];
+        assert_eq!((reason, start, finish), ("disconnected", 1_000, 9_000));
+        assert!(detail.ends_with(STOPPED_BLIND), "{detail}");
+    }
+
+    #[test]
+    fn shutdown_while_backing_off_stops_and_stores_the_blind_interval() {
         let mut run = Run::objects(Some("100"));
         run.feed(Input::Start);
         run.feed(Input::WatchFailed(unreachable()));
-        assert_eq!(run.feed(Input::Shutdown), vec![Action::Stop]);
+        let actions = run.feed(Input::Shutdown);
+        assert_eq!(gaps(&actions).len(), 1, "{actions:?}");
+        assert_eq!(actions.last(), Some(&Action::Stop));
     }
 
     #[test]

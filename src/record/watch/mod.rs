@@ -136,6 +136,18 @@ pub struct WatchStart {
     pub resume_from: Option<String>,
     /// When the previous session stopped watching: the start of a `not-running` gap.
     pub blind_since: Option<i64>,
+    /// This watch replaces one of another version of its type.
+    pub switched: Option<Switched>,
+}
+
+/// A type watched again through another version (see `record::Rediscovery`).
+pub struct Switched {
+    /// The API versions, `group/version`.
+    pub from: String,
+    pub to: String,
+    /// Since when the old watch failed (or, if it did not, the switch): the
+    /// start of the gap the relist through the new version closes.
+    pub since: i64,
 }
 
 pub struct Watch<K: Watched>
@@ -244,12 +256,22 @@ where
     /// Watches until `shutdown` turns true (or its sender is dropped). Errors
     /// are retried with backoff; each blind interval is sent to the writer as a gap.
     pub async fn run(&self, start: WatchStart, mut shutdown: watch::Receiver<bool>) -> Stop {
-        let machine = Machine::new(
+        let mut machine = Machine::new(
             Mode::Run,
             K::RECONCILE,
             start.resume_from,
             start.blind_since,
         );
+        if let Some(s) = start.switched {
+            machine.blind = Some(machine::Blind {
+                since: s.since,
+                reason: machine::GapReason::Relist,
+                detail: format!(
+                    "{} is no longer the version served first; watched through {}",
+                    s.from, s.to
+                ),
+            });
+        }
         match self.drive(&self.api, machine, &mut shutdown).await {
             End::Stop(stop) => stop,
             // Only `once` finishes or fails.
@@ -257,14 +279,28 @@ where
         }
     }
 
-    /// Runs the machine: carries out each step's actions, then feeds it the
-    /// answer to the request among them, or else the open watch's next item.
+    /// Runs the machine (see [`Self::steps`]); a watch that ends is not blind any more.
     async fn drive(
+        &self,
+        source: &impl Source<K>,
+        machine: Machine,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> End {
+        let end = self.steps(source, machine, shutdown).await;
+        self.stats.blind.cleared(&self.resource);
+        end
+    }
+
+    /// Carries out each step's actions, then feeds the machine the answer to
+    /// the request among them, or else the open watch's next item.
+    async fn steps(
         &self,
         source: &impl Source<K>,
         mut machine: Machine,
         shutdown: &mut watch::Receiver<bool>,
     ) -> End {
+        // Whether this blind interval was warned about: once each.
+        let mut warned = false;
         let mut input: Input<K, kube::Error> = Input::Start;
         let mut stream: Option<Items<K>> = None;
         loop {
@@ -284,6 +320,15 @@ where
                     },
                     Action::Listed { uids, blind_since } => self.listed(uids, blind_since).await,
                     Action::Gap { blind, finish } => {
+                        let failing = self.stats.blind.cleared(&self.resource).is_some();
+                        if failing && std::mem::take(&mut warned) {
+                            eprintln!(
+                                "\nwatch {}: blind from {} to {}, stored as a gap",
+                                self.resource,
+                                crate::units::rfc3339(blind.since),
+                                crate::units::rfc3339(finish)
+                            );
+                        }
                         self.send(Msg::Gap(Gap {
                             resource: self.resource.to_string(),
                             start: blind.since,
@@ -333,7 +378,12 @@ where
                         Ok(())
                     }
                     Action::Backoff { delay, error } => {
-                        self.warn(error);
+                        let now = now_ms();
+                        let since = self.stats.blind.failing(&self.resource, now);
+                        if !warned && (needs_user(&error) || now - since >= WARN_BLIND_AFTER_MS) {
+                            warned = true;
+                            self.warn(error, since);
+                        }
                         let wait = tokio::time::sleep(delay);
                         answer = Some(match until_shutdown(shutdown, wait).await {
                             Some(()) => Input::Timer,
@@ -400,25 +450,33 @@ where
         .await
     }
 
-    /// A request is being retried: the user must hear of what only they can fix.
-    fn warn(&self, err: kube::Error) {
-        if let kube::Error::Api(s) = err
-            && (s.code == 401 || s.code == 403)
-        {
-            // NB: watch tasks write straight to stderr (unlocked, see main.rs): they
-            // outlive any borrow of the command's writer.
-            eprintln!(
-                "\nwarning: {}",
-                explain(
-                    kube::Error::Api(s),
-                    "watch",
-                    &self.plural(),
-                    self.namespace.as_deref(),
-                    &self.server
-                )
-            );
-        }
+    /// Requests keep failing: the user hears of it once per blind interval,
+    /// since only they can fix what the apiserver refuses (RBAC, a served
+    /// version that went, a conversion webhook that fails).
+    fn warn(&self, err: kube::Error, since: i64) {
+        // NB: watch tasks write straight to stderr (unlocked, see main.rs): they
+        // outlive any borrow of the command's writer.
+        eprintln!(
+            "\nwarning: {}; blind since {}: retrying, and the interval will be stored as a gap",
+            explain(
+                err,
+                "watch",
+                &self.plural(),
+                self.namespace.as_deref(),
+                &self.server
+            ),
+            crate::units::rfc3339(since)
+        );
     }
+}
+
+/// A watch failing this long is warned about: shorter failures are an
+/// apiserver restart or a dropped connection, which the recorder rides out.
+const WARN_BLIND_AFTER_MS: i64 = 5_000;
+
+/// Whether a failure is one only the user can fix, warned about at once.
+fn needs_user(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 401 || s.code == 403)
 }
 
 /// `what`, unless `shutdown` is (or turns) true or its sender is gone first.

@@ -344,7 +344,7 @@ impl Writer {
     /// blind interval, not at the time of the list.
     pub(super) fn apply_listed(&mut self, listed: &ListedSet) -> Result<Applied, StoreError> {
         let kind = self.intern(&listed.kind)?;
-        let api_version = self.intern(&listed.api_version)?;
+        let group = group_of(&listed.api_version);
         let namespace = if listed.namespace.is_empty() {
             None
         } else {
@@ -355,7 +355,7 @@ impl Writer {
             hot.objects_live.on(conn)?.all(
                 named_params! {
                     ":cluster": cluster, ":kind": kind,
-                    ":api_version": api_version, ":namespace": namespace,
+                    ":grp": group, ":namespace": namespace,
                 },
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
@@ -393,12 +393,12 @@ impl Writer {
                 .on(conn)?
                 .execute(named_params! {":cluster": cluster, ":resource": t.resource})
         })?;
-        let (kind, api_version) = (self.intern(&t.kind)?, self.intern(&t.api_version)?);
+        let (kind, group) = (self.intern(&t.kind)?, group_of(&t.api_version));
         let live: Vec<(i64, String)> = self.hot("live objects lookup", |conn, hot| {
             hot.objects_live.on(conn)?.all(
                 named_params! {
                     ":cluster": cluster, ":kind": kind,
-                    ":api_version": api_version, ":namespace": None::<i64>,
+                    ":grp": group, ":namespace": None::<i64>,
                 },
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
@@ -463,6 +463,11 @@ impl Writer {
         }
         Ok(())
     }
+}
+
+/// The group of an `apiVersion` (`""` for the core group's `v1`).
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
 #[cfg(test)]
@@ -584,6 +589,59 @@ mod tests {
             "{}",
             hot.summary
         );
+    }
+
+    fn widget(api_version: &str, uid: &str, seen: Seen, at: i64) -> Change {
+        Change::Object(ObjectChange {
+            seen,
+            at,
+            blind_since: None,
+            observation: Box::new(ObjectObservation {
+                object: ObjectRef {
+                    api_version: api_version.into(),
+                    kind: "Widget".into(),
+                    namespace: "shop".into(),
+                    name: uid.into(),
+                    uid: uid.into(),
+                    ..ObjectRef::default()
+                },
+                ..ObjectObservation::default()
+            }),
+        })
+    }
+
+    /// Issue 27.5: objects stored through v1 were never marked deleted by a
+    /// relist through v2, since the live objects were looked up by version.
+    #[test]
+    fn a_relist_through_another_version_marks_objects_stored_through_the_first_deleted() {
+        let (_dir, mut w) = crate::store::testing::recording();
+        let mut b = w.begin().unwrap();
+        for uid in ["a", "b", "c"] {
+            b.apply_change(&widget("example.com/v1", uid, Seen::Listed, 1_000))
+                .unwrap();
+        }
+        // Same kind in another group: not this type's object.
+        b.apply_change(&widget("other.example.org/v1", "z", Seen::Listed, 1_000))
+            .unwrap();
+        b.apply_change(&Change::Listed(crate::model::ListedSet {
+            api_version: "example.com/v2".into(),
+            kind: "Widget".into(),
+            namespace: String::new(),
+            uids: vec!["a".into(), "c".into()],
+            blind_since: Some(5_000),
+            at: 9_000,
+        }))
+        .unwrap();
+        b.commit().unwrap();
+        let deleted: Vec<(String, i64, i64)> = w
+            .connection()
+            .prepare("SELECT uid, deleted, deleted_after FROM objects WHERE deleted IS NOT NULL")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(deleted, vec![("b".to_string(), 9_000, 5_000)]);
     }
 
     fn crd(doc: String, at: i64) -> Change {

@@ -1,0 +1,932 @@
+//! `progress`: "why isn't it ready?" Every object whose desired state is not
+//! reached for longer than `--stuck-after`, with the cause the cluster already
+//! states one level down.
+//!
+//! Codes: R001 a workload (Deployment, ReplicaSet, StatefulSet, DaemonSet)
+//! with fewer ready (or updated) replicas than it asks for; R002 a Job that
+//! failed or runs nothing; R003 any other object (custom resources, HPAs,
+//! Nodes) whose Ready-like condition is False or Unknown (or whose
+//! Stalled/Degraded-like condition is True).
+//!
+//! The cause is joined, not guessed: the Warning Events of the object and of
+//! everything it owns (its ReplicaSets, their Pods, the Pods' claims; Pods
+//! known only from Events are tied to their owner by name), its own and its
+//! children's conditions (`ReplicaFailure` quotes the apiserver's refusal
+//! even after the Events are gone), and the `scheduling` and `pods` findings
+//! of its Pods. Each is read for its meaning ([`causes`]), ranked by how
+//! close it is to the cause ([`causes::rank`]: Pods not created before Pods
+//! not scheduled before containers that do not start), and quoted; a reason
+//! no rule knows is quoted too, so an unknown incident still gets its line.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::json;
+
+use super::causes::{self, cut};
+use super::{Code, Finding, Options, Severity, Snapshot};
+use crate::model::{Condition, ObjectState, RecordedObject};
+use crate::units::human_duration;
+
+/// Condition types whose False or Unknown means "not there yet".
+const POSITIVE: &[&str] = &[
+    "Ready",
+    "Available",
+    "Synced",
+    "Healthy",
+    "Reconciled",
+    "Established",
+    "Accepted",
+    "Programmed",
+    "AbleToScale",
+    "ScalingActive",
+];
+
+/// Condition types whose True means trouble.
+const NEGATIVE: &[&str] = &["Stalled", "Degraded", "Failed", "ReplicaFailure"];
+
+/// Kinds with replica counters, judged by them (R001), and Jobs (R002).
+const WORKLOADS: &[&str] = &["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
+
+/// Kinds no R003 is about: the workloads have their own codes, a Pod's
+/// trouble is S001/P001's and its owner's, a Namespace's F002's.
+const NOT_R003: &[&str] = &[
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "Pod",
+    "Namespace",
+    "PersistentVolumeClaim",
+];
+
+/// Causes listed under a finding besides its headline (table; JSON has all).
+pub const MAX_CAUSES: usize = 3;
+
+fn counter(s: &ObjectState, name: &str) -> Option<i64> {
+    s.replicas.get(name).copied()
+}
+
+fn condition<'a>(s: &'a ObjectState, t: &str) -> Option<&'a Condition> {
+    s.conditions.iter().find(|c| c.type_ == t)
+}
+
+/// The condition that says an object is not where it should be, if one does.
+pub fn bad_condition(s: &ObjectState) -> Option<&Condition> {
+    s.conditions.iter().find(|c| {
+        (POSITIVE.contains(&c.type_.as_str()) && c.status != "True")
+            || (NEGATIVE.contains(&c.type_.as_str()) && c.status == "True")
+    })
+}
+
+/// Whether a check may need `o` to explain a stall (see `Relevance`).
+pub fn relevant(o: &RecordedObject) -> bool {
+    let s = &o.state;
+    match o.object.kind.as_str() {
+        "ReplicaSet" => {
+            counter(s, "readyReplicas").unwrap_or(0) < counter(s, "spec.replicas").unwrap_or(0)
+                || condition(s, "ReplicaFailure").is_some_and(|c| c.status == "True")
+        }
+        "Job" => !finished(s) || condition(s, "Failed").is_some_and(|c| c.status == "True"),
+        "PersistentVolumeClaim" => s.phase == "Pending",
+        "Pod" => {
+            matches!(s.phase.as_str(), "Pending" | "Failed")
+                || condition(s, "Ready").is_some_and(|c| c.status != "True")
+        }
+        _ => bad_condition(s).is_some(),
+    }
+}
+
+fn finished(s: &ObjectState) -> bool {
+    ["Complete", "Failed", "SuccessCriteriaMet", "FailureTarget"]
+        .iter()
+        .any(|t| condition(s, t).is_some_and(|c| c.status == "True"))
+}
+
+/// An object short of what it asks for.
+struct Stall<'a> {
+    object: &'a RecordedObject,
+    code: Code,
+    /// "2 of 5 ready", "failed: BackoffLimitExceeded", "Ready=False".
+    what: String,
+    wanted: i64,
+    ready: i64,
+    /// Pods it should have that do not exist at all.
+    missing: i64,
+    /// Since when, as far as its conditions tell.
+    since: Option<i64>,
+    /// The condition an R003 is about.
+    condition: Option<&'a Condition>,
+}
+
+fn earliest(times: impl IntoIterator<Item = Option<i64>>) -> Option<i64> {
+    times.into_iter().flatten().min()
+}
+
+/// Since when the object's conditions say it has been in trouble.
+fn trouble_since(s: &ObjectState) -> Option<i64> {
+    earliest(s.conditions.iter().map(|c| {
+        let bad = match c.type_.as_str() {
+            "Available" | "Ready" => c.status != "True",
+            "Progressing" => c.status == "False",
+            "ReplicaFailure" | "Failed" | "FailureTarget" => c.status == "True",
+            _ => false,
+        };
+        if bad { c.last_transition } else { None }
+    }))
+}
+
+fn stall(o: &RecordedObject) -> Option<Stall<'_>> {
+    let s = &o.state;
+    if s.deletion.is_some() {
+        return None;
+    }
+    let kind = o.object.kind.as_str();
+    if WORKLOADS.contains(&kind) {
+        let (wanted, ready, current) = if kind == "DaemonSet" {
+            (
+                counter(s, "desiredNumberScheduled")?,
+                counter(s, "numberReady").unwrap_or(0),
+                counter(s, "currentNumberScheduled").unwrap_or(0),
+            )
+        } else {
+            (
+                counter(s, "spec.replicas").unwrap_or(1),
+                counter(s, "readyReplicas").unwrap_or(0),
+                counter(s, "replicas").unwrap_or(0),
+            )
+        };
+        let updated = match kind {
+            "Deployment" | "StatefulSet" => counter(s, "updatedReplicas").unwrap_or(0),
+            "DaemonSet" => counter(s, "updatedNumberScheduled").unwrap_or(0),
+            _ => wanted,
+        };
+        if wanted <= 0 || (ready >= wanted && updated >= wanted) {
+            return None;
+        }
+        let what = if ready >= wanted {
+            // The old Pods still serve; the new ones do not come.
+            format!("rollout stuck: {updated} of {wanted} updated ({ready} ready)")
+        } else if updated < wanted && updated != ready {
+            format!("{ready} of {wanted} ready, {updated} updated")
+        } else {
+            format!("{ready} of {wanted} ready")
+        };
+        return Some(Stall {
+            object: o,
+            code: Code::R001,
+            what,
+            wanted,
+            ready,
+            missing: (wanted - current).max(0),
+            since: trouble_since(s),
+            condition: None,
+        });
+    }
+    if kind == "Job" {
+        let wanted = counter(s, "spec.completions").unwrap_or(1);
+        let done = counter(s, "succeeded").unwrap_or(0);
+        if let Some(c) = ["Failed", "FailureTarget"]
+            .iter()
+            .find_map(|t| condition(s, t).filter(|c| c.status == "True"))
+        {
+            let failed = counter(s, "failed").unwrap_or(0);
+            return Some(Stall {
+                object: o,
+                code: Code::R002,
+                what: format!(
+                    "failed ({}): {}; {failed} Pod(s) failed, {done} of {wanted} done",
+                    c.reason,
+                    cut(&c.message)
+                ),
+                wanted,
+                ready: done,
+                missing: 0,
+                since: c.last_transition,
+                condition: Some(c),
+            });
+        }
+        let active = counter(s, "active").unwrap_or(0);
+        if finished(s) || active > 0 || done >= wanted {
+            return None;
+        }
+        return Some(Stall {
+            object: o,
+            code: Code::R002,
+            what: format!("runs no Pod: 0 active, {done} of {wanted} done"),
+            wanted,
+            ready: done,
+            missing: counter(s, "spec.parallelism")
+                .unwrap_or(1)
+                .min(wanted - done),
+            since: o.created,
+            condition: None,
+        });
+    }
+    if NOT_R003.contains(&kind) {
+        return None;
+    }
+    let c = bad_condition(s)?;
+    Some(Stall {
+        object: o,
+        code: Code::R003,
+        what: format!("{}={}", c.type_, c.status),
+        wanted: 0,
+        ready: 0,
+        missing: 0,
+        since: c.last_transition.or(o.created),
+        condition: Some(c),
+    })
+}
+
+/// One piece of what the cluster states about a stall.
+#[derive(Debug, Clone)]
+struct Evidence {
+    rank: u8,
+    /// The object that states it, `Kind/name`.
+    via: String,
+    reason: String,
+    text: String,
+    count: i64,
+    first: i64,
+    last: i64,
+    /// Whether it says Pods are not created (a refusal).
+    refused: bool,
+    /// A Pod's own finding (S001, P001), quoted as it is.
+    finding: bool,
+    /// The other objects that state the same (folded into this one).
+    also: Vec<String>,
+}
+
+type Key<'a> = (&'a str, &'a str, &'a str);
+
+fn key(o: &RecordedObject) -> Key<'_> {
+    (&o.object.kind, &o.object.namespace, &o.object.name)
+}
+
+/// The objects of the snapshot, by uid and by name, and who controls whom.
+struct Index<'a> {
+    by_uid: HashMap<&'a str, &'a RecordedObject>,
+    by_name: HashMap<Key<'a>, &'a RecordedObject>,
+    /// Pods by the claims they mount: (namespace, claim).
+    claimants: HashMap<(&'a str, &'a str), Vec<&'a RecordedObject>>,
+}
+
+impl<'a> Index<'a> {
+    fn new(objects: &'a [RecordedObject]) -> Self {
+        let mut index = Index {
+            by_uid: HashMap::new(),
+            by_name: HashMap::new(),
+            claimants: HashMap::new(),
+        };
+        for o in objects {
+            if !o.object.uid.is_empty() {
+                index.by_uid.insert(&o.object.uid, o);
+            }
+            index.by_name.insert(key(o), o);
+            if o.object.kind == "Pod" {
+                for c in &o.state.claims {
+                    index
+                        .claimants
+                        .entry((&o.object.namespace, c))
+                        .or_default()
+                        .push(o);
+                }
+            }
+        }
+        index
+    }
+
+    fn controller(&self, o: &RecordedObject) -> Option<&'a RecordedObject> {
+        let owner = o.state.owners.iter().find(|r| r.controller)?;
+        let ns = o.object.namespace.as_str();
+        self.by_uid
+            .get(owner.uid.as_str())
+            .or_else(|| {
+                self.by_name
+                    .get(&(owner.kind.as_str(), ns, owner.name.as_str()))
+            })
+            // NB: a ReplicaSet not in the snapshot (not recorded, or `--kinds`
+            // left it out) is `<deployment>-<pod-template-hash>`: its Pods
+            // still explain their Deployment.
+            .or_else(|| {
+                let (deployment, _) = owner.name.rsplit_once('-')?;
+                (owner.kind == "ReplicaSet")
+                    .then(|| self.by_name.get(&("Deployment", ns, deployment)))
+                    .flatten()
+            })
+            .copied()
+    }
+
+    /// `o` and its controllers, nearest first (bounded: owner cycles exist in the wild).
+    fn chain(&self, o: &'a RecordedObject) -> Vec<&'a RecordedObject> {
+        let mut chain = vec![o];
+        while chain.len() < 8 {
+            match self.controller(chain[chain.len() - 1]) {
+                Some(up) if !chain.iter().any(|c| std::ptr::eq(*c, up)) => chain.push(up),
+                _ => break,
+            }
+        }
+        chain
+    }
+
+    /// The objects an Event about `kind/ns/name` (uid) explains: the object
+    /// and its controllers. A Pod gone from the snapshot (never created,
+    /// deleted, or healthy enough to be dropped) is tied to its owner by the
+    /// names controllers give Pods: `<owner>-<suffix>`.
+    fn explained(&self, kind: &str, ns: &str, name: &str, uid: &str) -> Vec<&'a RecordedObject> {
+        if let Some(o) = self
+            .by_uid
+            .get(uid)
+            .or_else(|| self.by_name.get(&(kind, ns, name)))
+        {
+            let mut chain = self.chain(o);
+            if kind == "PersistentVolumeClaim" {
+                for pod in self.claimants.get(&(ns, name)).into_iter().flatten() {
+                    chain.extend(self.chain(pod));
+                }
+            }
+            return chain;
+        }
+        if kind == "PersistentVolumeClaim" {
+            return self
+                .claimants
+                .get(&(ns, name))
+                .into_iter()
+                .flatten()
+                .flat_map(|pod| self.chain(pod))
+                .collect();
+        }
+        if kind != "Pod" {
+            return Vec::new();
+        }
+        let owner = name.rsplit_once('-').and_then(|(prefix, _)| {
+            ["ReplicaSet", "StatefulSet", "DaemonSet", "Job"]
+                .iter()
+                .find_map(|k| self.by_name.get(&(*k, ns, prefix)))
+        });
+        owner.map(|o| self.chain(o)).unwrap_or_default()
+    }
+}
+
+/// What a Warning Event says, for the first screen.
+fn event_text(reason: &str, message: &str) -> (String, bool) {
+    if reason == "FailedCreate"
+        && let Some(r) = causes::refusal(message)
+    {
+        return (r.text, true);
+    }
+    (cut(message), false)
+}
+
+/// The findings, given the `scheduling` and `pods` findings of the same
+/// snapshot (a Pod's own explanation is handed over, not redone).
+pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<Finding> {
+    let index = Index::new(&s.objects);
+    let stalls: Vec<Stall> = s.objects.iter().filter_map(stall).collect();
+    if stalls.is_empty() {
+        return Vec::new();
+    }
+    let stalled: HashSet<Key> = stalls.iter().map(|st| key(st.object)).collect();
+    let mut evidence: HashMap<Key, Vec<Evidence>> = HashMap::new();
+    let mut add = |objects: Vec<&'a RecordedObject>, e: Evidence| {
+        for o in objects {
+            if stalled.contains(&key(o)) {
+                evidence.entry(key(o)).or_default().push(e.clone());
+            }
+        }
+    };
+    for e in s.events.iter().filter(|e| e.type_ == "Warning") {
+        let i = &e.involved;
+        let explained = index.explained(&i.kind, &i.namespace, &i.name, &i.uid);
+        if explained.is_empty() {
+            continue;
+        }
+        let (text, refused) = event_text(&e.reason, &e.message);
+        add(
+            explained,
+            Evidence {
+                rank: causes::rank(&e.reason),
+                via: format!("{}/{}", i.kind, i.name),
+                reason: e.reason.clone(),
+                text,
+                count: e.count.max(1),
+                first: e.first,
+                last: e.last,
+                refused,
+                finding: false,
+                also: Vec::new(),
+            },
+        );
+    }
+    for object in &s.objects {
+        let st = &object.state;
+        // A ReplicaSet's (or the Deployment's copy of its) refusal outlives the Events.
+        if let Some(c) = condition(st, "ReplicaFailure").filter(|c| c.status == "True") {
+            let (text, refused) = event_text("FailedCreate", &c.message);
+            add(
+                index.chain(object),
+                Evidence {
+                    rank: 0,
+                    via: format!("{}/{}", object.object.kind, object.object.name),
+                    reason: format!("ReplicaFailure ({})", c.reason),
+                    text,
+                    count: 1,
+                    first: c.last_transition.unwrap_or(s.at),
+                    last: c.last_transition.unwrap_or(s.at),
+                    refused,
+                    finding: false,
+                    also: Vec::new(),
+                },
+            );
+        }
+        if let Some(c) = condition(st, "Progressing")
+            .filter(|c| c.status == "False" && object.object.kind == "Deployment")
+        {
+            add(
+                vec![object],
+                Evidence {
+                    rank: 5,
+                    via: format!("Deployment/{}", object.object.name),
+                    reason: c.reason.clone(),
+                    text: cut(&c.message),
+                    count: 1,
+                    first: c.last_transition.unwrap_or(s.at),
+                    last: c.last_transition.unwrap_or(s.at),
+                    refused: false,
+                    finding: false,
+                    also: Vec::new(),
+                },
+            );
+        }
+        // A Pod that failed or never got ready, when nothing better is said.
+        if object.object.kind == "Pod"
+            && let Some(c) = st
+                .containers
+                .iter()
+                .find(|c| c.state == "terminated" && (c.exit_code.unwrap_or(0) != 0))
+                .or_else(|| st.containers.iter().find(|c| !c.last_reason.is_empty()))
+        {
+            let (reason, code) = if c.state == "terminated" {
+                (c.reason.as_str(), c.exit_code)
+            } else {
+                (c.last_reason.as_str(), c.last_exit_code)
+            };
+            let exit = code.map_or(String::new(), |x| format!(", exit code {x}"));
+            add(
+                index.chain(object),
+                Evidence {
+                    rank: 5,
+                    via: format!("Pod/{}", object.object.name),
+                    reason: reason.to_string(),
+                    text: format!("container {} terminated ({reason}{exit})", c.name),
+                    count: 1,
+                    first: s.at,
+                    last: s.at,
+                    refused: false,
+                    finding: false,
+                    also: Vec::new(),
+                },
+            );
+        }
+    }
+    for f in pod_findings {
+        let Some(pod) = index
+            .by_uid
+            .get(f.object.uid.as_str())
+            .copied()
+            .or_else(|| {
+                index
+                    .by_name
+                    .get(&("Pod", f.object.namespace.as_str(), f.object.name.as_str()))
+                    .copied()
+            })
+        else {
+            continue;
+        };
+        add(
+            index.chain(pod),
+            Evidence {
+                rank: if f.code == Code::S001 { 2 } else { 3 },
+                via: format!("Pod/{}", f.object.name),
+                reason: f.code.to_string(),
+                text: f.summary.clone(),
+                count: 1,
+                first: f.since_ms.unwrap_or(s.at),
+                last: s.at,
+                refused: false,
+                finding: true,
+                also: Vec::new(),
+            },
+        );
+    }
+
+    let mut found = Vec::new();
+    for st in &stalls {
+        // Reported once, at the top: a Deployment's stalled ReplicaSet is its evidence.
+        if index
+            .chain(st.object)
+            .iter()
+            .skip(1)
+            .any(|up| stalled.contains(&key(up)))
+        {
+            continue;
+        }
+        let mut list = fold(evidence.remove(&key(st.object)).unwrap_or_default());
+        let since = st
+            .since
+            .or_else(|| earliest(list.iter().map(|e| Some(e.first))))
+            .or(st.object.generation_since)
+            .or(st.object.created);
+        if since.is_some_and(|t| s.at - t < o.stuck_after_ms) {
+            continue;
+        }
+        let how_long = since
+            .map(|t| format!(" for {}", human_duration(s.at - t)))
+            .unwrap_or_default();
+        let condition_text = st.condition.map(|c| {
+            let words = [c.reason.as_str(), c.message.as_str()]
+                .into_iter()
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(": ");
+            cut(&words)
+        });
+        // An R003's own condition is its first cause; a Job's failure reason is in `what`.
+        if st.code == Code::R003
+            && let Some(text) = condition_text.clone().filter(|t| !t.is_empty())
+        {
+            list.insert(
+                0,
+                Evidence {
+                    rank: 0,
+                    via: format!("{}/{}", st.object.object.kind, st.object.object.name),
+                    reason: st.what.clone(),
+                    text,
+                    count: 1,
+                    first: since.unwrap_or(s.at),
+                    last: s.at,
+                    refused: false,
+                    finding: false,
+                    also: Vec::new(),
+                },
+            );
+        }
+        let cause = match list.first() {
+            // An R003's own condition: its words follow `Ready=False` directly.
+            Some(e) if st.code == Code::R003 && e.reason == st.what => e.text.clone(),
+            Some(e) if e.refused && st.missing > 0 => {
+                format!("{} Pod(s) not created: {}", st.missing, e.text)
+            }
+            Some(e) if e.refused => format!("Pods refused: {}", e.text),
+            Some(e) if e.finding && e.also.is_empty() => format!("{}: {}", e.via, e.text),
+            Some(e) if e.finding => format!("{} Pods ({}, …): {}", e.also.len() + 1, e.via, e.text),
+            Some(e) if e.count > 1 => format!("{} ×{} on {}: {}", e.reason, e.count, e.via, e.text),
+            Some(e) if e.via.ends_with(&format!("/{}", st.object.object.name)) => {
+                format!("{}: {}", e.reason, e.text)
+            }
+            Some(e) => format!("{} on {}: {}", e.reason, e.via, e.text),
+            None => "no cause stated: no Warning Event, condition or container state of it or of what it owns says why".to_string(),
+        };
+        let summary = format!("{}{how_long} — {cause}", st.what);
+        let severity = match st.code {
+            Code::R001 if st.ready == 0 => Severity::Error,
+            code => code.severity(),
+        };
+        let explains: Vec<String> = list
+            .iter()
+            .flat_map(|e| std::iter::once(&e.via).chain(&e.also))
+            .cloned()
+            .collect();
+        let details = json!({
+            "wanted": st.wanted,
+            "ready": st.ready,
+            "not_created": st.missing,
+            "cause": cause,
+            "causes": list.iter().map(|e| json!({
+                "object": e.via, "reason": e.reason, "count": e.count,
+                "message": e.text, "last": crate::units::rfc3339(e.last),
+            })).collect::<Vec<_>>(),
+            "explains": explains,
+        });
+        found.push(
+            Finding::new(st.code, &st.object.object, summary, since, details)
+                .with_severity(severity),
+        );
+    }
+    found
+}
+
+/// The same statement from several objects (each Pod's FailedCreate, the
+/// Events and the condition that quote one refusal) is one cause, counted.
+fn fold(list: Vec<Evidence>) -> Vec<Evidence> {
+    let mut out: Vec<Evidence> = Vec::new();
+    for e in list {
+        match out
+            .iter_mut()
+            .find(|x| x.rank == e.rank && x.text == e.text)
+        {
+            Some(x) => {
+                if x.via != e.via && !x.also.contains(&e.via) {
+                    x.also.push(e.via);
+                }
+                x.count += e.count;
+                x.first = x.first.min(e.first);
+                x.last = x.last.max(e.last);
+            }
+            None => out.push(e),
+        }
+    }
+    // NB: at one rank a Pod's own finding (S001's explained scheduler message,
+    // P001's container state with its image) says more than the raw Event.
+    let order = |e: &Evidence| {
+        (
+            e.rank,
+            !e.finding,
+            std::cmp::Reverse(e.count),
+            std::cmp::Reverse(e.last),
+        )
+    };
+    out.sort_by_key(order);
+    out
+}
+
+/// The objects whose Warnings a progress finding quotes as its cause, as
+/// `Kind/name` in its namespace: their Event storms (H003) are not news.
+pub fn explained(findings: &[Finding]) -> HashSet<(String, String)> {
+    findings
+        .iter()
+        .filter(|f| f.check == super::Check::Progress)
+        .flat_map(|f| {
+            let ns = f.object.namespace.clone();
+            f.details["explains"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str())
+                .map(move |via| (ns.clone(), via.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{condition, object};
+    use super::*;
+    use crate::checks::SnapEvent;
+    use crate::model::{ObjectRef, OwnerRef};
+
+    const MIN: i64 = 60_000;
+    const QUOTA: &str = "Error creating: pods \"search-5d8f6c-x2k4p\" is forbidden: exceeded quota: pods-cap, requested: pods=1, used: pods=2, limited: pods=2";
+
+    fn owned(mut o: RecordedObject, kind: &str, name: &str) -> RecordedObject {
+        o.state.owners = vec![OwnerRef {
+            kind: kind.into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            controller: true,
+            ..OwnerRef::default()
+        }];
+        o
+    }
+
+    fn workload(kind: &str, name: &str, wanted: i64, current: i64, ready: i64) -> RecordedObject {
+        let mut o = object(kind, "shop", name);
+        o.created = Some(0);
+        o.state.replicas.insert("spec.replicas".into(), wanted);
+        o.state.replicas.insert("replicas".into(), current);
+        o.state.replicas.insert("readyReplicas".into(), ready);
+        o.state.replicas.insert("updatedReplicas".into(), current);
+        o
+    }
+
+    fn warning(kind: &str, name: &str, reason: &str, message: &str, count: i64) -> SnapEvent {
+        SnapEvent {
+            involved: ObjectRef {
+                kind: kind.into(),
+                namespace: "shop".into(),
+                name: name.into(),
+                uid: format!("uid-{name}"),
+                ..ObjectRef::default()
+            },
+            reason: reason.into(),
+            type_: "Warning".into(),
+            message: message.into(),
+            first: MIN,
+            last: 9 * MIN,
+            count,
+            ..SnapEvent::default()
+        }
+    }
+
+    fn quota_blocked() -> Snapshot {
+        Snapshot {
+            at: 10 * MIN,
+            objects: vec![
+                workload("Deployment", "search", 5, 2, 2),
+                owned(
+                    workload("ReplicaSet", "search-5d8f6c", 5, 2, 2),
+                    "Deployment",
+                    "search",
+                ),
+            ],
+            events: vec![warning(
+                "ReplicaSet",
+                "search-5d8f6c",
+                "FailedCreate",
+                QUOTA,
+                7,
+            )],
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn a_quota_blocking_a_scale_up_is_one_line_naming_the_quota() {
+        let found = check(&quota_blocked(), &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let f = &found[0];
+        assert_eq!((f.code, f.object.name.as_str()), (Code::R001, "search"));
+        assert_eq!(f.severity, Severity::Warning);
+        assert_eq!(
+            f.summary,
+            "2 of 5 ready for 9m — 3 Pod(s) not created: exceeded quota pods-cap (pods: used 2, hard 2, requested 1)"
+        );
+        assert_eq!(f.details["explains"][0], "ReplicaSet/search-5d8f6c");
+    }
+
+    #[test]
+    fn the_refusal_survives_its_events_in_the_replicaset_condition() {
+        let mut snap = quota_blocked();
+        snap.events.clear();
+        let rs = &mut snap.objects[1];
+        let mut c = condition(
+            "ReplicaFailure",
+            "True",
+            "FailedCreate",
+            &QUOTA["Error creating: ".len()..],
+        );
+        c.last_transition = Some(2 * MIN);
+        rs.state.conditions.push(c);
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.ends_with(
+                "3 Pod(s) not created: exceeded quota pods-cap (pods: used 2, hard 2, requested 1)"
+            ),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    #[test]
+    fn pods_known_only_from_events_are_tied_to_their_owner_by_name() {
+        let mut snap = quota_blocked();
+        snap.events = vec![warning(
+            "Pod",
+            "search-5d8f6c-abcde",
+            "FailedMount",
+            "MountVolume.SetUp failed for volume \"config\" : configmap \"search-config\" not found",
+            4,
+        )];
+        snap.objects[1].state.replicas.insert("replicas".into(), 5);
+        snap.objects[0].state.replicas.insert("replicas".into(), 5);
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(
+            found[0].summary,
+            "2 of 5 ready for 9m — FailedMount ×4 on Pod/search-5d8f6c-abcde: MountVolume.SetUp failed for volume \"config\" : configmap \"search-config\" not found"
+        );
+    }
+
+    #[test]
+    fn an_unknown_warning_still_gets_a_line_quoting_it() {
+        let mut snap = quota_blocked();
+        snap.events = vec![warning(
+            "ReplicaSet",
+            "search-5d8f6c",
+            "SomethingNew",
+            "the new controller says no",
+            3,
+        )];
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.ends_with(
+                "SomethingNew ×3 on ReplicaSet/search-5d8f6c: the new controller says no"
+            ),
+            "{}",
+            found[0].summary
+        );
+        snap.events.clear();
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.contains("no cause stated"),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    #[test]
+    fn a_stall_younger_than_stuck_after_is_not_reported() {
+        let mut snap = quota_blocked();
+        snap.at = 3 * MIN;
+        snap.objects[0].created = Some(2 * MIN);
+        snap.objects[1].created = Some(2 * MIN);
+        for e in &mut snap.events {
+            e.first = 2 * MIN;
+        }
+        assert!(check(&snap, &Options::default(), &[]).is_empty());
+    }
+
+    #[test]
+    fn a_failed_job_is_an_error_with_its_pods_exit() {
+        let mut job = object("Job", "shop", "migrate");
+        job.created = Some(0);
+        job.state.replicas.insert("spec.completions".into(), 1);
+        job.state.replicas.insert("failed".into(), 3);
+        let mut c = condition(
+            "Failed",
+            "True",
+            "BackoffLimitExceeded",
+            "Job has reached the specified backoff limit",
+        );
+        c.last_transition = Some(4 * MIN);
+        job.state.conditions.push(c);
+        let mut pod = owned(object("Pod", "shop", "migrate-x1y2z"), "Job", "migrate");
+        pod.state.phase = "Failed".into();
+        pod.state.containers = vec![crate::model::ContainerState {
+            name: "migrate".into(),
+            state: "terminated".into(),
+            reason: "Error".into(),
+            exit_code: Some(3),
+            ..Default::default()
+        }];
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![job, pod],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].code, found[0].severity),
+            (Code::R002, Severity::Error)
+        );
+        assert_eq!(
+            found[0].summary,
+            "failed (BackoffLimitExceeded): Job has reached the specified backoff limit; 3 Pod(s) failed, 0 of 1 done for 6m — Error on Pod/migrate-x1y2z: container migrate terminated (Error, exit code 3)"
+        );
+    }
+
+    #[test]
+    fn a_custom_resource_not_ready_quotes_its_condition() {
+        let mut db = object("Widget", "shop", "orders-db");
+        db.created = Some(0);
+        let mut c = condition(
+            "Ready",
+            "False",
+            "BackupStoreUnreachable",
+            "cannot reach s3://backups: 403",
+        );
+        c.last_transition = Some(MIN);
+        db.state.conditions.push(c);
+        let snap = Snapshot {
+            at: 20 * MIN,
+            objects: vec![db],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found[0].code, Code::R003);
+        assert_eq!(
+            found[0].summary,
+            "Ready=False for 19m — BackupStoreUnreachable: cannot reach s3://backups: 403"
+        );
+    }
+
+    #[test]
+    fn an_unschedulable_pod_hands_over_to_its_s001() {
+        let mut snap = quota_blocked();
+        snap.events.clear();
+        for o in &mut snap.objects {
+            o.state.replicas.insert("replicas".into(), 5);
+        }
+        let mut pod = owned(
+            object("Pod", "shop", "search-5d8f6c-aaaaa"),
+            "ReplicaSet",
+            "search-5d8f6c",
+        );
+        pod.state.phase = "Pending".into();
+        snap.objects.push(pod.clone());
+        let s001 = Finding::new(
+            Code::S001,
+            &pod.object,
+            "no node fits: 3 Insufficient cpu (asks 4 cpu; the largest node has 2 free)".into(),
+            Some(MIN),
+            json!({}),
+        );
+        let found = check(&snap, &Options::default(), &[s001]);
+        assert_eq!(
+            found[0].summary,
+            "2 of 5 ready for 9m — Pod/search-5d8f6c-aaaaa: no node fits: 3 Insufficient cpu (asks 4 cpu; the largest node has 2 free)"
+        );
+    }
+}

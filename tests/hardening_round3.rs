@@ -1,0 +1,138 @@
+//! Issue 27's findings that need no cluster, run as a user would run the
+//! binary: each test is named after what broke.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn diag(db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"));
+    cmd.arg("--db").arg(db).env("NO_COLOR", "1");
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let out: Output = cmd.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// Runs `cmd`, killing it after `limit`: Err when it had to be killed.
+fn run_within(cmd: &mut Command, limit: Duration) -> Result<(Option<i32>, String), String> {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            return Ok((status.code(), err));
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("still running after {limit:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// 27.8: a kind read from a file cleared the screen and wrote an OSC 52
+/// clipboard sequence through the error message.
+#[test]
+fn control_characters_from_an_imported_file_reach_stderr_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("x.json");
+    std::fs::write(
+        &file,
+        "{\"apiVersion\":\"v1\",\"kind\":\"\\u001b[2J\\u001b]52;c;SGVsbG8=\\u0007\"}",
+    )
+    .unwrap();
+    let (code, _, err) = run(diag(&dir.path().join("e.db")).arg("import").arg(&file));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains("\\x1b[2J"), "{err:?}");
+
+    let (code, _, err) = run(diag(&dir.path().join("e.db")).args([
+        "import",
+        "--cluster",
+        "x\u{1b}y",
+        "/nonexistent/events.json",
+    ]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+}
+
+/// 27.10: a FIFO in the queries folder blocked every `query`.
+#[test]
+fn a_fifo_in_the_queries_folder_is_skipped_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let queries = dir.path().join("config/kubectl-diag/queries");
+    std::fs::create_dir_all(&queries).unwrap();
+    let fifo = queries.join("fifo.sql");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let (code, err) = run_within(
+        diag(&dir.path().join("diag.db"))
+            .args(["query", "--list"])
+            .env("XDG_CONFIG_HOME", dir.path().join("config")),
+        Duration::from_secs(20),
+    )
+    .expect("query --list returns although a FIFO sits in the folder");
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// 27.11: `timeline --depth 99999999` spun a CPU for ~18 minutes.
+#[test]
+fn a_huge_depth_is_bounded_by_what_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let dump = r#"{"kind":"List","items":[{"apiVersion":"v1","kind":"Event","metadata":{"name":"p.1","namespace":"ns","uid":"e1"},
+"involvedObject":{"kind":"Pod","namespace":"ns","name":"p","uid":"p1"},"reason":"BackOff","type":"Warning",
+"count":1,"firstTimestamp":"2026-11-29T03:00:00Z","lastTimestamp":"2026-11-29T03:00:00Z","message":"m"}]}"#;
+    let file = dir.path().join("e.json");
+    std::fs::write(&file, dump).unwrap();
+    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&file));
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = run_within(
+        diag(&db).args(["timeline", "pod/p", "-n", "ns", "--depth", "99999999"]),
+        Duration::from_secs(60),
+    )
+    .expect("the walk ends where the objects end");
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// 27.1: on a machine without Chromium, `scripts/test` built everything and
+/// then failed three screenshot tests; it must name the package first.
+#[test]
+fn scripts_test_names_a_missing_chromium_before_building_anything() {
+    let out = Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/test"))
+        .env("DIAG_CHROMIUM", "/nonexistent/chromium")
+        .env("DIAG_NO_INSTALL", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("missing chromium (at /nonexistent/chromium)")
+            && err.contains("apt-get install -y chromium"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("cluster:") && !err.contains("Compiling"),
+        "{err}"
+    );
+}
