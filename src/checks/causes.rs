@@ -52,7 +52,12 @@ pub fn cut(text: &str) -> String {
 /// The apiserver's error inside a controller's `FailedCreate` message (or a
 /// `ReplicaFailure` condition's, which quotes it bare).
 pub fn api_error(message: &str) -> &str {
+    // NB: client-go's aggregator rewrites the tenth similar Event's message
+    // (events_cache.go: "(combined from similar events): " + the last message).
     let m = message.trim();
+    let m = m
+        .strip_prefix("(combined from similar events): ")
+        .unwrap_or(m);
     if let Some(rest) = m.strip_prefix("Error creating: ") {
         return rest;
     }
@@ -236,6 +241,13 @@ fn checks_of(list: &str) -> Vec<String> {
     names
 }
 
+/// Whether an Event may explain a stall: every Warning, and the Normal
+/// Events whose reason says a failure (the PersistentVolume controller reports
+/// `FailedBinding` as Normal: pkg/controller/volume/persistentvolume/pv_controller.go).
+pub fn troubling(type_: &str, reason: &str) -> bool {
+    type_ == "Warning" || reason.starts_with("Failed")
+}
+
 /// How much a Warning reason explains a workload that does not reach its
 /// target: lower is closer to the cause. Reasons no rule knows rank last
 /// but are still quoted (the generic fallback).
@@ -285,6 +297,11 @@ mod tests {
         assert_eq!(
             r.text,
             "exceeded quota pods-cap (pods: used 2, hard 2, requested 1)"
+        );
+        let combined = refusal("(combined from similar events): Error creating: pods \"search-64dd6f4996-6rd6w\" is forbidden: exceeded quota: pods-cap, requested: pods=1, used: pods=2, limited: pods=2").unwrap();
+        assert_eq!(
+            combined.text, r.text,
+            "the aggregator's prefix changes nothing"
         );
         let r = refusal("pods \"w-1\" is forbidden: exceeded quota: compute, requested: limits.cpu=1,requests.memory=512Mi, used: limits.cpu=3,requests.memory=1792Mi, limited: limits.cpu=4,requests.memory=2Gi").unwrap();
         assert_eq!(

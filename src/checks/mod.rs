@@ -327,6 +327,20 @@ pub fn chosen(selected: &[Check]) -> impl Iterator<Item = Check> + '_ {
         .filter(|c| selected.is_empty() || selected.contains(c))
 }
 
+/// Drops the H003 Event storms that a progress finding quotes as its cause:
+/// they are its evidence, not news of their own (an info-level H003 of
+/// FailedCreate once was all `check` said of a quota-blocked Deployment).
+pub fn drop_explained_storms(findings: &mut Vec<Finding>) {
+    let explained = progress::explained(findings);
+    findings.retain(|f| {
+        f.code != Code::H003
+            || !explained.contains(&(
+                f.object.namespace.clone(),
+                format!("{}/{}", f.object.kind, f.object.name),
+            ))
+    });
+}
+
 /// Runs the chosen checks (all when `selected` is empty) over one snapshot.
 pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report {
     let mut report = Report::default();
@@ -359,18 +373,8 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
             pod_findings.extend(pods::check(snapshot, options));
         }
         let progress = progress::check(snapshot, options, &pod_findings);
-        // NB: a Warning storm that a stall quotes as its cause is that
-        // finding's evidence, not news of its own (an info-level H003 of
-        // FailedCreate once was all `check` said of a quota-blocked Deployment).
-        let explained = progress::explained(&progress);
-        report.findings.retain(|f| {
-            f.code != Code::H003
-                || !explained.contains(&(
-                    f.object.namespace.clone(),
-                    format!("{}/{}", f.object.kind, f.object.name),
-                ))
-        });
         report.findings.splice(0..0, progress);
+        drop_explained_storms(&mut report.findings);
     }
     report.notes.extend(snapshot.stale_groups.iter().map(|g| {
         format!("API group {g} is unavailable (its aggregated API does not answer discovery)")

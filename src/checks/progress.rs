@@ -396,7 +396,11 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             }
         }
     };
-    for e in s.events.iter().filter(|e| e.type_ == "Warning") {
+    for e in s
+        .events
+        .iter()
+        .filter(|e| causes::troubling(&e.type_, &e.reason))
+    {
         let i = &e.involved;
         let explained = index.explained(&i.kind, &i.namespace, &i.name, &i.uid);
         if explained.is_empty() {
@@ -581,6 +585,14 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             Some(e) if e.refused => format!("Pods refused: {}", e.text),
             Some(e) if e.finding && e.also.is_empty() => format!("{}: {}", e.via, e.text),
             Some(e) if e.finding => format!("{} Pods ({}, …): {}", e.also.len() + 1, e.via, e.text),
+            Some(e) if !e.also.is_empty() => format!(
+                "{} ×{} on {} objects ({}, …): {}",
+                e.reason,
+                e.count,
+                e.also.len() + 1,
+                e.via,
+                e.text
+            ),
             Some(e) if e.count > 1 => format!("{} ×{} on {}: {}", e.reason, e.count, e.via, e.text),
             Some(e) if e.via.ends_with(&format!("/{}", st.object.object.name)) => {
                 format!("{}: {}", e.reason, e.text)

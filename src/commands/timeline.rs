@@ -351,7 +351,19 @@ fn check_lines(
             return Ok(Vec::new());
         }
     };
-    let report = crate::checks::run(&snap, &[], &crate::checks::Options::default());
+    let mut report = crate::checks::run(&snap, &[], &crate::checks::Options::default());
+    // NB: a timeline tells what stands at its end, however recent: a stall of
+    // 30 s is not `check`'s news yet (--stuck-after), but it is this story's `Why:`.
+    let now = crate::checks::Options {
+        stuck_after_ms: 0,
+        ..crate::checks::Options::default()
+    };
+    let progress = crate::checks::run(&snap, &[crate::checks::Check::Progress], &now);
+    report
+        .findings
+        .retain(|f| f.check != crate::checks::Check::Progress);
+    report.findings.splice(0..0, progress.findings);
+    crate::checks::drop_explained_storms(&mut report.findings);
     // The target's namespace counts as shown: when it is stuck Terminating
     // (F002), that is why the target is being deleted, and the finding names
     // what holds it.

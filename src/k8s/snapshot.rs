@@ -218,7 +218,7 @@ async fn list_events(
             // Only what a check can use: scheduling Events, Warnings (what explains a
             // stall), and repeated ones (storm candidates).
             if !scheduling
-                && o.type_ != "Warning"
+                && !crate::checks::causes::troubling(&o.type_, &o.reason)
                 && o.count < 2
                 && !o.message.contains("(combined from similar events)")
             {

@@ -59,6 +59,10 @@ struct Running {
     /// Types the cluster serves that the recorder may not list: warned about
     /// once, tried again at each rediscovery, recorded once allowed.
     refused: std::collections::HashSet<String>,
+    /// When each custom type's list last worked (see `Rediscovery::probe`).
+    listed_ok: std::collections::HashMap<String, i64>,
+    /// Custom types watched again because their list failed, until it works.
+    probe_failed: std::collections::HashSet<String>,
 }
 
 /// kubectl's full name of the type a watch watches: its key in [`Running`].
@@ -209,19 +213,23 @@ impl Rediscovery<'_> {
                 let start = WatchStart {
                     resume_from: None,
                     blind_since: None,
-                    switched: switched_from.as_ref().map(|old| watch::Switched {
-                        from: old.clone(),
-                        to: t.api_version(),
+                    blind: switched_from.as_ref().map(|old| watch::Blind {
                         since: failing_since
                             .iter()
                             .find(|(key, _)| key == w.resource())
                             .map_or(now, |(_, since)| *since),
+                        reason: watch::GapReason::Relist,
+                        detail: format!(
+                            "{old} is no longer the version served first; watched through {}",
+                            t.api_version()
+                        ),
                     }),
                 };
                 tasks.spawn(w.run(start, rx));
             }
             running.types.insert(t.full_name(), t);
         }
+        self.probe(running, tasks, err, now).await;
         if changed {
             self.tx
                 .send(Msg::ResourceTypes(discovered.types))
@@ -229,6 +237,99 @@ impl Rediscovery<'_> {
                 .map_err(|_| Stop::WriterGone)?;
         }
         Ok(())
+    }
+
+    /// Lists one object of each custom resource type that is not blind now.
+    ///
+    /// NB: a CRD whose conversion webhook fails (its Service is gone) keeps
+    /// the watch open and silent: the apiserver drops every change it cannot
+    /// convert, and nothing reaches the recorder (issue 27.6). Only a list
+    /// tells: a 5xx to it makes the type's watches start again, blind since
+    /// the last list that worked, so that the interval is a gap and a warning
+    /// (and the relist, once the webhook answers, finds what changed). Custom
+    /// types only (built-in types convert in-process), once per rediscovery.
+    async fn probe(
+        &self,
+        running: &mut Running,
+        tasks: &mut tokio::task::JoinSet<Stop>,
+        err: &mut dyn Write,
+        now: i64,
+    ) {
+        let custom: Vec<ResourceType> = running
+            .types
+            .values()
+            .filter(|t| !types::built_in_group(&t.group))
+            .cloned()
+            .collect();
+        let blind = self.stats.blind.list();
+        for t in custom {
+            let name = t.full_name();
+            let watches = watches_of(
+                &t,
+                self.namespaces,
+                self.conn,
+                self.tx,
+                self.stats,
+                self.args,
+            );
+            let restarted = running.probe_failed.contains(&name);
+            // A watch that is failing by itself says so; only a silent one needs the probe.
+            if !restarted
+                && watches
+                    .iter()
+                    .any(|w| blind.iter().any(|(key, _)| key == w.resource()))
+            {
+                continue;
+            }
+            let mut failed = None;
+            for w in &watches {
+                if let Err(e) = w.preflight().await
+                    && watch_anyway(&e)
+                {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            let since = *running.listed_ok.entry(name.clone()).or_insert(now);
+            let Some(e) = failed else {
+                if running.probe_failed.remove(&name) {
+                    for w in &watches {
+                        self.stats.blind.cleared(w.resource(), sink::PROBE);
+                    }
+                }
+                running.listed_ok.insert(name, now);
+                continue;
+            };
+            if restarted {
+                // Already watched again, blind: its gap closes when it sees.
+                continue;
+            }
+            running.probe_failed.insert(name.clone());
+            for w in &watches {
+                self.stats.blind.failing(w.resource(), sink::PROBE, since);
+            }
+            let _ = writeln!(
+                err,
+                "warning: {e}; its watch delivered nothing it could not convert: recording {name} again, blind since {}",
+                crate::units::rfc3339(since)
+            );
+            if let Some(stop) = running.stops.remove(&name) {
+                let _ = stop.send(true);
+            }
+            for w in watches {
+                let rx = running.stop_of(w.dt());
+                let start = WatchStart {
+                    resume_from: None,
+                    blind_since: None,
+                    blind: Some(watch::Blind {
+                        since,
+                        reason: watch::GapReason::Disconnected,
+                        detail: format!("{e}; the watch stayed open and delivered nothing"),
+                    }),
+                };
+                tasks.spawn(w.run(start, rx));
+            }
+        }
     }
 
     async fn type_change(&self, t: &ResourceType, at: i64, removed: bool) -> Result<(), Stop> {
@@ -599,7 +700,7 @@ async fn record(
         Ok(WatchStart {
             resume_from: db.load_position(cluster, resource)?,
             blind_since: start.previous_end,
-            switched: None,
+            blind: None,
         })
     };
     let mut event_starts = Vec::new();

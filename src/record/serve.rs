@@ -386,7 +386,7 @@ mod tests {
     fn health_names_the_watches_that_are_blind_without_failing() {
         let stats = Stats::default();
         stats.last_commit_ms.store(1_000_000, Ordering::Relaxed);
-        stats.blind.failing(&Arc::from("widgets.example.com"), 0);
+        stats.blind.failing(&Arc::from("widgets.example.com"), 1, 0);
         let (status, body) = health(&stats, 1_001_000);
         assert_eq!(status, "200 OK");
         assert!(

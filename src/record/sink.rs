@@ -67,29 +67,46 @@ pub struct Stats {
     pub blind: Blind,
 }
 
-/// The watches that are blind now (see [`Stats::blind`]).
+/// The task id under which the recorder's own list probe marks a watch
+/// blind (`record::Rediscovery::probe`).
+pub const PROBE: u64 = u64::MAX;
+
+/// The watches that are blind now (see [`Stats::blind`]): by key, the
+/// failures' start and which watch task it is (a type's restarted watch
+/// shares its key with the one it replaces, which may end after it started).
 #[derive(Debug, Default)]
-pub struct Blind(std::sync::Mutex<std::collections::BTreeMap<Arc<str>, i64>>);
+pub struct Blind(std::sync::Mutex<std::collections::BTreeMap<Arc<str>, (i64, u64)>>);
 
 impl Blind {
-    fn map(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<Arc<str>, i64>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<Arc<str>, (i64, u64)>> {
         // NB: nothing panics while holding it; a poisoned map is still right.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// `watch` failed at `now`: returns since when it has been failing.
-    pub fn failing(&self, watch: &Arc<str>, now: i64) -> i64 {
-        *self.map().entry(watch.clone()).or_insert(now)
+    /// Watch task `task` of `watch` failed at `now` (or, for [`PROBE`], its
+    /// type's list did): since when it has been failing.
+    pub fn failing(&self, watch: &Arc<str>, task: u64, now: i64) -> i64 {
+        let mut map = self.map();
+        // NB: the earliest start stays: a watch restarted while blind (or
+        // blind by the recorder's probe) was blind all along.
+        let entry = map.entry(watch.clone()).or_insert((now, task));
+        entry.1 = task;
+        entry.0
     }
 
-    /// `watch` sees again (or stopped): since when it had been failing.
-    pub fn cleared(&self, watch: &str) -> Option<i64> {
-        self.map().remove(watch)
+    /// Watch task `task` of `watch` sees again (or stopped): whether it had been failing.
+    pub fn cleared(&self, watch: &str, task: u64) -> bool {
+        let mut map = self.map();
+        if map.get(watch).is_some_and(|(_, t)| *t == task) {
+            map.remove(watch);
+            return true;
+        }
+        false
     }
 
     /// Every blind watch with its start, in key order.
     pub fn list(&self) -> Vec<(Arc<str>, i64)> {
-        self.map().iter().map(|(k, v)| (k.clone(), *v)).collect()
+        self.map().iter().map(|(k, v)| (k.clone(), v.0)).collect()
     }
 
     pub fn count(&self) -> usize {

@@ -112,6 +112,13 @@ pub fn select_present(
     select(discovered, &kinds_present, &present(exclude)).unwrap_or_default()
 }
 
+/// Whether an API group is Kubernetes' own (the core group, the groups
+/// without a dot such as `apps`, and `*.k8s.io`), not a CRD's or an
+/// aggregated API's. Approximate: a CRD may use a `*.k8s.io` group (Gateway API).
+pub fn built_in_group(group: &str) -> bool {
+    group.is_empty() || !group.contains('.') || group.ends_with(".k8s.io")
+}
+
 /// Whether a type's objects are Secrets: watched through metadata only, so
 /// that their data never crosses the wire.
 pub fn metadata_only(t: &ResourceType) -> bool {

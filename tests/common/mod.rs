@@ -358,3 +358,42 @@ pub async fn start_recorder(db: &Path, ns: &str, extra: &[&str], resource: &str)
     .await;
     child
 }
+
+/// `kubectl apply -n NS -f -` with the kubectl built for the test cluster.
+pub fn apply(ns: &str, yaml: &str) {
+    let mut child = Command::new(repo_root().join("scripts/cluster"))
+        .args(["kubectl", "apply", "-n", ns, "-f", "-"])
+        .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(yaml.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl apply: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+pub fn kubectl(args: &[&str]) {
+    let out = Command::new(repo_root().join("scripts/cluster"))
+        .arg("kubectl")
+        .args(args)
+        .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

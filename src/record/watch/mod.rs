@@ -19,6 +19,8 @@
 mod machine;
 mod source;
 
+pub use machine::{Blind, GapReason};
+
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -136,18 +138,10 @@ pub struct WatchStart {
     pub resume_from: Option<String>,
     /// When the previous session stopped watching: the start of a `not-running` gap.
     pub blind_since: Option<i64>,
-    /// This watch replaces one of another version of its type.
-    pub switched: Option<Switched>,
-}
-
-/// A type watched again through another version (see `record::Rediscovery`).
-pub struct Switched {
-    /// The API versions, `group/version`.
-    pub from: String,
-    pub to: String,
-    /// Since when the old watch failed (or, if it did not, the switch): the
-    /// start of the gap the relist through the new version closes.
-    pub since: i64,
+    /// This watch replaces another of its type that could not see (its
+    /// served version went, or its list failed while its watch stayed
+    /// silent): blind since then, until its first list.
+    pub blind: Option<Blind>,
 }
 
 pub struct Watch<K: Watched>
@@ -262,15 +256,8 @@ where
             start.resume_from,
             start.blind_since,
         );
-        if let Some(s) = start.switched {
-            machine.blind = Some(machine::Blind {
-                since: s.since,
-                reason: machine::GapReason::Relist,
-                detail: format!(
-                    "{} is no longer the version served first; watched through {}",
-                    s.from, s.to
-                ),
-            });
+        if let Some(blind) = start.blind {
+            machine.blind = Some(blind);
         }
         match self.drive(&self.api, machine, &mut shutdown).await {
             End::Stop(stop) => stop,
@@ -286,8 +273,10 @@ where
         machine: Machine,
         shutdown: &mut watch::Receiver<bool>,
     ) -> End {
-        let end = self.steps(source, machine, shutdown).await;
-        self.stats.blind.cleared(&self.resource);
+        static TASKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let task = TASKS.fetch_add(1, Ordering::Relaxed);
+        let end = self.steps(source, machine, shutdown, task).await;
+        self.stats.blind.cleared(&self.resource, task);
         end
     }
 
@@ -298,6 +287,7 @@ where
         source: &impl Source<K>,
         mut machine: Machine,
         shutdown: &mut watch::Receiver<bool>,
+        task: u64,
     ) -> End {
         // Whether this blind interval was warned about: once each.
         let mut warned = false;
@@ -320,7 +310,7 @@ where
                     },
                     Action::Listed { uids, blind_since } => self.listed(uids, blind_since).await,
                     Action::Gap { blind, finish } => {
-                        let failing = self.stats.blind.cleared(&self.resource).is_some();
+                        let failing = self.stats.blind.cleared(&self.resource, task);
                         if failing && std::mem::take(&mut warned) {
                             eprintln!(
                                 "\nwatch {}: blind from {} to {}, stored as a gap",
@@ -379,7 +369,7 @@ where
                     }
                     Action::Backoff { delay, error } => {
                         let now = now_ms();
-                        let since = self.stats.blind.failing(&self.resource, now);
+                        let since = self.stats.blind.failing(&self.resource, task, now);
                         if !warned && (needs_user(&error) || now - since >= WARN_BLIND_AFTER_MS) {
                             warned = true;
                             self.warn(error, since);
