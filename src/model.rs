@@ -224,6 +224,11 @@ pub struct Taint {
     /// Epoch ms of `timeAdded` (the apiserver sets it on NoExecute taints only).
     #[serde(rename = "t", skip_serializing_if = "Option::is_none")]
     pub added: Option<i64>,
+    /// The field managers whose managedFields entry owns `spec.taints` (the
+    /// list is atomic: the last writer owns all of it): who put it there,
+    /// not whoever else wrote the Node in the same version.
+    #[serde(rename = "by", skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<String>,
 }
 
 impl Taint {

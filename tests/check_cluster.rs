@@ -556,7 +556,9 @@ async fn a_kubeconfig_that_may_list_nothing_is_an_error_not_health() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("check finalizers, hotloop, generation, scheduling, pods examined nothing"),
+        err.contains(
+            "check progress, finalizers, hotloop, generation, scheduling, pods examined nothing"
+        ),
         "{err}"
     );
     assert!(err.contains("were forbidden: "), "{err}");

@@ -136,3 +136,61 @@ fn scripts_test_names_a_missing_chromium_before_building_anything() {
         "{err}"
     );
 }
+
+/// 27.17: a recording copied with its `-wal` (and no `-shm`) into a folder
+/// the reader may not write could not be read by another user ("unable to
+/// open database file"); as root it worked, which is why tests missed it.
+/// Run as the unprivileged user `nobody` (setpriv) when the tests run as root.
+#[test]
+fn a_copied_recording_with_its_wal_reads_in_a_read_only_folder_as_another_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let dump = r#"{"kind":"List","items":[{"apiVersion":"v1","kind":"Event","metadata":{"name":"p.1","namespace":"ns","uid":"e1"},
+"involvedObject":{"kind":"Pod","namespace":"ns","name":"p","uid":"p1"},"reason":"BackOff","type":"Warning",
+"count":1,"firstTimestamp":"2026-11-29T03:00:00Z","lastTimestamp":"2026-11-29T03:00:00Z","message":"m"}]}"#;
+    let file = dir.path().join("e.json");
+    std::fs::write(&file, dump).unwrap();
+    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&file));
+    assert_eq!(code, Some(0), "{err}");
+    // A write that stays in the WAL, as a recorder killed before its checkpoint leaves it.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    conn.execute("UPDATE clusters SET label = 'only-in-the-wal'", [])
+        .unwrap();
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(&db, copy.join("diag.db")).unwrap();
+    std::fs::copy(dir.path().join("diag.db-wal"), copy.join("diag.db-wal")).unwrap();
+    drop(conn);
+    for f in ["diag.db", "diag.db-wal"] {
+        std::fs::set_permissions(copy.join(f), std::fs::Permissions::from_mode(0o444)).unwrap();
+    }
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o555)).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_kubectl-diag"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+    };
+    let (code, out, err) = run(cmd.arg("--db").arg(copy.join("diag.db")).args([
+        "sql",
+        "-o",
+        "csv",
+        "SELECT label FROM clusters",
+    ]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("only-in-the-wal"),
+        "the WAL's write is read: {out}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&copy)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "nothing left beside it: {left:?}");
+}

@@ -300,6 +300,26 @@ async fn a_broken_conversion_webhook_is_a_warning_a_blind_watch_and_a_gap() {
         "{health}"
     );
     assert!(rec.terminate().success());
+    // The live check's hot-loop sample once waited forever for this type's watch.
+    let mut check = diag(&db)
+        .args(["check", "-n", &ns.name, "--sample", "2s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = None;
+    for _ in 0..240 {
+        status = check.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let _ = check.kill();
+    assert!(
+        status.is_some_and(|s| matches!(s.code(), Some(0 | 1))),
+        "check never returned (or failed): {status:?}"
+    );
     let log = std::fs::read_to_string(&err).unwrap();
     assert!(
         log.contains("warning: the apiserver answered 500 to list gizmos")

@@ -23,8 +23,11 @@ pub struct Origin {
     pub what: String,
     /// Epoch ms of the first version of the Node's latest unbroken run with it.
     pub since: i64,
-    /// The writers of that version (field managers), when known.
+    /// Who wrote it: the managers owning the field (a taint's
+    /// `spec.taints`), else the writers of that version (field managers).
     pub by: Vec<String>,
+    /// Whether `by` are the field's owners; else only "one of" them wrote it.
+    pub owned: bool,
 }
 
 /// [`Origin::what`] of a cordon (`spec.unschedulable`).
@@ -75,6 +78,10 @@ pub struct Cause {
     /// The writers that put it there, when the recording knows them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub by: Vec<String>,
+    /// `by` are only the writers of the version it appeared in, not the
+    /// field's owners: one of them wrote it (said "by one of …").
+    #[serde(skip)]
+    pub by_unsure: bool,
 }
 
 /// Nodes named in a sentence: up to three, then how many more.
@@ -122,8 +129,10 @@ impl Cause {
         if let Some(since) = self.since_ms {
             s.push_str(&format!(" since {}", rfc3339(since)));
         }
-        if !self.by.is_empty() {
-            s.push_str(&format!(" by {}", self.by.join(", ")));
+        match (self.by.len(), self.by_unsure) {
+            (0, _) => {}
+            (1, _) | (_, false) => s.push_str(&format!(" by {}", self.by.join(", "))),
+            (_, true) => s.push_str(&format!(" by one of {}", self.by.join(", "))),
         }
         s
     }
@@ -374,7 +383,10 @@ pub fn explain(
                 });
                 cause.nodes.push(node.object.name.clone());
                 let (since, by) = match origin(&node.object.name, &text) {
-                    Some(o) => (Some(o.since), o.by.clone()),
+                    Some(o) => {
+                        cause.by_unsure |= !o.owned;
+                        (Some(o.since), o.by.clone())
+                    }
                     None => (taint.added, Vec::new()),
                 };
                 if let Some(since) = since {
@@ -406,6 +418,7 @@ pub fn explain(
         for node in nodes.iter().filter(|n| n.state.unschedulable) {
             cordon.nodes.push(node.object.name.clone());
             if let Some(o) = origin(&node.object.name, CORDON) {
+                cordon.by_unsure |= !o.owned;
                 cordon.since_ms = Some(cordon.since_ms.map_or(o.since, |s| s.min(o.since)));
                 for w in &o.by {
                     if !cordon.by.contains(w) {
@@ -540,11 +553,23 @@ pub fn origins(node: &str, versions: &[crate::model::Version]) -> Vec<Origin> {
         }
         open.retain(|what, _| present.contains(what));
         for what in present {
+            let owners = v
+                .state
+                .taints
+                .iter()
+                .find(|t| t.text() == what)
+                .map(|t| t.owners.clone())
+                .unwrap_or_default();
             open.entry(what.clone()).or_insert_with(|| Origin {
                 node: node.to_string(),
                 what,
                 since: v.at,
-                by: v.writers.clone(),
+                owned: !owners.is_empty(),
+                by: if owners.is_empty() {
+                    v.writers.clone()
+                } else {
+                    owners
+                },
             });
         }
     }
@@ -563,6 +588,7 @@ mod tests {
             value: value.into(),
             effect: effect.into(),
             added: None,
+            owners: Vec::new(),
         }
     }
 
@@ -710,6 +736,48 @@ mod tests {
         assert_eq!(
             causes[1].sentence(|ms| format!("t{ms}")),
             "cordoned on 1 node (a) since t4000 by kubectl-cordon"
+        );
+    }
+
+    /// Issue 27.2: "taint … by kube-controller-manager, kubectl-client-side-apply,
+    /// kwok/status" named every writer of the Node's version, though only
+    /// kubectl-client-side-apply owned spec.taints.
+    #[test]
+    fn a_taints_writer_is_the_owner_of_spec_taints_else_one_of_the_versions_writers() {
+        let mut owned = taint("dedicated", "batch", "NoSchedule");
+        owned.owners = vec!["kubectl-client-side-apply".into()];
+        let nodes = [node("a", vec![owned.clone()])];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let writers = vec![
+            "kube-controller-manager".to_string(),
+            "kubectl-client-side-apply".into(),
+            "kwok/status".into(),
+        ];
+        let mut v = Version {
+            at: 1_000,
+            writers: writers.clone(),
+            ..Version::default()
+        };
+        v.state.taints = vec![owned];
+        let sentence = |history: &[Version]| {
+            let causes = explain(
+                &[TAINTED.into()],
+                &PodNeeds::default(),
+                &refs,
+                &origins("a", history),
+                &Usage::default(),
+            );
+            causes[0].sentence(|ms| format!("t{ms}"))
+        };
+        assert_eq!(
+            sentence(std::slice::from_ref(&v)),
+            "taint dedicated=batch:NoSchedule on 1 node (a) since t1000 by kubectl-client-side-apply"
+        );
+        // A recording made before owners were kept: only "one of" the writers.
+        v.state.taints[0].owners.clear();
+        assert_eq!(
+            sentence(&[v]),
+            "taint dedicated=batch:NoSchedule on 1 node (a) since t1000 by one of kube-controller-manager, kubectl-client-side-apply, kwok/status"
         );
     }
 

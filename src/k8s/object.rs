@@ -638,6 +638,26 @@ impl WireObject {
             .then_some(meta.labels.as_ref())
             .flatten();
         let churns = crate::model::churns(&resource.group, &resource.kind);
+        // NB: only a Node's field sets name `f:taints` (under `f:spec`).
+        let taint_owners: Vec<String> = if core && resource.kind == "Node" {
+            meta.managed_fields
+                .iter()
+                .flatten()
+                .filter(|f| {
+                    matches!(&f.fields_v1, Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                        serde_json::Value::String(text),
+                    )) if text.contains("\"f:taints\""))
+                })
+                .map(|f| match f.subresource.as_deref() {
+                    Some(sub) if !sub.is_empty() => {
+                        format!("{}/{sub}", f.manager.as_deref().unwrap_or_default())
+                    }
+                    _ => f.manager.clone().unwrap_or_default(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let diff_doc = if churns {
             None
         } else {
@@ -744,6 +764,7 @@ impl WireObject {
                     value: t.value,
                     effect: t.effect,
                     added: t.time_added.as_deref().and_then(parse_k8s_time),
+                    owners: taint_owners.clone(),
                 })
                 .collect(),
             unschedulable: scheduling.unschedulable,

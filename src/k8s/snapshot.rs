@@ -284,7 +284,11 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
     ) else {
         return Vec::new();
     };
-    let Ok(stream) = client.request_events::<WireObject>(request).await else {
+    // NB: bounded by the sample too: a type whose watch the apiserver never
+    // answers (a CRD whose conversion webhook is gone) once hung `check`.
+    let Ok(Ok(stream)) =
+        tokio::time::timeout(sample, client.request_events::<WireObject>(request)).await
+    else {
         return Vec::new();
     };
     let mut known = listed.known;

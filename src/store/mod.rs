@@ -244,9 +244,22 @@ enum Found {
     Recording(i64),
 }
 
-/// The SQLite URI that opens `path` read-only. `immutable`: SQLite neither
-/// locks the file nor looks for (or creates) `-wal`/`-shm` beside it.
-fn read_only_uri(path: &Path, immutable: bool) -> String {
+/// How a read-only open finds the WAL's contents.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReadWal {
+    /// No `-wal`: SQLite neither locks the file nor looks for (or creates)
+    /// `-wal`/`-shm` beside it.
+    Immutable,
+    /// Through the `-shm` beside it (created if missing), as a recorder does.
+    Shared,
+    /// Neither locks nor `-shm`: the WAL index is built in this process's
+    /// memory (`locking_mode=EXCLUSIVE` on the `unix-none` VFS). Only where
+    /// no recorder runs: a copied recording with its `-wal` and no `-shm`.
+    Private,
+}
+
+/// The SQLite URI that opens `path` read-only, reading its WAL as `wal` says.
+fn read_only_uri(path: &Path, wal: ReadWal) -> String {
     use std::os::unix::ffi::OsStrExt;
     let mut uri = String::from("file:");
     for &b in path.as_os_str().as_bytes() {
@@ -256,10 +269,10 @@ fn read_only_uri(path: &Path, immutable: bool) -> String {
             uri.push_str(&format!("%{b:02X}"));
         }
     }
-    uri.push_str(if immutable {
-        "?mode=ro&immutable=1"
-    } else {
-        "?mode=ro"
+    uri.push_str(match wal {
+        ReadWal::Immutable => "?mode=ro&immutable=1",
+        ReadWal::Shared => "?mode=ro",
+        ReadWal::Private => "?mode=ro&vfs=unix-none",
     });
     uri
 }
@@ -281,16 +294,45 @@ fn beside(path: &Path, suffix: &str) -> PathBuf {
 /// NB: an immutable reader takes no lock; a recorder started during the read
 /// could checkpoint under it. Such a read is short, and a reader that sees a
 /// torn page gets an error, which a rerun clears.
+///
+/// NB: a recording copied with its `-wal` but without `-shm` into a folder
+/// the reader may not write (issue 27.17: another user, a read-only mount)
+/// cannot get a `-shm`, and SQLite answers "unable to open database file" at
+/// the first read; as root it worked, since root may write anywhere. No
+/// `-shm` means no recorder is writing it, so such a file is read with the
+/// WAL index in memory instead ([`ReadWal::Private`]).
 fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
-    let immutable = !beside(path, "-wal").exists();
+    let wal = if !beside(path, "-wal").exists() {
+        ReadWal::Immutable
+    } else {
+        ReadWal::Shared
+    };
+    match open_read_only_with(path, wal) {
+        Err(StoreError::Unreadable { .. })
+            if wal == ReadWal::Shared && !beside(path, "-shm").exists() =>
+        {
+            open_read_only_with(path, ReadWal::Private)
+        }
+        other => other,
+    }
+}
+
+fn open_read_only_with(path: &Path, wal: ReadWal) -> Result<Connection, StoreError> {
     let conn = Connection::open_with_flags(
-        read_only_uri(path, immutable),
+        read_only_uri(path, wal),
         OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|source| read_failure(path, source))?;
     conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|source| read_failure(path, source))?;
+    if wal == ReadWal::Private {
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")
+            .map_err(|source| read_failure(path, source))?;
+    }
+    // The first read is where a missing `-shm` shows.
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
         .map_err(|source| read_failure(path, source))?;
     Ok(conn)
 }
