@@ -133,8 +133,22 @@ fn fold_key(i: &Item) -> Option<String> {
         }
         _ => return None,
     };
-    Some(format!("{}\0{}\0{owner}\0{what}", i.kind, i.namespace))
+    // Objects nobody owns fold only by the same hand (see [`BULK`]).
+    let hand = if i.owner.is_none() {
+        i.writers.join(",")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{}\0{}\0{owner}\0{what}\0{hand}",
+        i.kind, i.namespace
+    ))
 }
+
+/// Alike changes to objects nobody owns fold only from this many on: a few
+/// are what a person did and each keeps its line (issue 27.15: "2
+/// CustomResourceDefinitions deleted"); a `kubectl delete -f` of 3,000 is one.
+pub const BULK: usize = 10;
 
 fn plural(kind: &str, n: usize) -> String {
     if n == 1 {
@@ -172,10 +186,14 @@ pub fn fold(items: &[Item]) -> Vec<Line> {
     }
     groups
         .into_iter()
-        .map(|(first, members)| {
+        .flat_map(|(first, members)| {
             let i = &items[first];
             if members.len() == 1 {
-                return lines(std::slice::from_ref(i)).remove(0);
+                return vec![lines(std::slice::from_ref(i)).remove(0)];
+            }
+            if i.owner.is_none() && members.len() < BULK {
+                let each: Vec<Item> = members.iter().map(|m| items[*m].clone()).collect();
+                return lines(&each);
             }
             let n = members.len();
             let mut names: Vec<&str> = members.iter().map(|m| items[*m].name.as_str()).collect();
@@ -214,12 +232,12 @@ pub fn fold(items: &[Item]) -> Vec<Line> {
             } else {
                 change
             };
-            Line {
+            vec![Line {
                 at: i.at,
                 object,
                 change,
                 by: i.writers.join(","),
-            }
+            }]
         })
         .collect()
 }
@@ -227,6 +245,37 @@ pub fn fold(items: &[Item]) -> Vec<Line> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 27.15: "2 CustomResourceDefinitions deleted" folded what a
+    /// person did; ten or more alike by one hand still fold.
+    #[test]
+    fn a_few_changes_to_objects_nobody_owns_keep_their_lines_and_a_bulk_one_folds() {
+        let by = |mut i: Item, w: &str| {
+            i.writers = vec![w.into()];
+            i
+        };
+        let two: Vec<Item> = ["a", "b"]
+            .iter()
+            .map(|n| {
+                by(
+                    item(1_000, "Widget", n, None, What::Deleted { after: None }),
+                    "kubectl",
+                )
+            })
+            .collect();
+        assert_eq!(fold(&two).len(), 2, "{:?}", fold(&two));
+        let many: Vec<Item> = (0..3000)
+            .map(|n| {
+                by(
+                    item(1_000 + n, "Widget", &format!("w{n}"), None, What::Created),
+                    "kubectl-client-side-apply",
+                )
+            })
+            .collect();
+        let lines = fold(&many);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0].object, "shop/3000 Widgets");
+    }
 
     fn item(at: i64, kind: &str, name: &str, owner: Option<(&str, &str)>, what: What) -> Item {
         Item {

@@ -229,6 +229,10 @@ pub struct Taint {
     /// not whoever else wrote the Node in the same version.
     #[serde(rename = "by", skip_serializing_if = "Vec::is_empty")]
     pub owners: Vec<String>,
+    /// When the owners last wrote (their managedFields entry's time, epoch
+    /// ms): evidence of when the taint was put there that predates a recording.
+    #[serde(rename = "w", skip_serializing_if = "Option::is_none")]
+    pub written: Option<i64>,
 }
 
 impl Taint {

@@ -133,6 +133,8 @@ impl Cluster {
                 what: format!("{key}={value}:NoSchedule"),
                 since: T - minutes * MIN,
                 by: vec!["kubectl-taint".into()],
+                owned: true,
+                from_fields: false,
             });
         }
         self

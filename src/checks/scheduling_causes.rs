@@ -28,6 +28,8 @@ pub struct Origin {
     pub by: Vec<String>,
     /// Whether `by` are the field's owners; else only "one of" them wrote it.
     pub owned: bool,
+    /// `since` is the owners' last write in managedFields, not a version's time.
+    pub from_fields: bool,
 }
 
 /// [`Origin::what`] of a cordon (`spec.unschedulable`).
@@ -82,6 +84,9 @@ pub struct Cause {
     /// field's owners: one of them wrote it (said "by one of …").
     #[serde(skip)]
     pub by_unsure: bool,
+    /// `since_ms` comes from managedFields (the last write of the field's owner).
+    #[serde(skip)]
+    pub since_from_fields: bool,
 }
 
 /// Nodes named in a sentence: up to three, then how many more.
@@ -128,6 +133,9 @@ impl Cause {
         );
         if let Some(since) = self.since_ms {
             s.push_str(&format!(" since {}", rfc3339(since)));
+            if self.since_from_fields {
+                s.push_str(" (its writer's last write, managedFields)");
+            }
         }
         match (self.by.len(), self.by_unsure) {
             (0, _) => {}
@@ -385,6 +393,9 @@ pub fn explain(
                 let (since, by) = match origin(&node.object.name, &text) {
                     Some(o) => {
                         cause.by_unsure |= !o.owned;
+                        if cause.since_ms.is_none_or(|s| o.since < s) {
+                            cause.since_from_fields = o.from_fields;
+                        }
                         (Some(o.since), o.by.clone())
                     }
                     None => (taint.added, Vec::new()),
@@ -553,17 +564,21 @@ pub fn origins(node: &str, versions: &[crate::model::Version]) -> Vec<Origin> {
         }
         open.retain(|what, _| present.contains(what));
         for what in present {
-            let owners = v
-                .state
-                .taints
-                .iter()
-                .find(|t| t.text() == what)
-                .map(|t| t.owners.clone())
-                .unwrap_or_default();
+            let taint = v.state.taints.iter().find(|t| t.text() == what);
+            let owners = taint.map(|t| t.owners.clone()).unwrap_or_default();
+            // NB: a run that starts at the first version recorded (a list)
+            // began earlier: the owners' last write is the earliest evidence
+            // (issue 27.14: "since" was the recording's start).
+            let first = std::ptr::eq(v, &versions[0]);
+            let since = match taint.and_then(|t| t.written) {
+                Some(w) if first && w < v.at => w,
+                _ => v.at,
+            };
             open.entry(what.clone()).or_insert_with(|| Origin {
                 node: node.to_string(),
                 what,
-                since: v.at,
+                since,
+                from_fields: since != v.at,
                 owned: !owners.is_empty(),
                 by: if owners.is_empty() {
                     v.writers.clone()
@@ -589,6 +604,7 @@ mod tests {
             effect: effect.into(),
             added: None,
             owners: Vec::new(),
+            written: None,
         }
     }
 
@@ -778,6 +794,34 @@ mod tests {
         assert_eq!(
             sentence(&[v]),
             "taint dedicated=batch:NoSchedule on 1 node (a) since t1000 by one of kube-controller-manager, kubectl-client-side-apply, kwok/status"
+        );
+    }
+
+    /// Issue 27.14: a taint first seen in a list had the recording's start as its "since".
+    #[test]
+    fn a_taint_listed_at_the_start_is_dated_by_its_writers_last_write() {
+        let mut t = taint("dedicated", "batch", "NoSchedule");
+        t.owners = vec!["kubectl-taint".into()];
+        t.written = Some(400);
+        let nodes = [node("a", vec![t.clone()])];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let mut listed = Version {
+            at: 1_000,
+            listed: true,
+            ..Version::default()
+        };
+        listed.state.taints = vec![t];
+        let causes = explain(
+            &[TAINTED.into()],
+            &PodNeeds::default(),
+            &refs,
+            &origins("a", &[listed]),
+            &Usage::default(),
+        );
+        assert_eq!(causes[0].since_ms, Some(400));
+        assert_eq!(
+            causes[0].sentence(|ms| format!("t{ms}")),
+            "taint dedicated=batch:NoSchedule on 1 node (a) since t400 (its writer's last write, managedFields) by kubectl-taint"
         );
     }
 

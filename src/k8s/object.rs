@@ -639,8 +639,9 @@ impl WireObject {
             .flatten();
         let churns = crate::model::churns(&resource.group, &resource.kind);
         // NB: only a Node's field sets name `f:taints` (under `f:spec`).
-        let taint_owners: Vec<String> = if core && resource.kind == "Node" {
-            meta.managed_fields
+        let taint_writes: Vec<&k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry> =
+            if core && resource.kind == "Node" {
+                meta.managed_fields
                 .iter()
                 .flatten()
                 .filter(|f| {
@@ -648,16 +649,23 @@ impl WireObject {
                         serde_json::Value::String(text),
                     )) if text.contains("\"f:taints\""))
                 })
-                .map(|f| match f.subresource.as_deref() {
-                    Some(sub) if !sub.is_empty() => {
-                        format!("{}/{sub}", f.manager.as_deref().unwrap_or_default())
-                    }
-                    _ => f.manager.clone().unwrap_or_default(),
-                })
                 .collect()
-        } else {
-            Vec::new()
-        };
+            } else {
+                Vec::new()
+            };
+        let taint_owners: Vec<String> = taint_writes
+            .iter()
+            .map(|f| match f.subresource.as_deref() {
+                Some(sub) if !sub.is_empty() => {
+                    format!("{}/{sub}", f.manager.as_deref().unwrap_or_default())
+                }
+                _ => f.manager.clone().unwrap_or_default(),
+            })
+            .collect();
+        let taint_written = taint_writes
+            .iter()
+            .filter_map(|f| f.time.as_ref().map(|t| t.0.as_millisecond()))
+            .max();
         let diff_doc = if churns {
             None
         } else {
@@ -765,6 +773,7 @@ impl WireObject {
                     effect: t.effect,
                     added: t.time_added.as_deref().and_then(parse_k8s_time),
                     owners: taint_owners.clone(),
+                    written: taint_written,
                 })
                 .collect(),
             unschedulable: scheduling.unschedulable,

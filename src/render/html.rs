@@ -28,15 +28,60 @@ fn esc(s: &str) -> String {
         .replace('\'', "&#39;")
 }
 
+/// The state bars' colours with what the legend calls them: the one table
+/// both read, so that no colour on the page goes unexplained (issue 27.3: a
+/// Deployment's `progressing` bar was blue and the legend did not say so).
+const STATE_COLOURS: &[(&str, &str, &str)] = &[
+    ("ready", "#2e7d32", "ready / done"),
+    ("done", "#2e7d32", "ready / done"),
+    ("progressing", "#1e88e5", "progressing (rollout under way)"),
+    ("pending", "#90a4ae", "pending"),
+    ("terminating", "#616161", "terminating"),
+    ("failed", "#c62828", "failed"),
+    ("", NOT_READY, "not ready"),
+];
+const NOT_READY: &str = "#f9a825";
+
+/// The marks' colours and what the legend calls them: (colour, label, round).
+const MARK_COLOURS: &[(&str, &str, bool)] = &[
+    ("#1565c0", "Normal event", true),
+    ("#d84315", "Warning event", true),
+    ("#263238", "change", false),
+    ("#e65100", "change to a bad state", false),
+];
+
 fn state_colour(state: &str) -> &'static str {
-    match state {
-        "ready" | "done" => "#2e7d32",
-        "progressing" => "#1e88e5",
-        "pending" => "#90a4ae",
-        "terminating" => "#616161",
-        "failed" => "#c62828",
-        _ => "#f9a825",
+    STATE_COLOURS
+        .iter()
+        .find(|(s, _, _)| *s == state)
+        .map_or(NOT_READY, |(_, colour, _)| colour)
+}
+
+/// The legend: every state colour once, every mark colour, the gap hatch.
+fn legend() -> String {
+    let mut out = String::from(r#"<div class="legend">"#);
+    let mut seen: Vec<&str> = Vec::new();
+    for (_, colour, label) in STATE_COLOURS {
+        if seen.contains(colour) {
+            continue;
+        }
+        seen.push(colour);
+        out.push_str(&format!(
+            r#"<span><i style="background:{colour}"></i>{label}</span>"#
+        ));
     }
+    for (colour, label, round) in MARK_COLOURS {
+        let shape = if *round {
+            ";border-radius:6px"
+        } else {
+            ";width:3px"
+        };
+        out.push_str(&format!(
+            r#"<span><i style="background:{colour}{shape}"></i>{label}</span>"#
+        ));
+    }
+    out.push_str(r#"<span><i style="background:url(#);background:repeating-linear-gradient(45deg,#fff3e0,#fff3e0 3px,#f0a070 3px,#f0a070 6px)"></i>no data (recorder gap)</span></div>"#);
+    out
 }
 
 fn time(ms: i64) -> String {
@@ -284,10 +329,10 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
             }
             EntryKind::Transition | EntryKind::Event => {
                 let (kind, colour) = match (e.entry, warning) {
-                    (EntryKind::Transition, true) => ('t', "#e65100"),
-                    (EntryKind::Transition, false) => ('t', "#263238"),
-                    (_, true) => ('e', "#d84315"),
-                    (_, false) => ('e', "#1565c0"),
+                    (EntryKind::Transition, true) => ('t', MARK_COLOURS[3].0),
+                    (EntryKind::Transition, false) => ('t', MARK_COLOURS[2].0),
+                    (_, true) => ('e', MARK_COLOURS[1].0),
+                    (_, false) => ('e', MARK_COLOURS[0].0),
                 };
                 let until = match (e.entry, e.until_ms) {
                     (EntryKind::Event, Some(until)) => format!("{:.1}", x(until)),
@@ -347,6 +392,7 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
         }
         summary.push_str("</dl>\n");
     }
+    let legend = legend();
     write!(
         out,
         r##"<!DOCTYPE html>
@@ -383,7 +429,7 @@ svg .tog {{ cursor: pointer; }}
 </style></head><body>
 <h1>{title}</h1>
 <div class="sub">{} → {} · {} object(s) · {} entries · recorded by kubectl-diag</div>
-{summary}<div class="legend"><span><i style="background:#2e7d32"></i>ready</span><span><i style="background:#f9a825"></i>not ready</span><span><i style="background:#90a4ae"></i>pending</span><span><i style="background:#616161"></i>terminating</span><span><i style="background:#1565c0;border-radius:6px"></i>Normal event</span><span><i style="background:#d84315;border-radius:6px"></i>Warning event</span><span><i style="background:#263238;width:3px"></i>change</span><span><i style="background:url(#);background:repeating-linear-gradient(45deg,#fff3e0,#fff3e0 3px,#f0a070 3px,#f0a070 6px)"></i>no data (recorder gap)</span></div>
+{summary}{legend}
 <div class="zoom"><button type="button" id="zin">+</button> <button type="button" id="zout">−</button> <button type="button" id="zreset">reset</button> <button type="button" id="unfoldall">unfold all</button> <button type="button" id="foldall">fold all</button> <span>wheel to zoom, drag to pan; ▸/▾ folds an owner's lanes; hover a mark for its details</span></div>
 <div id="detail" class="detail">&nbsp;</div>
 <div id="plot">{svg}<canvas id="cv" width="0" height="0"></canvas></div><pre id="marks" hidden>{marks}</pre><noscript id="rows"><table><thead><tr><th>time (UTC)</th><th>object</th><th>entry</th><th>reason</th><th>message</th><th>writer</th></tr></thead>
@@ -511,6 +557,31 @@ var blocks=cut<0?[]:text.slice(cut,end).split('</tbody>'),b=0;
 
 #[cfg(test)]
 mod tests {
+
+    /// Issue 27.3: a blue `progressing` bar the legend did not explain.
+    #[test]
+    fn every_colour_the_page_draws_is_in_the_legend() {
+        let legend = legend();
+        for state in [
+            "ready",
+            "done",
+            "progressing",
+            "pending",
+            "terminating",
+            "failed",
+            "odd",
+        ] {
+            let colour = state_colour(state);
+            assert!(
+                legend.contains(colour),
+                "{state} ({colour}) is not in the legend"
+            );
+        }
+        for (colour, label, _) in MARK_COLOURS {
+            assert!(legend.contains(colour) && legend.contains(label), "{label}");
+        }
+    }
+
     use super::*;
 
     #[test]
