@@ -112,6 +112,11 @@ pub fn run(
     }
 
     let path = crate::paths::db_path(global.db.as_ref());
+    // NB: most people meet kubectl-diag during the incident, with no
+    // recording yet: the live cluster still holds most of the story.
+    if global.db.is_none() && std::env::var_os("KUBECTL_DIAG_DB").is_none() && !path.exists() {
+        return reconstructed(global, args, &type_name, &name, out, err, paint);
+    }
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
     let recorded = recording.resource_types(cluster)?;
@@ -351,14 +356,23 @@ fn check_lines(
             return Ok(Vec::new());
         }
     };
-    let mut report = crate::checks::run(&snap, &[], &crate::checks::Options::default());
+    Ok(lines_for(&snap, t))
+}
+
+/// The check lines of a snapshot (a recording's, or the reconstruction's)
+/// about the timeline's objects.
+fn lines_for(
+    snap: &crate::checks::Snapshot,
+    t: &crate::timeline::Timeline,
+) -> Vec<crate::timeline::summary::CheckLine> {
+    let mut report = crate::checks::run(snap, &[], &crate::checks::Options::default());
     // NB: a timeline tells what stands at its end, however recent: a stall of
     // 30 s is not `check`'s news yet (--stuck-after), but it is this story's `Why:`.
     let now = crate::checks::Options {
         stuck_after_ms: 0,
         ..crate::checks::Options::default()
     };
-    let progress = crate::checks::run(&snap, &[crate::checks::Check::Progress], &now);
+    let progress = crate::checks::run(snap, &[crate::checks::Check::Progress], &now);
     report
         .findings
         .retain(|f| f.check != crate::checks::Check::Progress);
@@ -380,7 +394,7 @@ fn check_lines(
                     || (o.kind == kind && o.namespace == namespace && o.name == name)
             })
     };
-    Ok(report
+    report
         .findings
         .into_iter()
         .filter(|f| {
@@ -398,5 +412,144 @@ fn check_lines(
             cause: f.details["cause"].as_str().map(str::to_string),
             summary: f.summary,
         })
-        .collect())
+        .collect()
+}
+
+/// `timeline` with no recording: the story the live cluster still holds
+/// (`timeline::reconstruct`), headed by what it is and how far it reaches.
+fn reconstructed(
+    global: &GlobalArgs,
+    args: &TimelineArgs,
+    type_name: &str,
+    name: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<u8> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let now = chrono::Utc::now().timestamp_millis();
+    let (conn, t, namespace, fetched) = runtime.block_on(async {
+        let conn = crate::k8s::connect::connect(global).await?;
+        let discovered = crate::k8s::discovery::discover(&conn.client).await.map_err(|e| {
+            crate::k8s::connect::explain(e, "discover", "API resources", None, &conn.server)
+        })?;
+        let Some(t) = discovered.resolve(type_name).cloned() else {
+            anyhow::bail!(
+                "{type_name}: the cluster serves no such resource type; `kubectl api-resources` lists them"
+            );
+        };
+        let namespace = if t.namespaced {
+            conn.default_namespace.clone()
+        } else {
+            String::new()
+        };
+        let fetched =
+            crate::k8s::reconstruct::fetch(&conn.client, &discovered, &t, &namespace, name, now)
+                .await
+                .map_err(|e| match e {
+                    kube::Error::Api(s) if s.code == 404 => anyhow::anyhow!(
+                        "{type_name}/{name}: no {} named {name}{} in the cluster, and no recording at {}: record one with `kubectl diag record`, or pass --db PATH",
+                        t.kind,
+                        if namespace.is_empty() { String::new() } else { format!(" in namespace {namespace}") },
+                        crate::paths::db_path(None).display()
+                    ),
+                    e => crate::k8s::connect::explain(e, "get", &t.plural, Some(&namespace), &conn.server).into(),
+                })?;
+        anyhow::Ok((conn, t, namespace, fetched))
+    })?;
+    let r = crate::timeline::reconstruct::reconstruct(&fetched.objects);
+    let lifetime = crate::timeline::window::lifetime(&r.subjects, &fetched.events, now);
+    let (since_ms, until_ms) =
+        crate::timeline::window::window(lifetime, args.since, args.until, now);
+    let mut timeline =
+        crate::timeline::assemble(&r.subjects, &fetched.events, &[], &[], since_ms, until_ms);
+    timeline.entries.extend(
+        r.extra
+            .iter()
+            .filter(|e| e.at_ms >= since_ms && e.at_ms <= until_ms)
+            .cloned(),
+    );
+    timeline.entries.sort_by_key(|e| e.at_ms);
+    crate::timeline::reconstruct::mark(&mut timeline.entries);
+    let snap = crate::checks::Snapshot {
+        at: now,
+        objects: fetched.objects.iter().map(|o| o.object.clone()).collect(),
+        has_objects: true,
+        events: fetched.snap_events.clone(),
+        window_ms: 10 * 60_000,
+        ..crate::checks::Snapshot::default()
+    };
+    let check = lines_for(&snap, &timeline);
+    timeline.summary = Some(crate::timeline::summary::summarize(
+        &r.subjects,
+        &timeline,
+        1,
+        check,
+    ));
+    let oldest_event = fetched.events.iter().map(|e| e.first).min();
+    let mut header = format!(
+        "Reconstructed from the live cluster {} at {}; no recording.",
+        conn.context,
+        rfc3339(now)
+    );
+    match oldest_event {
+        Some(t0) => header.push_str(&format!(" Events reach back to {}.", rfc3339(t0))),
+        None => header.push_str(" No Events are left (the apiserver keeps them an hour)."),
+    }
+    if let (Some(first), Some(last)) = (r.revisions.first(), r.revisions.last()) {
+        header.push_str(&format!(" Revisions {first}–{last} kept"));
+        if *first > 1 {
+            header.push_str(&format!(" (1–{} pruned)", first - 1));
+        }
+        header.push('.');
+    }
+    let footer = "Nothing before is known: record from now on with `kubectl diag record` (in the cluster: docs/deploy.md).";
+    let where_ = if namespace.is_empty() {
+        String::new()
+    } else {
+        format!(" in namespace {namespace}")
+    };
+    let target = fetched
+        .objects
+        .iter()
+        .find(|o| o.relation == Some(crate::timeline::Relation::Target))
+        .map(|o| o.object.object.clone())
+        .unwrap_or_default();
+    match args.output {
+        TimelineOutput::Table | TimelineOutput::Wide => {
+            writeln!(out, "{}\n", crate::render::escape(&header))?;
+            render(
+                args.output,
+                &timeline,
+                &serde_json::Value::Null,
+                "",
+                out,
+                paint,
+            )?;
+            writeln!(out, "\n{footer}")?;
+        }
+        TimelineOutput::Json | TimelineOutput::Html => {
+            let target_json = serde_json::json!({
+                "apiVersion": target.api_version, "kind": target.kind,
+                "namespace": target.namespace, "name": target.name, "uid": target.uid,
+                "cluster": conn.context, "source": "reconstructed", "reconstructed": header,
+            });
+            render(
+                args.output,
+                &timeline,
+                &target_json,
+                &format!(
+                    "{}/{name}{where_} — {} (reconstructed, no recording)",
+                    t.kind, conn.context
+                ),
+                out,
+                paint,
+            )?;
+            writeln!(err, "{footer}")?;
+        }
+    }
+    Ok(crate::exit::OK)
 }

@@ -6,5 +6,6 @@ pub mod connect;
 pub mod discovery;
 pub mod event;
 pub mod object;
+pub mod reconstruct;
 pub mod snapshot;
 pub mod text;

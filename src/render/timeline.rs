@@ -54,7 +54,13 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
         writeln!(out)?;
     }
     let start = t.entries.first().map_or(t.since_ms, |e| e.at_ms);
-    let mut header = vec!["TIME (UTC)", "REL", "OBJECT", "ENTRY", "REASON", "MESSAGE"];
+    // A reconstruction (no recording) says how certain each entry is.
+    let certain = t.entries.iter().any(|e| e.certainty.is_some());
+    let mut header = vec!["TIME (UTC)", "REL", "OBJECT", "ENTRY"];
+    if certain {
+        header.push("CERTAINTY");
+    }
+    header.extend(["REASON", "MESSAGE"]);
     if wide {
         header.extend(["WRITER", "SOURCE"]);
     }
@@ -108,9 +114,17 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
             format!("+{}", human_duration(e.at_ms - start)),
             object,
             entry_kind(e).to_string(),
-            reason,
-            message,
         ];
+        if certain {
+            row.push(e.certainty.unwrap_or_default().to_string());
+        }
+        let message =
+            if e.writers.is_empty() || wide || e.entry != EntryKind::Transition || !certain {
+                message
+            } else {
+                format!("{message} (by {})", escape(&e.writers.join(", ")))
+            };
+        row.extend([reason, message]);
         if wide {
             row.push(escape(&e.writers.join(",")).into_owned());
             row.push(escape(&e.source).into_owned());

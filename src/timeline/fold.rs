@@ -180,6 +180,8 @@ mod tests {
             source: String::new(),
             group: group.into(),
             fields: Vec::new(),
+            certainty: None,
+            rule: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! cluster or a database.
 
 pub mod fold;
+pub mod reconstruct;
 pub mod summary;
 pub mod transitions;
 pub mod window;
@@ -104,6 +105,13 @@ pub struct Entry {
     /// A `SpecChanged`'s fields: a fight's flips fold on them in the table.
     #[serde(skip)]
     pub fields: Vec<crate::specdiff::FieldChange>,
+    /// Reconstructed with no recording: `exact`, `last`, `inferred` or `gap`
+    /// (see [`reconstruct`]); none for a recording's entries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certainty: Option<&'static str>,
+    /// The rule that dates a reconstructed entry, and its source field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -197,6 +205,8 @@ fn entry(
         source: String::new(),
         group: String::new(),
         fields: Vec::new(),
+        certainty: None,
+        rule: None,
     }
 }
 

@@ -408,7 +408,11 @@ pub fn summarize(
         .filter(|e| {
             e.entry == EntryKind::Transition
                 && e.object.uid == target_uid
-                && matches!(e.reason.as_str(), "SpecChanged" | "ImageChanged" | "Scaled")
+                // A reconstruction's revisions are the spec's story too.
+                && matches!(
+                    e.reason.as_str(),
+                    "SpecChanged" | "ImageChanged" | "Scaled" | "Revision"
+                )
         })
         // NB: a scale recorded with its spec diff has no Scaled twin (see
         // `transitions`): its SpecChanged says `spec.replicas 2 → 0 (by bob)`.

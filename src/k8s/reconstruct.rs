@@ -1,0 +1,311 @@
+//! What the live cluster still holds about one object and its owner chain,
+//! for a timeline with no recording (`timeline::reconstruct` turns it into
+//! plain facts). It asks only for what the chain needs: the object, its
+//! controllers by name, its children by their owner's label selector, and
+//! the namespace's Events; never the whole cluster.
+
+use kube::Api;
+use kube::api::{DynamicObject, ListParams};
+use kube::core::ApiResource;
+use serde_json::Value;
+
+use super::discovery::api_resource;
+use super::event::{WireEvent, parse_k8s_time};
+use super::object::WireObject;
+use crate::checks::SnapEvent;
+use crate::model::{Discovered, ManagerEntry, RecordedObject, ResourceType};
+use crate::timeline::reconstruct::LiveObject;
+use crate::timeline::{EventLine, Relation};
+
+/// The live chain of one object.
+#[derive(Debug, Default)]
+pub struct Fetched {
+    pub objects: Vec<LiveObject>,
+    pub events: Vec<EventLine>,
+    /// The same Events as `check` reads them.
+    pub snap_events: Vec<SnapEvent>,
+}
+
+/// Which kinds own which, as the controllers create them.
+fn child_kinds(kind: &str) -> &'static [(&'static str, &'static str)] {
+    match kind {
+        "Deployment" => &[("apps", "ReplicaSet")],
+        "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => &[("", "Pod")],
+        "CronJob" => &[("batch", "Job")],
+        _ => &[],
+    }
+}
+
+fn type_of<'a>(discovered: &'a Discovered, group: &str, kind: &str) -> Option<&'a ResourceType> {
+    discovered
+        .types
+        .iter()
+        .find(|t| t.group == group && t.kind == kind)
+}
+
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// One object as the reconstruction reads it.
+fn live_object(
+    value: Value,
+    ar: &ApiResource,
+    relation: Relation,
+    depth: u32,
+    now: i64,
+) -> LiveObject {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let meta = &value["metadata"];
+    let annotation = |k: &str| {
+        meta["annotations"][k]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let managers = meta["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let fields = serde_json::to_string(&m["fieldsV1"]).unwrap_or_default();
+            (
+                ManagerEntry {
+                    manager: text(&m["manager"]),
+                    operation: text(&m["operation"]),
+                    subresource: text(&m["subresource"]),
+                    time: m["time"].as_str().and_then(parse_k8s_time),
+                    ..ManagerEntry::default()
+                },
+                crate::specdiff::owned_paths(&fields),
+            )
+        })
+        .collect();
+    let container_times = value["status"]["containerStatuses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                text(&c["name"]),
+                c["state"]["running"]["startedAt"]
+                    .as_str()
+                    .and_then(parse_k8s_time),
+                c["lastState"]["terminated"]["finishedAt"]
+                    .as_str()
+                    .and_then(parse_k8s_time),
+            )
+        })
+        .collect();
+    let revision = annotation("deployment.kubernetes.io/revision").parse().ok();
+    let revision_history = annotation("deployment.kubernetes.io/revision-history")
+        .split(',')
+        .filter_map(|r| r.trim().parse().ok())
+        .collect();
+    let change_cause = annotation("kubernetes.io/change-cause");
+    let restarted_at =
+        value["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"]
+            .as_str()
+            .and_then(parse_k8s_time);
+    let o = match serde_json::from_value::<WireObject>(value) {
+        Ok(wire) => wire.into_observation(ar),
+        Err(_) => crate::model::ObjectObservation::default(),
+    };
+    LiveObject {
+        object: RecordedObject {
+            object: o.object,
+            created: o.created,
+            state: o.state,
+            state_at: now,
+            ..RecordedObject::default()
+        },
+        relation: Some(relation),
+        depth,
+        managers,
+        revision,
+        revision_history,
+        change_cause,
+        restarted_at,
+        container_times,
+    }
+}
+
+fn api(client: &kube::Client, ar: &ApiResource, namespaced: bool, ns: &str) -> Api<DynamicObject> {
+    if namespaced {
+        Api::namespaced_with(client.clone(), ns, ar)
+    } else {
+        Api::all_with(client.clone(), ar)
+    }
+}
+
+/// The label selector of a controller's `spec.selector.matchLabels`, for
+/// listing only its children.
+fn selector(value: &Value) -> Option<String> {
+    let labels = value["spec"]["selector"]["matchLabels"].as_object()?;
+    Some(
+        labels
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+}
+
+/// Fetches `name` of type `t` in `ns`, its controllers, what it controls
+/// (two levels down), and the Events about any of them.
+pub async fn fetch(
+    client: &kube::Client,
+    discovered: &Discovered,
+    t: &ResourceType,
+    ns: &str,
+    name: &str,
+    now: i64,
+) -> Result<Fetched, kube::Error> {
+    let ar = api_resource(t);
+    let target: Value = serde_json::to_value(api(client, &ar, t.namespaced, ns).get(name).await?)
+        .unwrap_or_default();
+    let mut fetched = Fetched::default();
+    // Up: the controllers, by name.
+    let mut up = target.clone();
+    for depth in 1..=4 {
+        let Some(owner) = up["metadata"]["ownerReferences"]
+            .as_array()
+            .and_then(|refs| refs.iter().find(|r| r["controller"] == true).cloned())
+        else {
+            break;
+        };
+        let kind = owner["kind"].as_str().unwrap_or_default();
+        let group = group_of(owner["apiVersion"].as_str().unwrap_or_default());
+        let Some(ot) = type_of(discovered, group, kind) else {
+            break;
+        };
+        let oar = api_resource(ot);
+        let Ok(o) = api(client, &oar, ot.namespaced, ns)
+            .get(owner["name"].as_str().unwrap_or_default())
+            .await
+        else {
+            break;
+        };
+        let value = serde_json::to_value(o).unwrap_or_default();
+        fetched.objects.push(live_object(
+            value.clone(),
+            &oar,
+            Relation::Owner,
+            depth,
+            now,
+        ));
+        up = value;
+    }
+    // Down: children by their owner's selector, kept when it controls them.
+    let mut frontier = vec![(target.clone(), t.kind.clone())];
+    fetched
+        .objects
+        .push(live_object(target, &ar, Relation::Target, 0, now));
+    for depth in 1..=2 {
+        let mut next = Vec::new();
+        for (parent, kind) in &frontier {
+            let uid = parent["metadata"]["uid"].as_str().unwrap_or_default();
+            for (group, child_kind) in child_kinds(kind) {
+                let Some(ct) = type_of(discovered, group, child_kind) else {
+                    continue;
+                };
+                let car = api_resource(ct);
+                let mut params = ListParams::default();
+                if let Some(sel) = selector(parent) {
+                    params = params.labels(&sel);
+                }
+                let Ok(list) = api(client, &car, ct.namespaced, ns).list(&params).await else {
+                    continue;
+                };
+                for item in list.items {
+                    let value = serde_json::to_value(item).unwrap_or_default();
+                    let owned = value["metadata"]["ownerReferences"]
+                        .as_array()
+                        .is_some_and(|refs| refs.iter().any(|r| r["uid"] == uid));
+                    if owned {
+                        fetched.objects.push(live_object(
+                            value.clone(),
+                            &car,
+                            Relation::Owned,
+                            depth,
+                            now,
+                        ));
+                        next.push((value, child_kind.to_string()));
+                    }
+                }
+            }
+        }
+        frontier = next;
+    }
+    // The Events of the namespace about any of them, or about Pods gone
+    // that their controllers named `<controller>-…`.
+    let events: Api<WireEvent> = if ns.is_empty() {
+        Api::all(client.clone())
+    } else {
+        Api::namespaced(client.clone(), ns)
+    };
+    let uids: std::collections::HashSet<String> = fetched
+        .objects
+        .iter()
+        .map(|o| o.object.object.uid.clone())
+        .collect();
+    let prefixes: Vec<String> = fetched
+        .objects
+        .iter()
+        .filter(|o| {
+            matches!(
+                o.object.object.kind.as_str(),
+                "ReplicaSet" | "Job" | "StatefulSet" | "DaemonSet"
+            )
+        })
+        .map(|o| format!("{}-", o.object.object.name))
+        .collect();
+    let named: std::collections::HashSet<(String, String)> = fetched
+        .objects
+        .iter()
+        .map(|o| (o.object.object.kind.clone(), o.object.object.name.clone()))
+        .collect();
+    let mut params = ListParams::default().limit(500);
+    loop {
+        let page = events.list(&params).await?;
+        for e in page
+            .items
+            .into_iter()
+            .filter_map(WireEvent::into_observation)
+        {
+            let i = &e.involved;
+            let about = (!i.uid.is_empty() && uids.contains(&i.uid))
+                || named.contains(&(i.kind.clone(), i.name.clone()))
+                || (i.kind == "Pod" && prefixes.iter().any(|p| i.name.starts_with(p.as_str())));
+            if !about {
+                continue;
+            }
+            fetched.snap_events.push(SnapEvent {
+                involved: e.involved.clone(),
+                reason: e.reason.clone(),
+                type_: e.type_.clone(),
+                message: e.message.clone(),
+                reporting: e.reporting_controller.clone(),
+                first: e.first,
+                last: e.last,
+                count: e.count,
+                in_window: e.count,
+            });
+            fetched.events.push(EventLine {
+                object: e.involved,
+                type_: e.type_,
+                reason: e.reason,
+                message: e.message,
+                count: e.count,
+                first: e.first,
+                last: e.last,
+                source: e.reporting_controller,
+            });
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => break,
+        }
+    }
+    Ok(fetched)
+}
