@@ -210,6 +210,8 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
     );
     let html = run_ok(diag(&db).args(["timeline", "deploy/web", "-n", &ns.name, "-o", "html"]));
     let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timeline-never-ready.html");
+    // NB: with CARGO_TARGET_DIR elsewhere, the repo's target/ may not exist.
+    std::fs::create_dir_all(page.parent().unwrap()).unwrap();
     std::fs::write(&page, &html.stdout).unwrap();
     assert!(String::from_utf8_lossy(&html.stdout).contains("<svg"));
 
