@@ -73,6 +73,8 @@ struct Cluster {
     origins: Vec<Origin>,
     /// uid -> since when its current generation exists (live: managedFields).
     generation_since: Vec<(String, i64)>,
+    /// The Warning Events the apiserver still holds.
+    events: Vec<checks::SnapEvent>,
 }
 
 impl Cluster {
@@ -92,6 +94,7 @@ impl Cluster {
             docs,
             origins: Vec::new(),
             generation_since: Vec::new(),
+            events: Vec::new(),
         }
     }
 
@@ -208,6 +211,7 @@ impl Cluster {
             window_ms: 10 * MIN,
             origins: self.origins.clone(),
             usage,
+            events: self.events.clone(),
             ..Snapshot::default()
         }
     }
@@ -696,4 +700,95 @@ fn volume_node_affinity_conflict() {
         ),
         (&3, &json!(3))
     );
+}
+
+/// A Deployment whose ReplicaSet cannot create its Pods (issue 28), the
+/// refusal quoted as the ReplicaSet controller writes it, `n` times.
+fn refused(c: &mut Cluster, ns: &str, name: &str, want: i64, have: i64, refusal: &str) {
+    let rs = format!("{name}-5d8f6c");
+    c.add(
+        ns,
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "generation": 2},
+               "spec": {"replicas": want},
+               "status": {"observedGeneration": 2, "replicas": have, "readyReplicas": have, "updatedReplicas": have,
+                          "availableReplicas": have,
+                          "conditions": [{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
+                                          "message": "Deployment does not have minimum availability.", "lastTransitionTime": ago(9)}]}}),
+    );
+    c.add(
+        ns,
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+               "metadata": {"name": rs, "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                            "name": name, "uid": format!("uid-Deployment-{ns}-{name}"), "controller": true}]},
+               "spec": {"replicas": want},
+               "status": {"replicas": have, "readyReplicas": have,
+                          "conditions": [{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
+                                          "message": refusal, "lastTransitionTime": ago(9)}]}}),
+    );
+    c.events.push(checks::SnapEvent {
+        involved: kubectl_diag::model::ObjectRef {
+            api_version: "apps/v1".into(),
+            kind: "ReplicaSet".into(),
+            namespace: ns.into(),
+            name: rs.clone(),
+            uid: format!("uid-ReplicaSet-{ns}-{rs}"),
+            field_path: String::new(),
+        },
+        reason: "FailedCreate".into(),
+        type_: "Warning".into(),
+        message: format!("Error creating: {refusal}"),
+        reporting: "replicaset-controller".into(),
+        first: T - 9 * MIN,
+        last: T - MIN,
+        count: 14,
+        in_window: 14,
+    });
+}
+
+#[test]
+fn quota_blocking_a_scale_up() {
+    let mut c = Cluster::new();
+    c.namespace("shop");
+    refused(
+        &mut c,
+        "shop",
+        "search",
+        5,
+        2,
+        "pods \"search-5d8f6c-x2k4p\" is forbidden: exceeded quota: pods-cap, requested: pods=1, used: pods=2, limited: pods=2",
+    );
+    let table = c.check();
+    first_screen(
+        &table,
+        &[
+            "Deployment/search",
+            "2 of 5 ready for 9m — 3 Pod(s) not created: exceeded quota pods-cap (pods: used 2, hard 2, requested 1)",
+        ],
+    );
+    assert!(!table.contains("H003"), "{table}");
+    golden("check_quota-blocked.txt", &table);
+}
+
+#[test]
+fn admission_webhook_refusing_every_pod() {
+    let mut c = Cluster::new();
+    c.namespace("shop");
+    refused(
+        &mut c,
+        "shop",
+        "api",
+        3,
+        0,
+        "admission webhook \"vpod.gatekeeper.sh\" denied the request: [require-team-label] you must provide labels: {\"team\"}",
+    );
+    let table = c.check();
+    first_screen(
+        &table,
+        &[
+            "error     R001",
+            "Deployment/api",
+            "0 of 3 ready for 9m — 3 Pod(s) not created: admission webhook vpod.gatekeeper.sh denied it: [require-team-label] you must provide labels: {\"team\"}",
+        ],
+    );
+    golden("check_webhook-refused.txt", &table);
 }
