@@ -49,6 +49,17 @@ fn run_within(cmd: &mut Command, limit: Duration) -> Result<(Option<i32>, String
     }
 }
 
+/// Imports one Warning Event about Pod ns/p into `db`.
+fn one_event_recording(dir: &Path, db: &Path) {
+    let dump = r#"{"kind":"List","items":[{"apiVersion":"v1","kind":"Event","metadata":{"name":"p.1","namespace":"ns","uid":"e1"},
+"involvedObject":{"kind":"Pod","namespace":"ns","name":"p","uid":"p1"},"reason":"BackOff","type":"Warning",
+"count":1,"firstTimestamp":"2026-11-29T03:00:00Z","lastTimestamp":"2026-11-29T03:00:00Z","message":"m"}]}"#;
+    let file = dir.join("e.json");
+    std::fs::write(&file, dump).unwrap();
+    let (code, _, err) = run(diag(db).args(["import", "--cluster", "x"]).arg(&file));
+    assert_eq!(code, Some(0), "{err}");
+}
+
 /// 27.8: a kind read from a file cleared the screen and wrote an OSC 52
 /// clipboard sequence through the error message.
 #[test]
@@ -99,13 +110,7 @@ fn a_fifo_in_the_queries_folder_is_skipped_not_read() {
 fn a_huge_depth_is_bounded_by_what_exists() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
-    let dump = r#"{"kind":"List","items":[{"apiVersion":"v1","kind":"Event","metadata":{"name":"p.1","namespace":"ns","uid":"e1"},
-"involvedObject":{"kind":"Pod","namespace":"ns","name":"p","uid":"p1"},"reason":"BackOff","type":"Warning",
-"count":1,"firstTimestamp":"2026-11-29T03:00:00Z","lastTimestamp":"2026-11-29T03:00:00Z","message":"m"}]}"#;
-    let file = dir.path().join("e.json");
-    std::fs::write(&file, dump).unwrap();
-    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&file));
-    assert_eq!(code, Some(0), "{err}");
+    one_event_recording(dir.path(), &db);
     let (code, err) = run_within(
         diag(&db).args(["timeline", "pod/p", "-n", "ns", "--depth", "99999999"]),
         Duration::from_secs(60),
@@ -146,13 +151,7 @@ fn a_copied_recording_with_its_wal_reads_in_a_read_only_folder_as_another_user()
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("diag.db");
-    let dump = r#"{"kind":"List","items":[{"apiVersion":"v1","kind":"Event","metadata":{"name":"p.1","namespace":"ns","uid":"e1"},
-"involvedObject":{"kind":"Pod","namespace":"ns","name":"p","uid":"p1"},"reason":"BackOff","type":"Warning",
-"count":1,"firstTimestamp":"2026-11-29T03:00:00Z","lastTimestamp":"2026-11-29T03:00:00Z","message":"m"}]}"#;
-    let file = dir.path().join("e.json");
-    std::fs::write(&file, dump).unwrap();
-    let (code, _, err) = run(diag(&db).args(["import", "--cluster", "x"]).arg(&file));
-    assert_eq!(code, Some(0), "{err}");
+    one_event_recording(dir.path(), &db);
     // A write that stays in the WAL, as a recorder killed before its checkpoint leaves it.
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();

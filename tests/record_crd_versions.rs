@@ -68,6 +68,17 @@ impl Crd {
         );
     }
 
+    /// Deletes Gizmo `name` through v1.
+    fn delete(&self, ns: &str, name: &str) {
+        kubectl(&[
+            "delete",
+            &format!("gizmos.v1.{}", self.group),
+            name,
+            "-n",
+            ns,
+        ]);
+    }
+
     fn object(&self, ns: &str, version: &str, name: &str, size: u32) {
         apply(
             ns,
@@ -168,13 +179,7 @@ async fn a_crd_that_stops_serving_the_recorded_version_is_watched_through_the_ne
         "-p",
         r#"{"spec":{"size":7}}"#,
     ]);
-    kubectl(&[
-        "delete",
-        &format!("gizmos.v1.{}", crd.group),
-        "b",
-        "-n",
-        &ns.name,
-    ]);
+    crd.delete(&ns.name, "b");
     until_db(&db, "the change and the deletion through v1", |db| {
         gizmo(db, "a").1 >= 2 && gizmo(db, "b").0.is_some()
     })
@@ -190,13 +195,7 @@ async fn a_crd_that_stops_serving_the_recorded_version_is_watched_through_the_ne
     })
     .await;
     // What happens through v1 after the switch is recorded too.
-    kubectl(&[
-        "delete",
-        &format!("gizmos.v1.{}", crd.group),
-        "c",
-        "-n",
-        &ns.name,
-    ]);
+    crd.delete(&ns.name, "c");
     until_db(&db, "a deletion after the switch", |db| {
         gizmo(db, "c").0.is_some()
     })
@@ -234,13 +233,7 @@ async fn after_a_restart_objects_stored_under_another_version_are_marked_deleted
     assert!(rec.terminate().success());
     crd.apply(&[("v1", true, true), ("v2", true, false)], "");
     tokio::time::sleep(Duration::from_secs(2)).await;
-    kubectl(&[
-        "delete",
-        &format!("gizmos.v1.{}", crd.group),
-        "c",
-        "-n",
-        &ns.name,
-    ]);
+    crd.delete(&ns.name, "c");
     let rec = recorder(&db, &ns.name, &crd, &err, &[]);
     until_db(&db, "c marked deleted by the second session", |db| {
         gizmo(db, "c").0.is_some()

@@ -167,14 +167,7 @@ impl Rediscovery<'_> {
             // one object), but warned about only once.
             let was_refused = running.refused.contains(&name);
             let mut allowed = Vec::new();
-            for w in watches_of(
-                &t,
-                self.namespaces,
-                self.conn,
-                self.tx,
-                self.stats,
-                self.args,
-            ) {
+            for w in self.watches_of(&t) {
                 match w.preflight().await {
                     Ok(()) => allowed.push(w),
                     Err(e) if watch_anyway(&e) => {
@@ -239,6 +232,17 @@ impl Rediscovery<'_> {
         Ok(())
     }
 
+    fn watches_of(&self, t: &ResourceType) -> Vec<ObjectWatch> {
+        watches_of(
+            t,
+            self.namespaces,
+            self.conn,
+            self.tx,
+            self.stats,
+            self.args,
+        )
+    }
+
     /// Lists one object of each custom resource type that is not blind now.
     ///
     /// NB: a CRD whose conversion webhook fails (its Service is gone) keeps
@@ -264,14 +268,7 @@ impl Rediscovery<'_> {
         let blind = self.stats.blind.list();
         for t in custom {
             let name = t.full_name();
-            let watches = watches_of(
-                &t,
-                self.namespaces,
-                self.conn,
-                self.tx,
-                self.stats,
-                self.args,
-            );
+            let watches = self.watches_of(&t);
             let restarted = running.probe_failed.contains(&name);
             // A watch that is failing by itself says so; only a silent one needs the probe.
             if !restarted

@@ -324,15 +324,7 @@ mod tests {
     /// Connections that send nothing once held the listener forever.
     #[tokio::test]
     async fn idle_connections_do_not_block_the_health_check() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let stats = Arc::new(Stats::default());
-        stats.last_commit_ms.store(
-            super::super::sink::now_ms().unsigned_abs(),
-            Ordering::Relaxed,
-        );
-        let dir = tempfile::tempdir().unwrap();
-        tokio::spawn(serve(listener, stats, dir.path().join("diag.db")));
+        let (addr, _dir) = serving().await;
         // Issue 27.7: ~190 silent clients once failed every probe.
         let mut idle = Vec::new();
         for _ in 0..200 {
@@ -350,6 +342,20 @@ mod tests {
         drop(idle);
     }
 
+    /// A listener serving a recorder that has just committed.
+    async fn serving() -> (std::net::SocketAddr, tempfile::TempDir) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stats = Arc::new(Stats::default());
+        stats.last_commit_ms.store(
+            super::super::sink::now_ms().unsigned_abs(),
+            Ordering::Relaxed,
+        );
+        let dir = tempfile::tempdir().unwrap();
+        tokio::spawn(serve(listener, stats, dir.path().join("diag.db")));
+        (addr, dir)
+    }
+
     async fn ask(addr: std::net::SocketAddr, parts: &[&[u8]]) -> String {
         let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
         for part in parts {
@@ -365,15 +371,7 @@ mod tests {
     /// Issue 27.19: `/healthz?x=1` and a request split over two writes were 404s.
     #[tokio::test]
     async fn a_query_string_or_a_request_in_two_writes_still_reaches_healthz() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let stats = Arc::new(Stats::default());
-        stats.last_commit_ms.store(
-            super::super::sink::now_ms().unsigned_abs(),
-            Ordering::Relaxed,
-        );
-        let dir = tempfile::tempdir().unwrap();
-        tokio::spawn(serve(listener, stats, dir.path().join("diag.db")));
+        let (addr, _dir) = serving().await;
         let answer = ask(addr, &[b"GET /healthz?x=1 HTTP/1.1\r\nHost: x\r\n\r\n"]).await;
         assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
         let answer = ask(addr, &[b"GET /heal", b"thz HTTP/1.1\r\nHost: x\r\n\r\n"]).await;
