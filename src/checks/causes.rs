@@ -7,7 +7,7 @@
 //! unless a comment says otherwise):
 //!
 //! - `Error creating: %v`: pkg/controller/controller_utils.go (ReplicaSet,
-//!   DaemonSet, Job); `create Pod %s in StatefulSet %s failed error: %s`:
+//!   DaemonSet, Job); `create Pod %s in StatefulSet %s failed error: %s` (`Create` in 1.37):
 //!   pkg/controller/statefulset/stateful_pod_control.go.
 //! - `%s %q is forbidden: %v`: apimachinery pkg/api/errors/errors.go NewForbidden.
 //! - `exceeded quota: %s, requested: %s, used: %s, limited: %s` and
@@ -64,8 +64,10 @@ pub fn api_error(message: &str) -> &str {
     if let Some(rest) = m.strip_prefix("Error creating job: ") {
         return rest;
     }
-    // StatefulSet: `create Pod web-0 in StatefulSet web failed error: …` (also Claims).
-    if m.starts_with("create ")
+    // StatefulSet: `create Pod web-0 in StatefulSet web failed error: …` (also
+    // Claims); NB: the verb is capitalised in 1.37 ("Create Pod db-0 …", seen
+    // on this project's test cluster), lower-case in older releases.
+    if (m.starts_with("create ") || m.starts_with("Create "))
         && let Some(i) = m.find(" failed error: ")
     {
         return &m[i + " failed error: ".len()..];
@@ -317,6 +319,11 @@ mod tests {
         assert_eq!(
             r.text,
             "quota compute refuses it: must specify limits.cpu for: postgres; limits.memory for: postgres"
+        );
+        let r137 = refusal("Create Pod db-0 in StatefulSet db failed error: pods \"db-0\" is forbidden: failed quota: compute: must specify requests.cpu for: postgres").unwrap();
+        assert_eq!(
+            r137.text,
+            "quota compute refuses it: must specify requests.cpu for: postgres"
         );
         // ≤ 1.23 wording: the resources only.
         let r = refusal("Error creating: pods \"a-b\" is forbidden: failed quota: compute: must specify limits.cpu,limits.memory").unwrap();
