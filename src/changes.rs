@@ -21,6 +21,7 @@ pub enum What {
     /// Seen deleted; `after` set: it went while the recorder was blind,
     /// some time between `after` and `at`.
     Deleted {
+        #[serde(serialize_with = "crate::units::ser_rfc3339_opt")]
         after: Option<i64>,
     },
     /// A resource type began to be served and recorded (a CRD established).
@@ -39,7 +40,8 @@ pub struct Owner {
 /// One change in the feed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Item {
-    /// Epoch ms.
+    /// Epoch ms; RFC 3339 in JSON, as `timeline` and `check` print times.
+    #[serde(serialize_with = "crate::units::ser_rfc3339")]
     pub at: i64,
     pub kind: String,
     /// Empty for cluster-scoped objects and types.

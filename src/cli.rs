@@ -204,6 +204,54 @@ fn per_minute(text: &str) -> Result<f64, String> {
     }
 }
 
+/// One name of `--kinds` or `--exclude-kinds`. NB: empty, `record --kinds ''`
+/// recorded every type while `changes --kinds ''` matched none.
+fn kind_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name.is_empty() {
+        return Err(
+            "an empty resource type name: name a type as kubectl does (deploy, \
+             configmaps, widgets.example.com), or leave the flag out"
+                .into(),
+        );
+    }
+    Ok(name.to_string())
+}
+
+/// One name of `record --exclude-kinds`. NB: `--exclude-kinds events` was
+/// accepted and did nothing: Events are recorded by their own watch, not as
+/// a type's objects. The names are kubectl's for Events (the spelling
+/// discovery would resolve is checked again after discovery).
+fn excluded_kind(text: &str) -> Result<String, String> {
+    let name = kind_name(text)?;
+    let lower = name.to_ascii_lowercase();
+    let bare = lower
+        .strip_suffix(".events.k8s.io")
+        .or_else(|| lower.strip_suffix('.'))
+        .unwrap_or(&lower);
+    if matches!(bare, "events" | "event" | "ev") {
+        return Err(EVENTS_NOT_EXCLUDED.into());
+    }
+    Ok(name)
+}
+
+/// Why `--exclude-kinds` cannot name Events.
+pub const EVENTS_NOT_EXCLUDED: &str = "Events are always recorded, by their own watch, whatever \
+    --kinds and --exclude-kinds say (those choose the types whose objects' history is kept); \
+    to keep fewer Events, record fewer namespaces (-n) or keep them for less time (--retain)";
+
+/// `import --cluster`: the id imported Events are stored under.
+fn cluster_id(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err(
+            "an empty cluster id: name the cluster these Events came from \
+             (default: imported)"
+                .into(),
+        );
+    }
+    Ok(text.to_string())
+}
+
 /// A duration above zero, in milliseconds (an interval something repeats at).
 fn every(text: &str) -> Result<i64, String> {
     match parse_duration_ms(text) {
@@ -347,15 +395,17 @@ pub struct RecordArgs {
 
     /// Keep the history of these resource types only, as kubectl names them
     /// (plural, kind or short name, optionally .group), custom resources included; comma separated
-    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    #[arg(long, value_name = "TYPES", value_delimiter = ',', value_parser = kind_name)]
     pub kinds: Vec<String>,
 
-    /// Leave these resource types out (same names as --kinds); comma separated
+    /// Leave these resource types out (same names as --kinds); comma separated. Events
+    /// are always recorded
     #[arg(
         long,
         value_name = "TYPES",
         value_delimiter = ',',
-        conflicts_with = "events_only"
+        conflicts_with = "events_only",
+        value_parser = excluded_kind
     )]
     pub exclude_kinds: Vec<String>,
 
@@ -446,7 +496,7 @@ pub struct ChangesArgs {
     pub until: Option<i64>,
 
     /// Only these resource types, as kubectl names them (plural, kind or short name); comma separated
-    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    #[arg(long, value_name = "TYPES", value_delimiter = ',', value_parser = kind_name)]
     pub kinds: Vec<String>,
 
     /// Which recorded cluster (uid or context label), when the recording holds several
@@ -599,7 +649,7 @@ pub struct ImportArgs {
     pub files: Vec<String>,
 
     /// The cluster id to store the Events under (keeps imports apart from recorded clusters)
-    #[arg(long, default_value = "imported", value_name = "ID")]
+    #[arg(long, default_value = "imported", value_name = "ID", value_parser = cluster_id)]
     pub cluster: String,
 
     /// When kubectl text was taken (RFC 3339): the moment its ages (`5m`, `2d`)

@@ -92,11 +92,22 @@ pub fn diff_with_writers(
     new: &str,
     managers: &[(String, String)],
 ) -> (Vec<FieldChange>, Vec<String>) {
-    let (Ok(old), Ok(new)) = (
+    let (old, new) = match (
         serde_json::from_str::<Value>(old),
         serde_json::from_str::<Value>(new),
-    ) else {
-        return (Vec::new(), Vec::new());
+    ) {
+        (Ok(old), Ok(new)) => (old, new),
+        // NB: serde_json refuses documents nested deeper than its recursion
+        // limit; such a change had no diff and vanished from `changes`.
+        (old, new)
+            if [old.as_ref().err(), new.as_ref().err()]
+                .into_iter()
+                .flatten()
+                .any(too_deep) =>
+        {
+            return (vec![not_diffed_too_deep()], Vec::new());
+        }
+        _ => return (Vec::new(), Vec::new()),
     };
     let mut out = Vec::new();
     walk(&mut Vec::new(), Some(&old), Some(&new), &mut out);
@@ -126,6 +137,23 @@ pub fn diff_with_writers(
     }
     writers.sort();
     (bound(out.into_iter().map(|(_, c)| c).collect()), writers)
+}
+
+/// The deepest nesting of a document that is diffed: serde_json's recursion
+/// limit (128) less one, since reaching the limit is the error.
+pub const MAX_DEPTH: usize = 127;
+
+fn too_deep(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("recursion limit exceeded")
+}
+
+/// The change of a document nested too deep to diff: that it changed.
+fn not_diffed_too_deep() -> FieldChange {
+    FieldChange {
+        path: format!("not diffed: nested deeper than {MAX_DEPTH} levels"),
+        old: None,
+        new: None,
+    }
 }
 
 /// One step of a path in the diffed document.
@@ -189,9 +217,44 @@ fn owned_depth(fields: &Value, segments: &[Seg]) -> Option<usize> {
     Some(steps.len())
 }
 
+/// The maps of a ConfigMap's diff document whose values may be hidden.
+const CONFIGMAP_MAPS: [&str; 2] = ["data", "binaryData"];
+
+/// A ConfigMap's diff document with each value replaced by its digest, as
+/// without `--configmap-values`: what is kept and diffed of one whose values
+/// are over [`MAX_DOC`], so that its diff still names the keys changed,
+/// added and removed. Values hidden already stay as they are; None for
+/// unparseable text.
+pub fn values_hidden(doc: &str) -> Option<String> {
+    let mut v: Value = serde_json::from_str(doc).ok()?;
+    for map in CONFIGMAP_MAPS {
+        let Some(Value::Object(map)) = v.get_mut(map) else {
+            continue;
+        };
+        for value in map.values_mut() {
+            if value.as_str().is_some_and(|s| s.starts_with(HIDDEN)) {
+                continue;
+            }
+            let digest = crate::units::fnv1a(&value.to_string()) as u64;
+            *value = Value::String(format!("{HIDDEN}#{digest:016x}"));
+        }
+    }
+    Some(v.to_string())
+}
+
+/// Whether a ConfigMap's diff document hides any of its `data` values.
+pub fn hides_values(doc: &str) -> bool {
+    serde_json::from_str::<Value>(doc).is_ok_and(|v| {
+        v.get("data").and_then(Value::as_object).is_some_and(|m| {
+            m.values()
+                .any(|x| x.as_str().is_some_and(|s| s.starts_with(HIDDEN)))
+        })
+    })
+}
+
 /// The diff of a document too large to keep (see [`MAX_DOC`]): that it
-/// changed, and its sizes.
-pub fn too_large(before: usize, after: usize) -> Vec<FieldChange> {
+/// changed, and its sizes; `path` names the document (`spec`, a ConfigMap's `data`).
+pub fn too_large(path: &str, before: usize, after: usize) -> Vec<FieldChange> {
     let size = |n: usize| {
         if n == 0 {
             "(not kept: over 64 KiB)".to_string()
@@ -200,7 +263,7 @@ pub fn too_large(before: usize, after: usize) -> Vec<FieldChange> {
         }
     };
     vec![FieldChange {
-        path: "spec".into(),
+        path: path.into(),
         old: Some(size(before)),
         new: Some(format!("({after} bytes, too large to diff)")),
     }]
@@ -490,6 +553,36 @@ mod tests {
 
     fn texts(old: &str, new: &str) -> Vec<String> {
         diff(old, new).iter().map(FieldChange::text).collect()
+    }
+
+    /// `{"spec":` with `levels` objects nested inside, the innermost holding `v`.
+    fn nested(levels: usize, v: &str) -> String {
+        format!(
+            r#"{{"spec":{}{{"v":{v}}}{}}}"#,
+            r#"{"a":"#.repeat(levels - 1),
+            "}".repeat(levels - 1)
+        )
+    }
+
+    /// Regression (issue 27.12): a document nested past serde_json's
+    /// recursion limit gave no diff, and its change vanished from `changes`.
+    #[test]
+    fn a_spec_nested_too_deep_to_diff_says_so() {
+        // The document is one level deeper than its spec.
+        let deepest = nested(MAX_DEPTH - 1, "1");
+        assert!(serde_json::from_str::<Value>(&deepest).is_ok());
+        assert_eq!(texts(&deepest, &nested(MAX_DEPTH - 1, "2")).len(), 1);
+        for (old, new) in [
+            (nested(MAX_DEPTH, "1"), nested(MAX_DEPTH, "2")),
+            (nested(3, "1"), nested(200, "2")),
+            (nested(9_000, "1"), nested(3, "2")),
+        ] {
+            assert_eq!(
+                texts(&old, &new),
+                ["not diffed: nested deeper than 127 levels"]
+            );
+        }
+        assert_eq!(texts("{", r#"{"spec":{}}"#), Vec::<String>::new());
     }
 
     #[test]

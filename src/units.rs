@@ -95,6 +95,20 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     n.checked_mul(mult).ok_or_else(bad)
 }
 
+/// Serialises epoch milliseconds as [`rfc3339`] text (`serialize_with`), as
+/// `timeline` and `check` print times in JSON.
+pub fn ser_rfc3339<S: serde::Serializer>(ms: &i64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&rfc3339(*ms))
+}
+
+/// [`ser_rfc3339`] of an optional time (absent: null).
+pub fn ser_rfc3339_opt<S: serde::Serializer>(ms: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    match ms {
+        Some(ms) => s.serialize_str(&rfc3339(*ms)),
+        None => s.serialize_none(),
+    }
+}
+
 /// Formats epoch milliseconds as RFC 3339 UTC with seconds (or milliseconds when present).
 pub fn rfc3339(ms: i64) -> String {
     match DateTime::<Utc>::from_timestamp_millis(ms) {

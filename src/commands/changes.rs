@@ -84,9 +84,13 @@ pub fn run(
     Ok(crate::exit::OK)
 }
 
+/// NB: times are RFC 3339, as in `timeline -o json` and `check -o json`;
+/// they were epoch milliseconds.
 #[derive(serde::Serialize)]
 struct Feed<'a> {
+    #[serde(serialize_with = "crate::units::ser_rfc3339")]
     since: i64,
+    #[serde(serialize_with = "crate::units::ser_rfc3339")]
     until: i64,
     items: &'a [Item],
 }

@@ -31,7 +31,7 @@ pub struct WireEvent {
     #[serde(rename = "type")]
     pub type_: Option<String>,
     pub action: Option<String>,
-    #[serde(alias = "deprecatedCount")]
+    #[serde(alias = "deprecatedCount", deserialize_with = "saturating_count")]
     pub count: Option<i64>,
     #[serde(alias = "deprecatedFirstTimestamp")]
     pub first_timestamp: WireTime,
@@ -98,8 +98,55 @@ pub struct WireRef {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WireSeries {
+    #[serde(deserialize_with = "saturating_count")]
     pub count: Option<i64>,
     pub last_observed_time: WireTime,
+}
+
+/// A count, saturated at `i64::MAX` when larger (2^63 and up, as an unsigned
+/// or, past 2^64, a float): README promises such a count is clamped to the
+/// API's int32 ([`WireEvent::count_too_high`]), not that the Event is refused.
+/// A fraction is no count.
+fn saturating_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    struct Count;
+    impl<'de> serde::de::Visitor<'de> for Count {
+        type Value = Option<i64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a whole number")
+        }
+        fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Option<i64>, E> {
+            Ok(Some(n))
+        }
+        fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Option<i64>, E> {
+            Ok(Some(i64::try_from(n).unwrap_or(i64::MAX)))
+        }
+        fn visit_i128<E: serde::de::Error>(self, n: i128) -> Result<Option<i64>, E> {
+            Ok(Some(
+                n.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+            ))
+        }
+        fn visit_u128<E: serde::de::Error>(self, n: u128) -> Result<Option<i64>, E> {
+            Ok(Some(i64::try_from(n).unwrap_or(i64::MAX)))
+        }
+        fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Option<i64>, E> {
+            if n.is_finite() && n.fract() == 0.0 {
+                // NB: `as` saturates at the bounds of i64.
+                Ok(Some(n as i64))
+            } else {
+                Err(E::invalid_value(serde::de::Unexpected::Float(n), &self))
+            }
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Option<i64>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<i64>, E> {
+            Ok(None)
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<i64>, D::Error> {
+            d.deserialize_any(Count)
+        }
+    }
+    d.deserialize_option(Count)
 }
 
 /// A Kubernetes `Time` or `MicroTime` decoded straight into epoch
@@ -200,6 +247,21 @@ pub fn truncate_utf8(mut s: String, max: usize) -> String {
     s
 }
 
+/// What ends a message cut at [`MAX_MESSAGE_BYTES`], so that a reader knows
+/// the rest is missing.
+pub const CUT_MARK: &str = "… [cut at 64 KiB]";
+
+/// An Event's message as stored: at most [`MAX_MESSAGE_BYTES`], and when cut,
+/// cut shorter to end in [`CUT_MARK`] (a message cut silently read as whole).
+pub fn cut_message(s: String) -> String {
+    if s.len() <= MAX_MESSAGE_BYTES {
+        return s;
+    }
+    let mut s = truncate_utf8(s, MAX_MESSAGE_BYTES - CUT_MARK.len());
+    s.push_str(CUT_MARK);
+    s
+}
+
 impl WireEvent {
     /// The count as the API gave it: `series.count`, else `count`, when above 0.
     fn raw_count(&self) -> Option<i64> {
@@ -268,7 +330,7 @@ impl WireEvent {
             related: self.related.map(object_ref),
             reason: text(self.reason),
             type_: text(self.type_),
-            message: truncate_utf8(text(self.message), MAX_MESSAGE_BYTES),
+            message: cut_message(text(self.message)),
             action: text(self.action),
             reporting_controller,
             reporting_instance: text(self.reporting_instance),
@@ -343,6 +405,34 @@ mod tests {
         assert!(!wire.count_too_high());
     }
 
+    /// Regression (issue 27.16): 2^63 and more were refused ("invalid
+    /// value: integer `9223372036854775808`, expected i64"), not clamped.
+    #[test]
+    fn a_count_of_2_63_or_more_is_clamped_not_refused() {
+        for count in [
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1e30",
+        ] {
+            let json = format!(r#"{{"metadata":{{"name":"e","uid":"u"}},"count":{count}}}"#);
+            let wire: WireEvent = serde_json::from_str(&json).expect(count);
+            assert!(wire.count_too_high(), "{count}");
+            assert_eq!(wire.into_observation().unwrap().count, i64::from(i32::MAX));
+            let json =
+                format!(r#"{{"metadata":{{"name":"e","uid":"u"}},"series":{{"count":{count}}}}}"#);
+            let wire: WireEvent = serde_json::from_str(&json).expect(count);
+            assert_eq!(wire.into_observation().unwrap().count, i64::from(i32::MAX));
+        }
+        let yaml: WireEvent =
+            serde_saphyr::from_str("metadata: {name: e, uid: u}\ncount: 9223372036854775808\n")
+                .unwrap();
+        assert!(yaml.count_too_high());
+        assert!(serde_json::from_str::<WireEvent>(r#"{"count":1.5}"#).is_err());
+        let null: WireEvent = serde_json::from_str(r#"{"count":null}"#).unwrap();
+        assert_eq!(null.count, None);
+    }
+
     #[test]
     fn zero_count_means_one_and_last_defaults_to_first() {
         let o = obs(serde_json::json!({
@@ -380,6 +470,26 @@ mod tests {
         assert_eq!(
             yaml.last_observed_time,
             WireTime(parse_k8s_time("2026-11-29T03:10:00Z"))
+        );
+    }
+
+    /// Regression (issue 27.20): a message cut at 64 KiB read as whole.
+    #[test]
+    fn a_message_cut_at_64_kib_ends_in_a_mark() {
+        let o = obs(serde_json::json!({
+            "metadata": {"name": "e", "uid": "u"}, "message": "é".repeat(MAX_MESSAGE_BYTES)
+        }));
+        assert!(
+            o.message.ends_with("é… [cut at 64 KiB]"),
+            "{}",
+            &o.message[o.message.len() - 40..]
+        );
+        assert!(o.message.len() <= MAX_MESSAGE_BYTES);
+        let whole = "x".repeat(MAX_MESSAGE_BYTES);
+        assert_eq!(
+            cut_message(whole.clone()),
+            whole,
+            "64 KiB exactly is not cut"
         );
     }
 

@@ -534,17 +534,55 @@ fn blind_warning(name: &str, e: &connect::ClusterError) -> String {
     )
 }
 
-/// The namespaces to watch: `-n a,b` gives two watches; none (or `-A`) one cluster-wide watch.
-fn namespaces(global: &GlobalArgs) -> Vec<Option<String>> {
-    match (&global.namespace, global.all_namespaces) {
-        (Some(list), false) => list
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| Some(s.to_string()))
-            .collect(),
-        _ => vec![None],
+/// The namespaces to watch: `-n a,b` gives two watches (`-n a,a` one); none
+/// (or `-A`) one cluster-wide watch. A name that cannot be a namespace is an
+/// error naming the flag and the rule, before anything connects.
+///
+/// NB: `-n ''` and `-n ADV-A` recorded nothing without a word, and `-n a/b`
+/// ended in a 404 from "list events".
+fn namespaces(global: &GlobalArgs) -> anyhow::Result<Vec<Option<String>>> {
+    let Some(list) = global.namespace.as_ref().filter(|_| !global.all_namespaces) else {
+        return Ok(vec![None]);
+    };
+    let mut out: Vec<Option<String>> = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        if let Some(why) = not_a_namespace(name) {
+            anyhow::bail!(
+                "-n/--namespace {:?}: {why}; a namespace name is an RFC 1123 label: at most 63 \
+                 lower-case letters, digits and '-', starting and ending with a letter or digit \
+                 (comma separate several; leave -n out to record every namespace)",
+                crate::render::escape(list)
+            );
+        }
+        if !out.iter().flatten().any(|n| n == name) {
+            out.push(Some(name.to_string()));
+        }
     }
+    Ok(out)
+}
+
+/// Why `name` cannot be a namespace's name, if it cannot.
+fn not_a_namespace(name: &str) -> Option<String> {
+    let shown = crate::render::escape(name);
+    if name.is_empty() {
+        return Some("an empty name".into());
+    }
+    if name.len() > 63 {
+        return Some(format!("{shown:?} is longer than 63 characters"));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        return Some(format!(
+            "{shown:?} holds '{}'",
+            crate::render::escape(&c.to_string())
+        ));
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        return Some(format!("{shown:?} starts or ends with '-'"));
+    }
+    None
 }
 
 pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyhow::Result<u8> {
@@ -557,6 +595,8 @@ pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyho
         Some(addr) => Some(listen_address(addr)?),
         None => None,
     };
+    // Before connecting: a bad -n is refused even with no cluster to reach.
+    namespaces(global)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -600,7 +640,7 @@ async fn record(
 
     let stats = Arc::new(Stats::default());
     let (tx, rx) = mpsc::channel::<Msg>(CHANNEL_CAPACITY);
-    let namespaces = namespaces(global);
+    let namespaces = namespaces(global)?;
     let event_watches: Vec<Watch<WireEvent>> = namespaces
         .iter()
         .map(|ns| {
@@ -939,5 +979,48 @@ async fn status_line(stats: Arc<Stats>, context: String) {
             stats.db_bytes.load(Ordering::Relaxed) as f64 / 1048576.0,
         );
         previous = changes;
+    }
+}
+
+#[cfg(test)]
+mod namespace_tests {
+    use super::*;
+
+    fn ns(list: &str) -> anyhow::Result<Vec<Option<String>>> {
+        namespaces(&GlobalArgs {
+            namespace: Some(list.into()),
+            ..GlobalArgs::default()
+        })
+    }
+
+    /// Regression (issue 27.18): `-n ''` and `-n ADV-A` recorded nothing
+    /// without a word, `-n a/b` ended in a 404, and `-n x,x` watched twice.
+    #[test]
+    fn a_namespace_that_cannot_be_one_is_refused_and_a_repeat_watched_once() {
+        assert_eq!(ns("x,x").unwrap(), [Some("x".to_string())]);
+        assert_eq!(
+            ns("a, b-2,a").unwrap(),
+            [Some("a".to_string()), Some("b-2".to_string())]
+        );
+        for (list, why) in [
+            ("", "an empty name"),
+            ("a,,b", "an empty name"),
+            ("ADV-A", "\"ADV-A\" holds 'A'"),
+            ("a/b", "\"a/b\" holds '/'"),
+            ("-a", "starts or ends with '-'"),
+        ] {
+            let err = ns(list).unwrap_err().to_string();
+            assert!(err.starts_with("-n/--namespace"), "{err}");
+            assert!(err.contains(why), "{list}: {err}");
+            assert!(err.contains("RFC 1123 label"), "{err}");
+        }
+        assert!(ns(&"a".repeat(64)).is_err());
+        assert!(ns(&"a".repeat(63)).is_ok());
+        let all = GlobalArgs {
+            namespace: Some("ADV-A".into()),
+            all_namespaces: true,
+            ..GlobalArgs::default()
+        };
+        assert_eq!(namespaces(&all).unwrap(), [None]);
     }
 }

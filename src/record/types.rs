@@ -55,7 +55,14 @@ pub fn select(
     };
     let mut excluded: Vec<String> = Vec::new();
     for name in names(exclude) {
-        excluded.push(resolve(discovered, "--exclude-kinds", &name)?.full_name());
+        let t = resolve(discovered, "--exclude-kinds", &name)?;
+        if listed_in(NEVER, t) {
+            anyhow::bail!(
+                "--exclude-kinds {name}: {}",
+                crate::cli::EVENTS_NOT_EXCLUDED
+            );
+        }
+        excluded.push(t.full_name());
     }
     let mut types: Vec<ResourceType> = Vec::new();
     let kinds = names(kinds);
@@ -196,6 +203,21 @@ mod tests {
         assert_eq!(names(&types), ["pods", "databases.drill.example.com"]);
         let err = select(&discovered, &[], &["leasez".to_string()]).unwrap_err();
         assert!(err.to_string().contains("--exclude-kinds leasez"), "{err}");
+    }
+
+    /// Regression (issue 27.18): `--exclude-kinds events` was accepted and
+    /// ignored; Events are always recorded.
+    #[test]
+    fn exclude_kinds_events_is_refused_not_ignored() {
+        for name in ["events", "events.events.k8s.io", "Event"] {
+            let err = select(&cluster(), &[], &[name.to_string()]).unwrap_err();
+            assert!(
+                err.to_string().starts_with(&format!(
+                    "--exclude-kinds {name}: Events are always recorded"
+                )),
+                "{err}"
+            );
+        }
     }
 
     #[test]

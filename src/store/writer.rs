@@ -31,6 +31,7 @@ const SQL_STRING_INSERT: &str = include_str!("../../queries/store/string_insert.
 const SQL_OBJECT_FIND: &str = include_str!("../../queries/store/object_find.sql");
 const SQL_OBJECT_INSERT: &str = include_str!("../../queries/store/object_insert.sql");
 const SQL_EVENT_FIND: &str = include_str!("../../queries/store/event_find.sql");
+const SQL_EVENT_FIND_UNNAMED: &str = include_str!("../../queries/store/event_find_unnamed.sql");
 const SQL_EVENT_NEWEST_NAME: &str = include_str!("../../queries/store/event_newest_name.sql");
 const SQL_EVENT_INSERT: &str = include_str!("../../queries/store/event_insert.sql");
 const SQL_EVENT_ADVANCE: &str = include_str!("../../queries/store/event_advance.sql");
@@ -71,6 +72,7 @@ struct Hot<'c> {
     object_find: Lazy<'c>,
     object_insert: Lazy<'c>,
     event_find: Lazy<'c>,
+    event_find_unnamed: Lazy<'c>,
     event_newest_name: Lazy<'c>,
     event_insert: Lazy<'c>,
     event_insert_32: Lazy<'c>,
@@ -102,6 +104,7 @@ impl Hot<'_> {
             object_find: Lazy::new(SQL_OBJECT_FIND),
             object_insert: Lazy::new(SQL_OBJECT_INSERT),
             event_find: Lazy::new(SQL_EVENT_FIND),
+            event_find_unnamed: Lazy::new(SQL_EVENT_FIND_UNNAMED),
             event_newest_name: Lazy::new(SQL_EVENT_NEWEST_NAME),
             event_insert: Lazy::new(SQL_EVENT_INSERT),
             event_insert_32: Lazy::new(SQL_EVENT_INSERT_32),
@@ -423,12 +426,36 @@ impl Writer {
         name: &rusqlite::types::Value,
         namespace: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.events_found(Some(name), None, namespace)
+    }
+
+    /// The stored Events without a name about `object` in `namespace`.
+    fn events_unnamed(
+        &mut self,
+        object: i64,
+        namespace: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.events_found(None, Some(object), namespace)
+    }
+
+    /// [`Self::events_named`] (a name) or [`Self::events_unnamed`] (an object).
+    fn events_found(
+        &mut self,
+        name: Option<&rusqlite::types::Value>,
+        object: Option<i64>,
+        namespace: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
         self.flush_events()?;
         let cluster = self.cluster;
         self.hot("event lookup", |conn, hot| {
-            let mut rows = hot.event_find.on(conn)?.query(
-                named_params! {":name": name, ":namespace": namespace, ":cluster": cluster},
-            )?;
+            let mut rows = match (name, object) {
+                (Some(name), _) => hot.event_find.on(conn)?.query(
+                    named_params! {":name": name, ":namespace": namespace, ":cluster": cluster},
+                )?,
+                (None, object) => hot.event_find_unnamed.on(conn)?.query(named_params! {
+                    ":object": object, ":name": "", ":namespace": namespace, ":cluster": cluster,
+                })?,
+            };
             let mut stored = Vec::new();
             // NB: columns by position (id, uid, count, last, object_id,
             // reason), unlike the readers: this is the ingest path, and a get
@@ -516,6 +543,12 @@ impl Writer {
                 let name = compact_event_name(&o.name, &o.involved.name);
                 let stored = if self.surely_new(&name)? {
                     Vec::new()
+                } else if matches!(&name, rusqlite::types::Value::Text(t) if t.is_empty()) {
+                    // NB: Events imported from text have no name: those that
+                    // share it are every such Event of the namespace. Only
+                    // this object's can be this one (or its predecessor).
+                    let object = self.object(&o.involved)?;
+                    self.events_unnamed(object, namespace)?
                 } else {
                     self.events_named(&name, namespace)?
                 };

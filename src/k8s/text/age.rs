@@ -102,11 +102,35 @@ pub fn parse_describe_age(cell: &str) -> Option<(When, Option<i64>, Option<When>
             let (count, over) = rest.split_once(" over ")?;
             Some((
                 parse_age(last.trim())?,
-                Some(count.parse().ok()?),
+                Some(parse_count(count)?),
                 Some(parse_age(over.trim())?),
             ))
         }
     }
+}
+
+/// An Event's count as kubectl prints it: digits only. More than an i64
+/// holds is a count all the same, saturated (the caller clamps it to the
+/// API's int32 and says so); anything else (`1e3`, `-1`) is not a count.
+pub fn parse_count(text: &str) -> Option<i64> {
+    let text = text.trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(text.parse().unwrap_or(i64::MAX))
+}
+
+/// A describe Age cell of the series form whose count is not a number
+/// (`90s (x1e3 over 7m)`): its last-seen age and the count's text, so that
+/// the row stays an Event of its own, with its count unknown.
+pub fn describe_age_bad_count(cell: &str) -> Option<(When, String)> {
+    let (last, rest) = cell.trim().split_once(" (x")?;
+    let (count, over) = rest.strip_suffix(')')?.split_once(" over ")?;
+    parse_age(over.trim())?;
+    if parse_count(count).is_some() {
+        return None;
+    }
+    Some((parse_age(last.trim())?, count.to_string()))
 }
 
 #[cfg(test)]
@@ -145,6 +169,25 @@ mod tests {
         for text in ["", "5", "m", "12s2m", "5x", "2m2m", "Normal", "-5m"] {
             assert_eq!(parse_age(text), None, "{text}");
         }
+    }
+
+    /// Regression (issue 27.16): `x1e3` was no row at all, and the row was
+    /// read as the previous Event's message going on.
+    #[test]
+    fn a_series_count_that_is_not_a_number_is_told_apart() {
+        assert_eq!(parse_describe_age("90s (x1e3 over 7m)"), None);
+        assert_eq!(
+            describe_age_bad_count("90s (x1e3 over 7m)"),
+            Some((parse_age("90s").unwrap(), "1e3".to_string()))
+        );
+        assert_eq!(describe_age_bad_count("90s (x3 over 7m)"), None);
+        assert_eq!(describe_age_bad_count("first line of a message"), None);
+        assert_eq!(
+            parse_describe_age("1m (x99999999999999999999 over 2m)").map(|a| a.1),
+            Some(Some(i64::MAX))
+        );
+        assert_eq!(parse_count("-1"), None);
+        assert_eq!(parse_count("12"), Some(12));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::age::{When, parse_age, parse_describe_age};
+use super::age::{When, describe_age_bad_count, parse_age, parse_count, parse_describe_age};
 use super::grid::Grid;
 use super::{Parsed, TextEvent, split_source};
 
@@ -195,6 +195,9 @@ fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out:
         if line.trim_start().starts_with("----") {
             continue;
         }
+        // The count's text, when a row's Age cell is a series whose count is
+        // not a number: the row is still an Event, its count unknown.
+        let mut bad_count = None;
         let parsed = g.cells(line).and_then(|cells| {
             let type_ = col(&cells, "Type")?;
             let reason = col(&cells, "Reason")?;
@@ -202,13 +205,25 @@ fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out:
                 return None;
             }
             let (last, count, first) = if modern {
-                let (last, count, first) = parse_describe_age(&col(&cells, "Age")?)?;
-                // Without `(xN over …)` the Event happened once, at Age.
-                (last, Some(count.unwrap_or(1)), Some(first.unwrap_or(last)))
+                let age = col(&cells, "Age")?;
+                match parse_describe_age(&age) {
+                    // Without `(xN over …)` the Event happened once, at Age.
+                    Some((last, count, first)) => {
+                        (last, Some(count.unwrap_or(1)), Some(first.unwrap_or(last)))
+                    }
+                    // NB: read as a message going on, such a row was added to
+                    // the previous Event's message and its own Event lost.
+                    // Its count unknown, it is stored as its last occurrence.
+                    None => {
+                        let (last, count) = describe_age_bad_count(&age)?;
+                        bad_count = Some(count);
+                        (last, None, None)
+                    }
+                }
             } else {
                 (
                     parse_age(&col(&cells, "LastSeen")?)?,
-                    Some(col(&cells, "Count")?.parse().ok()?),
+                    Some(parse_count(&col(&cells, "Count")?)?),
                     Some(parse_age(&col(&cells, "FirstSeen")?)?),
                 )
             };
@@ -234,6 +249,12 @@ fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out:
                 ..TextEvent::default()
             })
         });
+        if let (Some(count), Some(_)) = (&bad_count, &parsed) {
+            out.notes.push(format!(
+                "line {line_no}: count x{} is not a number: stored as one occurrence, its last",
+                crate::render::escape(count)
+            ));
+        }
         match parsed {
             Some(e) => events.push(e),
             // NB: describe prints a message's line breaks as they are; the
@@ -384,6 +405,46 @@ of a message that went on
         let e = &p.events[1];
         assert_eq!(e.message, "first line\nof a message that went on");
         assert_eq!((e.count, e.first), (Some(1), Some(e.last)));
+    }
+
+    /// Regression (issue 27.16): a row whose count is not a number
+    /// (`x1e3`) was added to the previous Event's message, and its own Event
+    /// was lost without a note.
+    #[test]
+    fn a_row_whose_count_does_not_parse_stays_its_own_event() {
+        let text = "\
+Name:             too-big
+Namespace:        imp
+QoS Class:        Burstable
+Events:
+  Type     Reason            Age                  From               Message
+  ----     ------            ----                 ----               -------
+  Warning  FailedScheduling  2m (x12 over 5m)     default-scheduler  0/1 nodes are available: 1 Insufficient cpu.
+  Warning  BackOff           90s (x1e3 over 7m)   kubelet            Back-off restarting
+  Normal   Pulled            10s                  kubelet            pulled
+";
+        let p = parse(text);
+        assert_eq!(p.events.len(), 3, "{p:?}");
+        assert_eq!(
+            p.events[0].message,
+            "0/1 nodes are available: 1 Insufficient cpu."
+        );
+        let e = &p.events[1];
+        assert_eq!(
+            (e.reason.as_str(), e.message.as_str()),
+            ("BackOff", "Back-off restarting")
+        );
+        assert_eq!(e.count, None, "its count is unknown");
+        assert_eq!(e.last, parse_age("90s").unwrap());
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n
+                    == "line 8: count x1e3 is not a number: stored as one occurrence, its last"),
+            "{:?}",
+            p.notes
+        );
+        assert_eq!(p.events[2].reason, "Pulled");
     }
 
     #[test]

@@ -88,7 +88,7 @@ fn row(
         None => None,
     };
     let count = match cell(g, cells, &["COUNT"]) {
-        Some(text) => Some(text.parse::<i64>().ok()?),
+        Some(text) => Some(super::age::parse_count(text)?),
         None => None,
     };
     let type_ = cell(g, cells, &["TYPE"])?.to_string();

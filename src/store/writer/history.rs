@@ -152,9 +152,10 @@ impl Writer {
             &o.managers,
         );
         let doc_h = o.diff_doc.as_deref().map(fnv1a);
+        let configmap = o.object.kind == "ConfigMap" && group_of(&o.object.api_version).is_empty();
         let (diff, owners) = match (&o.diff_doc, previous.as_ref().and_then(|p| p.doc_h)) {
             (Some(doc), Some(before)) if Some(before) != doc_h => {
-                self.spec_diff(id, doc, &o.managers)?
+                self.spec_diff(id, doc, configmap, &o.managers)?
             }
             _ => (String::new(), Vec::new()),
         };
@@ -176,10 +177,16 @@ impl Writer {
             // NB: a CRD's spec holds its whole OpenAPI schema (hundreds of KiB for
             // some operators): past MAX_DOC only the digest is kept, and a change
             // of it is said, not diffed.
-            let kept = if doc.len() > crate::specdiff::MAX_DOC {
-                ""
-            } else {
-                doc.as_str()
+            // A ConfigMap's values (--configmap-values) past it: its keys with
+            // a digest of each value, as without the flag, so that the next
+            // diff still names the keys.
+            let hidden = (configmap && doc.len() > crate::specdiff::MAX_DOC)
+                .then(|| crate::specdiff::values_hidden(doc))
+                .flatten();
+            let kept = match &hidden {
+                _ if doc.len() <= crate::specdiff::MAX_DOC => doc.as_str(),
+                Some(h) if h.len() <= crate::specdiff::MAX_DOC => h.as_str(),
+                _ => "",
             };
             self.hot("spec document save", |conn, hot| {
                 hot.spec_doc_save
@@ -315,6 +322,7 @@ impl Writer {
         &mut self,
         id: i64,
         doc: &str,
+        configmap: bool,
         managers: &[crate::model::ManagerEntry],
     ) -> Result<(String, Vec<String>), StoreError> {
         let before: Option<String> = self.hot("spec document lookup", |conn, hot| {
@@ -329,10 +337,33 @@ impl Writer {
             .collect();
         Ok(before
             .map(|b| {
-                let (changes, writers) = if b.is_empty() || doc.len() > crate::specdiff::MAX_DOC {
-                    (crate::specdiff::too_large(b.len(), doc.len()), Vec::new())
-                } else {
-                    crate::specdiff::diff_with_writers(&b, doc, &owners)
+                // NB: a ConfigMap over MAX_DOC (its values kept) is diffed by its
+                // keys, as without --configmap-values: its key names were lost.
+                // So is one whose baseline hides its values (kept past the
+                // limit, or recorded without the flag): a hidden value against
+                // a shown one would read as a change of every key.
+                let keys_only = configmap
+                    && !b.is_empty()
+                    && (doc.len() > crate::specdiff::MAX_DOC || crate::specdiff::hides_values(&b));
+                let hidden = keys_only
+                    .then(|| {
+                        Some((
+                            crate::specdiff::values_hidden(&b)?,
+                            crate::specdiff::values_hidden(doc)?,
+                        ))
+                    })
+                    .flatten()
+                    .filter(|(_, d)| d.len() <= crate::specdiff::MAX_DOC);
+                let (changes, writers) = match hidden {
+                    Some((b, d)) => crate::specdiff::diff_with_writers(&b, &d, &owners),
+                    None if b.is_empty() || doc.len() > crate::specdiff::MAX_DOC => {
+                        let path = if configmap { "data" } else { "spec" };
+                        (
+                            crate::specdiff::too_large(path, b.len(), doc.len()),
+                            Vec::new(),
+                        )
+                    }
+                    None => crate::specdiff::diff_with_writers(&b, doc, &owners),
                 };
                 (crate::specdiff::encode(&changes), writers)
             })
@@ -693,6 +724,64 @@ mod tests {
             diff,
             ["spec (not kept: over 64 KiB) → (100030 bytes, too large to diff)"]
         );
+    }
+
+    fn configmap(doc: String, at: i64) -> Change {
+        let Change::Object(mut c) = crd(doc, at) else {
+            unreachable!()
+        };
+        c.observation.object = ObjectRef {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: "shop".into(),
+            name: "big".into(),
+            uid: "cm".into(),
+            ..ObjectRef::default()
+        };
+        Change::Object(c)
+    }
+
+    /// Regression (issue 27.13): with --configmap-values, a ConfigMap over
+    /// 64 KiB read "spec (not kept: over 64 KiB) → (… bytes, too large to
+    /// diff)": it lost the names of its keys (and a ConfigMap has no spec).
+    /// They are kept past the limit, as without the flag; values omitted.
+    #[test]
+    fn a_configmap_over_64_kib_with_its_values_still_names_its_keys() {
+        let (_dir, mut w) = crate::store::testing::recording();
+        let doc = |pairs: &[(&str, &str)]| {
+            let data: serde_json::Map<String, serde_json::Value> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+                .collect();
+            serde_json::json!({ "data": data }).to_string()
+        };
+        let big = "x".repeat(200_000);
+        let before = doc(&[("k1", "a"), ("k5", &big), ("k6", "gone")]);
+        let after = doc(&[("k1", "a"), ("k5", &format!("{big}y")), ("new", "n")]);
+        let small = doc(&[("k1", "b"), ("new", "n")]);
+        let mut b = w.begin().unwrap();
+        b.apply_change(&configmap(before, 1_000)).unwrap();
+        b.apply_change(&configmap(after, 2_000)).unwrap();
+        b.apply_change(&configmap(small, 3_000)).unwrap();
+        b.commit().unwrap();
+        let kept: i64 = w
+            .connection()
+            .query_row("SELECT max(length(doc)) FROM spec_docs", [], |r| r.get(0))
+            .unwrap();
+        assert!(
+            kept < 1_000,
+            "values over 64 KiB are not kept: {kept} bytes"
+        );
+        let versions = w.recording().versions(1).unwrap();
+        let diff =
+            |i: usize| -> Vec<String> { versions[i].diff.iter().map(|c| c.text()).collect() };
+        assert_eq!(
+            diff(1),
+            ["data.k5 changed", "data.k6 removed", "data.new added"]
+        );
+        // Back under the limit, from a baseline whose values were not kept:
+        // the keys that changed, not every key.
+        assert_eq!(diff(2), ["data.k1 changed", "data.k5 removed"]);
     }
 
     /// After a restart the writer knows nothing of an object until its first
