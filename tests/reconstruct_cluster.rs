@@ -208,3 +208,82 @@ async fn no_recording_and_no_such_object_is_an_error_naming_both() {
         "{err}"
     );
 }
+
+/// `check --at T` with no recording: the live findings whose evidence
+/// reaches back to T, and a note saying so (never a silent "No findings").
+#[tokio::test]
+async fn check_at_with_no_recording_answers_from_the_live_cluster_and_says_so() {
+    let ns = TestNamespace::new("recon-at").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: none-allowed}\nspec: {hard: {pods: \"0\"}}\n",
+    );
+    kubectl(&[
+        "wait",
+        "-n",
+        n,
+        "--for=jsonpath={.status.hard.pods}=0",
+        "--timeout=30s",
+        "resourcequota/none-allowed",
+    ]);
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: "api:1"}]}
+"#,
+    );
+    let run = |at: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+            .args([
+                "check",
+                "progress",
+                "-n",
+                n,
+                "--stuck-after",
+                "1s",
+                "--at",
+                at,
+            ])
+            .env("KUBECONFIG", kubeconfig())
+            .env_remove("KUBECTL_DIAG_DB")
+            .env("XDG_DATA_HOME", data.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut found = String::new();
+    for _ in 0..30 {
+        let (_, out) = run("1s");
+        if out.contains("exceeded quota") {
+            found = out;
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert!(
+        found.contains("exceeded quota none-allowed")
+            && found.contains("no recording: --at")
+            && found.contains("answered from the live cluster"),
+        "{found}"
+    );
+    let (code, before) = run("2h");
+    assert_eq!(code, Some(0), "{before}");
+    assert!(
+        before.contains("left out") && before.contains("unknown before"),
+        "{before}"
+    );
+}

@@ -75,7 +75,13 @@ pub fn run(
     if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
         anyhow::bail!("-n {several}: check takes one namespace (or -A for all)");
     }
-    let recorded = global.db.is_some() || args.at.is_some();
+    // NB: `--at` with no recording at all (none given, none at the default
+    // path) is answered from the live cluster as far as its evidence reaches.
+    let no_recording = global.db.is_none()
+        && std::env::var_os("KUBECTL_DIAG_DB").is_none()
+        && !crate::paths::db_path(None).exists();
+    let reconstructed_at = args.at.filter(|_| no_recording);
+    let recorded = (global.db.is_some() || args.at.is_some()) && reconstructed_at.is_none();
 
     let (snap, source) = if recorded {
         let path = crate::paths::db_path(global.db.as_ref());
@@ -138,6 +144,9 @@ pub fn run(
     };
 
     let mut report = checks::run(&snap, selected, &options);
+    if let Some(at) = reconstructed_at {
+        at_from_live(&mut report, &snap, at);
+    }
     if let Some(ns) = &namespace {
         report.findings.retain(|f| {
             f.object.namespace == *ns || (f.object.kind == "Namespace" && f.object.name == *ns)
@@ -152,6 +161,37 @@ pub fn run(
     } else {
         crate::exit::OK
     })
+}
+
+/// `check --at T` with no recording: the live findings whose evidence
+/// reaches back to T (their `since` is at or before it) held at T as far as
+/// the cluster tells; the rest began after T or cannot be dated. Said in a
+/// note, never a silent "No findings".
+fn at_from_live(report: &mut Report, snap: &checks::Snapshot, at: i64) {
+    let before = report.findings.len();
+    report
+        .findings
+        .retain(|f| f.since_ms.is_some_and(|since| since <= at));
+    let dropped = before - report.findings.len();
+    let oldest = snap.events.iter().map(|e| e.first).min();
+    let mut note = format!(
+        "no recording: --at {} is answered from the live cluster now; a finding counts when its evidence reaches back to then",
+        rfc3339(at)
+    );
+    if dropped > 0 {
+        note.push_str(&format!(
+            " ({dropped} live finding(s) began later or cannot be dated, left out)"
+        ));
+    }
+    match oldest {
+        Some(t0) if at < t0 => note.push_str(&format!(
+            "; unknown before {}: the oldest Event left; what began and ended before now is not known",
+            rfc3339(t0)
+        )),
+        _ => note.push_str("; what began and ended before now is not known"),
+    }
+    note.push_str("; record from now on with `kubectl diag record`");
+    report.notes.insert(0, note);
 }
 
 /// A live check that could examine none of the types it reads would print
