@@ -108,15 +108,6 @@ pub fn run(
         )
     } else {
         let wants_hotloop = checks::chosen(selected).any(|c| c == Check::Hotloop);
-        if wants_hotloop {
-            // NB: otherwise the default `check` sits silent for half a minute,
-            // which in the minute after an incident reads as a hang.
-            writeln!(
-                err,
-                "hot loops: watching every type's updates for {} (--sample); --db reads a recording's counters at once",
-                crate::units::human_duration(sample_ms.max(1000))
-            )?;
-        }
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

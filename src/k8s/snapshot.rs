@@ -516,12 +516,13 @@ pub async fn live(
     }
     snapshot.window_ms = 60_000;
     if let Some(sample) = options.sample {
-        progress(
-            show,
-            format_args!(
-                "watching for {}s to measure update rates…",
-                sample.as_secs()
-            ),
+        // NB: said once the cluster has answered (issue 27.20: it was said
+        // before connecting), and always: otherwise the default `check` sits
+        // silent for half a minute, which in an incident reads as a hang.
+        progress(show, format_args!(""));
+        eprintln!(
+            "hot loops: watching every type's updates for {} (--sample); --db reads a recording's counters at once",
+            crate::units::human_duration(sample.as_millis() as i64)
         );
         let noisy = crate::checks::hotloop::NOISY;
         let watches = listed
