@@ -2,29 +2,10 @@
 //! what the recording accepts, what it refuses and leaves untouched, and
 //! what importing and reading leave behind. No cluster needed.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn diag(db: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"));
-    cmd.arg("--db").arg(db).env("NO_COLOR", "1");
-    cmd
-}
-
-fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
-    let out: Output = cmd.output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
+mod cli_common;
+use cli_common::{diag, run, write};
 
 /// One Event as `kubectl get events -o json` prints it.
 fn event(uid: &str, count: &str, time: &str) -> String {

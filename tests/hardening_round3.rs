@@ -2,23 +2,11 @@
 //! binary: each test is named after what broke.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn diag(db: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"));
-    cmd.arg("--db").arg(db).env("NO_COLOR", "1");
-    cmd
-}
-
-fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
-    let out: Output = cmd.output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod cli_common;
+use cli_common::{diag, run};
 
 /// Runs `cmd`, killing it after `limit`: Err when it had to be killed.
 fn run_within(cmd: &mut Command, limit: Duration) -> Result<(Option<i32>, String), String> {

@@ -3,34 +3,11 @@
 //! cluster needed: every refusal here comes before anything connects.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 
-fn diag(db: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"));
-    // NB: a kubeconfig that does not exist: a command that tried to connect
-    // would fail on it, not on what the test is about.
-    cmd.arg("--db")
-        .arg(db)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", db.with_extension("no-kubeconfig"));
-    cmd
-}
-
-fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
-    let out: Output = cmd.output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
+mod cli_common;
+use cli_common::{offline as diag, run, write};
 
 fn sql(db: &Path, query: &str) -> String {
     let (code, out, err) = run(diag(db).args(["sql", "-o", "csv", query]));

@@ -17,26 +17,6 @@ fn kubectl(args: &[&str]) -> String {
     String::from_utf8(cluster_script(&all).stdout).unwrap()
 }
 
-fn kubectl_stdin(args: &[&str], input: &str) {
-    use std::io::Write;
-    let state = common::kubeconfig().parent().unwrap().to_path_buf();
-    let mut child = std::process::Command::new(common::repo_root().join("scripts/cluster"))
-        .arg("kubectl")
-        .args(args)
-        .env("DIAG_CLUSTER_DIR", state)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success(), "kubectl {args:?} failed");
-}
-
 /// A CRD of `group` with a status subresource, which keeps any fields.
 fn crd(group: &str, kind: &str, plural: &str) -> String {
     format!(
@@ -170,8 +150,8 @@ async fn custom_resources_of_crds_created_later_are_found_by_name_and_a_removed_
     let recorder = start(&db, &[]).await;
 
     // Both CRDs exist only after the recorder started.
-    kubectl_stdin(&["apply", "-f", "-"], &crd(&group, "Database", "databases"));
-    kubectl_stdin(&["apply", "-f", "-"], &crd(&group, "Cache", "caches"));
+    common::kubectl_stdin(&["apply", "-f", "-"], &crd(&group, "Database", "databases"));
+    common::kubectl_stdin(&["apply", "-f", "-"], &crd(&group, "Cache", "caches"));
     for plural in ["databases", "caches"] {
         kubectl(&[
             "wait",
@@ -195,14 +175,14 @@ async fn custom_resources_of_crds_created_later_are_found_by_name_and_a_removed_
         },
     )
     .await;
-    kubectl_stdin(
+    common::kubectl_stdin(
         &["apply", "-f", "-"],
         &format!(
             r#"{{"apiVersion":"{group}/v1","kind":"Database","metadata":{{"name":"orders","namespace":"{}","finalizers":["{group}/backup"]}},"spec":{{"size":"10Gi"}}}}"#,
             doomed.name
         ),
     );
-    kubectl_stdin(
+    common::kubectl_stdin(
         &["apply", "-f", "-"],
         &format!(
             r#"{{"apiVersion":"{group}/v1","kind":"Cache","metadata":{{"name":"sessions","namespace":"{}"}},"spec":{{"size":1}}}}"#,
@@ -654,7 +634,7 @@ async fn a_forbidden_type_and_an_unavailable_aggregated_api_are_warnings_and_the
 
     // An aggregated API whose server does not exist.
     let group = format!("q{}.broken.test", common::uuid_suffix());
-    kubectl_stdin(
+    common::kubectl_stdin(
         &["apply", "-f", "-"],
         &format!(
             r#"{{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{{"name":"v1.{group}"}},

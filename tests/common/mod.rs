@@ -359,10 +359,11 @@ pub async fn start_recorder(db: &Path, ns: &str, extra: &[&str], resource: &str)
     child
 }
 
-/// `kubectl apply -n NS -f -` with the kubectl built for the test cluster.
-pub fn apply(ns: &str, yaml: &str) {
+/// `kubectl ARGS…` with `input` on its stdin, with the kubectl built for the test cluster.
+pub fn kubectl_stdin(args: &[&str], input: &str) {
     let mut child = Command::new(repo_root().join("scripts/cluster"))
-        .args(["kubectl", "apply", "-n", ns, "-f", "-"])
+        .arg("kubectl")
+        .args(args)
         .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
@@ -374,14 +375,19 @@ pub fn apply(ns: &str, yaml: &str) {
         .stdin
         .take()
         .unwrap()
-        .write_all(yaml.as_bytes())
+        .write_all(input.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
-        "kubectl apply: {}",
+        "kubectl {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `kubectl apply -n NS -f -` of `yaml`.
+pub fn apply(ns: &str, yaml: &str) {
+    kubectl_stdin(&["apply", "-n", ns, "-f", "-"], yaml);
 }
 
 pub fn kubectl(args: &[&str]) {
