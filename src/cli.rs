@@ -656,4 +656,9 @@ pub struct ImportArgs {
     /// count back from. Default: each file's modification time
     #[arg(long, value_name = "TIME", value_parser = crate::commands::import::parse_taken_at_arg)]
     pub taken_at: Option<(i64, i64)>,
+
+    /// Audit logs: keep ConfigMap values in their diffs, as `record --configmap-values` does
+    /// (off: a digest per value). A Secret's data is never stored
+    #[arg(long)]
+    pub configmap_values: bool,
 }

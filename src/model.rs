@@ -361,6 +361,50 @@ pub struct OwnerRef {
     pub controller: bool,
 }
 
+/// A write the apiserver refused, from an audit log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refusal {
+    pub at: i64,
+    pub verb: String,
+    /// As versions name writers: `alice (kubectl-edit)`.
+    pub user: String,
+    pub group: String,
+    /// Plural, e.g. `deployments`.
+    pub resource: String,
+    pub subresource: String,
+    pub namespace: String,
+    pub name: String,
+    pub code: u16,
+    /// `Forbidden`, `Conflict`, ...
+    pub reason: String,
+    pub message: String,
+}
+
+impl Refusal {
+    /// `403 Forbidden`, or the code alone.
+    pub fn status(&self) -> String {
+        if self.reason.is_empty() {
+            self.code.to_string()
+        } else {
+            format!("{} {}", self.code, self.reason)
+        }
+    }
+
+    /// `update deployments/web/status`.
+    pub fn request(&self) -> String {
+        let mut what = format!("{} {}", self.verb, self.resource);
+        if !self.name.is_empty() {
+            what.push('/');
+            what.push_str(&self.name);
+        }
+        if !self.subresource.is_empty() {
+            what.push('/');
+            what.push_str(&self.subresource);
+        }
+        what
+    }
+}
+
 /// One `managedFields` entry, without its field set.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ManagerEntry {

@@ -76,6 +76,7 @@ pub enum Code {
     H001,
     H002,
     H003,
+    H004,
     G001,
     G002,
     S001,
@@ -86,13 +87,14 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 13] = [
+    pub const ALL: [Code; 14] = [
         Code::F001,
         Code::F002,
         Code::F003,
         Code::H001,
         Code::H002,
         Code::H003,
+        Code::H004,
         Code::G001,
         Code::G002,
         Code::S001,
@@ -110,6 +112,7 @@ impl Code {
             Code::H001 => "H001",
             Code::H002 => "H002",
             Code::H003 => "H003",
+            Code::H004 => "H004",
             Code::G001 => "G001",
             Code::G002 => "G002",
             Code::S001 => "S001",
@@ -124,7 +127,7 @@ impl Code {
     pub fn check(self) -> Check {
         match self {
             Code::F001 | Code::F002 | Code::F003 => Check::Finalizers,
-            Code::H001 | Code::H002 | Code::H003 => Check::Hotloop,
+            Code::H001 | Code::H002 | Code::H003 | Code::H004 => Check::Hotloop,
             Code::G001 | Code::G002 => Check::Generation,
             Code::S001 => Check::Scheduling,
             Code::P001 => Check::Pods,
@@ -141,6 +144,7 @@ impl Code {
             | Code::F003
             | Code::H002
             | Code::H003
+            | Code::H004
             | Code::G001
             | Code::G002
             | Code::S001
@@ -166,6 +170,9 @@ impl Code {
             }
             Code::H003 => {
                 "Event storm: an Event's occurrences faster than `--rate` per minute, or the client's \"(combined from similar events)\" aggregate."
+            }
+            Code::H004 => {
+                "Refused writes: the apiserver kept refusing one writer's writes of an object (403, 409, 422, 5xx), from an imported audit log."
             }
             Code::G001 => "`status.observedGeneration` is behind `metadata.generation`.",
             Code::G002 => "A condition's `observedGeneration` is behind `metadata.generation`.",

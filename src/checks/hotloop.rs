@@ -206,6 +206,159 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
             storm.with_severity(Severity::Info)
         });
     }
+    found.extend(refused(s));
+    found
+}
+
+/// Refusals of one writer's writes of one object below this are not a loop.
+pub const MIN_REFUSALS: usize = 3;
+
+/// Refusals that a controller meets in its normal work (409 Conflict on a
+/// stale read, 429) are a loop only when they go on: this many, over at
+/// least [`SUSTAINED_MS`].
+pub const MIN_RETRIED: usize = 5;
+pub const SUSTAINED_MS: i64 = 60_000;
+
+/// Whether one writer's refused writes of one object (in time order) are a
+/// loop. A 403 never heals by itself: three say it. A 404 says the object is
+/// gone (a delete that raced another), never a loop. Anything else is retried
+/// by controllers as a matter of course: only when it goes on.
+fn a_loop(list: &[&crate::model::Refusal]) -> bool {
+    let (Some(first), Some(last)) = (list.first(), list.last()) else {
+        return false;
+    };
+    match first.code {
+        404 => false,
+        401 | 403 => list.len() >= MIN_REFUSALS,
+        _ => list.len() >= MIN_RETRIED && last.at - first.at >= SUSTAINED_MS,
+    }
+}
+
+/// Built-in kinds whose plural a guess gets wrong.
+const BUILT_IN: &[(&str, &str)] = &[
+    ("replicasets", "ReplicaSet"),
+    ("statefulsets", "StatefulSet"),
+    ("daemonsets", "DaemonSet"),
+    ("cronjobs", "CronJob"),
+    ("configmaps", "ConfigMap"),
+    ("serviceaccounts", "ServiceAccount"),
+    ("persistentvolumeclaims", "PersistentVolumeClaim"),
+    ("persistentvolumes", "PersistentVolume"),
+    ("horizontalpodautoscalers", "HorizontalPodAutoscaler"),
+    ("poddisruptionbudgets", "PodDisruptionBudget"),
+    ("networkpolicies", "NetworkPolicy"),
+    ("ingresses", "Ingress"),
+    ("endpointslices", "EndpointSlice"),
+    ("rolebindings", "RoleBinding"),
+    ("clusterroles", "ClusterRole"),
+    ("clusterrolebindings", "ClusterRoleBinding"),
+    ("customresourcedefinitions", "CustomResourceDefinition"),
+    ("resourcequotas", "ResourceQuota"),
+    ("limitranges", "LimitRange"),
+    ("priorityclasses", "PriorityClass"),
+    ("storageclasses", "StorageClass"),
+    (
+        "mutatingwebhookconfigurations",
+        "MutatingWebhookConfiguration",
+    ),
+    (
+        "validatingwebhookconfigurations",
+        "ValidatingWebhookConfiguration",
+    ),
+];
+
+/// An object's kind from its resource's plural, for a refusal (which names
+/// the resource, not the kind): the recorded types first, else a guess.
+fn kind_of(s: &Snapshot, group: &str, resource: &str) -> String {
+    kind_of_resource(&s.kinds, group, resource)
+}
+
+/// [`kind_of`] from a map of recorded kinds by full resource name.
+pub fn kind_of_resource(
+    kinds: &std::collections::HashMap<String, String>,
+    group: &str,
+    resource: &str,
+) -> String {
+    let full = if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    };
+    if let Some(k) = kinds.get(&full) {
+        return k.clone();
+    }
+    if let Some((_, k)) = BUILT_IN.iter().find(|(r, _)| *r == resource) {
+        return (*k).to_string();
+    }
+    let singular = resource
+        .strip_suffix("ies")
+        .map(|r| format!("{r}y"))
+        .or_else(|| resource.strip_suffix("sses").map(|r| format!("{r}ss")))
+        .or_else(|| resource.strip_suffix('s').map(str::to_string))
+        .unwrap_or_else(|| resource.to_string());
+    let mut c = singular.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// H004: the same writer refused again and again on one object.
+fn refused(s: &Snapshot) -> Vec<Finding> {
+    let from = s.at - s.window_ms;
+    let mut groups: std::collections::BTreeMap<_, Vec<&crate::model::Refusal>> = Default::default();
+    for r in s.refusals.iter().filter(|r| r.at >= from && r.at <= s.at) {
+        let key = (
+            r.group.as_str(),
+            r.resource.as_str(),
+            r.namespace.as_str(),
+            r.name.as_str(),
+            r.subresource.as_str(),
+            r.verb.as_str(),
+            r.user.as_str(),
+            r.code,
+        );
+        groups.entry(key).or_default().push(r);
+    }
+    let mut found = Vec::new();
+    for (_, list) in groups {
+        if !a_loop(&list) {
+            continue;
+        }
+        let (first, last) = (list[0], list[list.len() - 1]);
+        let object = crate::model::ObjectRef {
+            api_version: String::new(),
+            kind: kind_of(s, &first.group, &first.resource),
+            namespace: first.namespace.clone(),
+            // NB: a create refused by RBAC names no object (the body was never read).
+            name: match (first.name.is_empty(), first.verb.as_str()) {
+                (false, _) => first.name.clone(),
+                (true, "create") => "(new)".into(),
+                (true, _) => "(all)".into(),
+            },
+            uid: String::new(),
+            field_path: String::new(),
+        };
+        found.push(Finding::new(
+            Code::H004,
+            &object,
+            format!(
+                "{} refused {} times in {} ({}): {}: {}",
+                first.request(),
+                list.len(),
+                crate::units::human_duration((last.at - first.at).max(1000)),
+                first.status(),
+                first.user,
+                last.message
+            ),
+            Some(first.at),
+            json!({
+                "verb": first.verb, "resource": first.resource, "subresource": first.subresource,
+                "user": first.user, "code": first.code, "reason": first.reason,
+                "refusals": list.len(), "first": crate::units::rfc3339(first.at),
+                "last": crate::units::rfc3339(last.at), "message": last.message,
+            }),
+        ));
+    }
     found
 }
 
@@ -243,6 +396,67 @@ mod tests {
             updates,
             ..Snapshot::default()
         }
+    }
+
+    #[test]
+    fn a_writer_refused_again_and_again_is_h004() {
+        let refusal = |at: i64, user: &str| crate::model::Refusal {
+            at,
+            verb: "update".into(),
+            user: user.into(),
+            group: "apps".into(),
+            resource: "deployments".into(),
+            subresource: "status".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+            code: 409,
+            reason: "Conflict".into(),
+            message: "the object has been modified".into(),
+        };
+        let mut s = snapshot(Vec::new());
+        s.refusals = (0..6)
+            .map(|i| refusal(400_000 + i * 15_000, "bot (rollout-bot)"))
+            .collect();
+        s.refusals.push(refusal(450_000, "alice (kubectl-edit)"));
+        let f = check(&s, &Options::default());
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].code, Code::H004);
+        assert_eq!(
+            (f[0].object.kind.as_str(), f[0].object.name.as_str()),
+            ("Deployment", "web")
+        );
+        assert_eq!(
+            f[0].summary,
+            "update deployments/web/status refused 6 times in 1m (409 Conflict): bot (rollout-bot): the object has been modified"
+        );
+        assert_eq!(kind_of(&s, "networking.k8s.io", "ingresses"), "Ingress");
+        assert_eq!(kind_of(&s, "example.com", "widgets"), "Widget");
+        s.kinds
+            .insert("widgets.example.com".into(), "Gadget".into());
+        assert_eq!(kind_of(&s, "example.com", "widgets"), "Gadget");
+    }
+
+    /// Regression: a rollout's controller met six 409s within two seconds (its
+    /// reads were stale) and that was called a loop on the first screen.
+    #[test]
+    fn conflicts_a_controller_retries_past_are_not_a_loop_but_forbidden_is() {
+        let refusal = |at: i64, code: u16| crate::model::Refusal {
+            at,
+            verb: "update".into(),
+            user: "kube-controller-manager".into(),
+            resource: "deployments".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+            code,
+            ..crate::model::Refusal::default()
+        };
+        let mut s = snapshot(Vec::new());
+        s.refusals = (0..6).map(|i| refusal(500_000 + i * 300, 409)).collect();
+        s.refusals
+            .extend((0..9).map(|i| refusal(500_000 + i * 10_000, 404)));
+        assert!(check(&s, &Options::default()).is_empty());
+        s.refusals = (0..3).map(|i| refusal(500_000 + i * 300, 403)).collect();
+        assert_eq!(check(&s, &Options::default())[0].code, Code::H004);
     }
 
     #[test]

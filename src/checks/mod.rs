@@ -221,6 +221,11 @@ pub struct Snapshot {
     pub not_examined: Vec<String>,
     /// Those of `not_examined` that failed for another reason than RBAC.
     pub failing: Vec<String>,
+    /// Writes the apiserver refused within the window (imported audit logs).
+    pub refusals: Vec<crate::model::Refusal>,
+    /// Kind by resource plural (`deployments.apps` -> `Deployment`), to name
+    /// a refusal's object.
+    pub kinds: std::collections::HashMap<String, String>,
 }
 
 /// The chosen checks (all when `selected` is empty) that could examine none of

@@ -20,6 +20,7 @@
 //! that the same Event imported twice, as text or as JSON, is counted once
 //! (the rule is in docs/schema.md, "Imports of kubectl text").
 
+pub mod audit;
 mod stream;
 
 use std::collections::HashMap;
@@ -524,17 +525,48 @@ fn dedupe(rows: Vec<TextObservation>) -> Vec<TextObservation> {
     kept
 }
 
-/// The file, or standard input for `-`, buffered.
+/// The file, or standard input for `-`, buffered; gunzipped when it is
+/// gzip (by content, whatever its name: a CloudWatch export, a rotated log).
 fn open_input(file: &str) -> Result<Box<dyn BufRead>, ImportError> {
-    if file == "-" {
-        return Ok(Box::new(std::io::BufReader::new(std::io::stdin())));
+    let mut reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
+    } else {
+        std::fs::File::open(Path::new(file))
+            .map(|f| Box::new(std::io::BufReader::with_capacity(1 << 16, f)) as Box<dyn BufRead>)
+            .map_err(|e| ImportError::Read {
+                file: file.into(),
+                reason: e.to_string(),
+            })?
+    };
+    let gzip = reader
+        .fill_buf()
+        .is_ok_and(|b| b.starts_with(&[0x1f, 0x8b]));
+    if gzip {
+        // NB: MultiGzDecoder: rotated and concatenated logs are several members.
+        let inflated = flate2::bufread::MultiGzDecoder::new(reader);
+        reader = Box::new(std::io::BufReader::with_capacity(1 << 16, inflated));
     }
-    std::fs::File::open(Path::new(file))
-        .map(|f| Box::new(std::io::BufReader::with_capacity(1 << 16, f)) as Box<dyn BufRead>)
-        .map_err(|e| ImportError::Read {
-            file: file.into(),
-            reason: e.to_string(),
-        })
+    Ok(reader)
+}
+
+/// Whether the input is an audit log (any shape [`audit`] reads), from its
+/// first buffered bytes. Only peeks.
+fn starts_like_audit(reader: &mut Box<dyn BufRead>) -> bool {
+    let Ok(buf) = reader.fill_buf() else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&buf[..buf.len().min(1 << 16)]);
+    let first = head
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .trim();
+    let first = crate::k8s::audit::strip_export_timestamp(first).unwrap_or(first);
+    crate::k8s::audit::looks_like_audit(first)
+        || (first.len() <= 2
+            && (head.contains("\"audit.k8s.io/v1\"")
+                || head.contains("\"protoPayload\"")
+                || head.contains("\\\"auditID\\\"")))
 }
 
 /// Whether the input's first non-blank byte opens a JSON object or array.
@@ -700,20 +732,20 @@ pub fn run(
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::Recording::open(&path, Mode::Write)?;
     let now = chrono::Utc::now().timestamp_millis();
-    if let Some(c) = conn.recorded_cluster_named(&args.cluster)? {
-        writeln!(
-            err,
-            "error: --cluster {:?} names the recorded cluster {} (uid {}) in {}; imported Events \
-             are kept apart from recorded ones: pass another --cluster name",
-            args.cluster,
-            c.label,
-            c.uid,
-            path.display()
-        )?;
-        return Ok(crate::exit::ERROR);
-    }
-    let cluster = conn.register_cluster(&args.cluster, &args.cluster, "", now)?;
+    // An audit log may go into a recorded cluster (its writes are matched by
+    // resourceVersion); anything else is kept apart from recorded clusters.
+    let recorded = conn.recorded_cluster_named(&args.cluster)?;
+    let cluster = match &recorded {
+        Some(c) => match conn.clusters(Some(&c.uid))?.first() {
+            Some(row) => row.0,
+            None => conn.register_cluster(&c.uid, &c.label, "", now)?,
+        },
+        None => conn.register_cluster(&args.cluster, &args.cluster, "", now)?,
+    };
     let mut writer = Writer::new(conn, cluster);
+    let keep = crate::k8s::object::Decode {
+        configmap_values: args.configmap_values,
+    };
     let mut failed = 0;
     for file in &args.files {
         let mut reader = match open_input(file) {
@@ -724,6 +756,24 @@ pub fn run(
                 continue;
             }
         };
+        if starts_like_audit(&mut reader) {
+            failed += audit::import(&mut writer, file, reader, keep, &args.cluster, out, err)?;
+            continue;
+        }
+        if let Some(c) = &recorded {
+            writeln!(
+                err,
+                "error: --cluster {:?} names the recorded cluster {} (uid {}) in {}; imported Events \
+                 are kept apart from recorded ones (only an audit log joins a recorded cluster): \
+                 pass another --cluster name; nothing of {file} was stored",
+                args.cluster,
+                c.label,
+                c.uid,
+                path.display()
+            )?;
+            failed += 1;
+            continue;
+        }
         if starts_like_json(&mut reader) {
             failed += import_json(&mut writer, file, reader, now, &args.cluster, out, err)?;
             continue;

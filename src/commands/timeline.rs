@@ -251,12 +251,15 @@ pub fn run(
     };
     let subjects = recording.subjects(cluster, target.clone(), walk)?;
     let now_ms = now.timestamp_millis();
-    let events = recording.events(
+    let mut events = recording.events(
         cluster,
         &subjects,
         since.unwrap_or(0),
         until.unwrap_or(now_ms),
     )?;
+    let refusals =
+        recording.refusals(cluster, since.unwrap_or(0), until.unwrap_or(now_ms), None)?;
+    events.extend(crate::timeline::refusal_lines(&subjects, &refusals));
     // The window is the subject's lifetime (with a margin), narrowed by --since/--until:
     // a Node older than the Deployment must not stretch the story back to its birth.
     let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);

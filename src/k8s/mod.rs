@@ -2,6 +2,7 @@
 //! into small structs here and converted to [`crate::model`] types, so the rest
 //! of the crate never sees a client type.
 
+pub mod audit;
 pub mod connect;
 pub mod discovery;
 pub mod event;

@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/004_event_name_index.sql"),
     include_str!("../../queries/migrations/005_spec_diffs.sql"),
     include_str!("../../queries/migrations/006_update_count_fields.sql"),
+    include_str!("../../queries/migrations/007_audit.sql"),
 ];
 
 /// The schema version this build writes.

@@ -3,6 +3,7 @@
 //! loaded with `include_str!`; parameters are named; nothing is built with
 //! `format!`.
 
+pub mod audit;
 pub mod changes;
 pub mod export;
 pub mod history;

@@ -172,6 +172,23 @@ impl Recording {
                 st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
             })
             .map_err(self.q("history lookup"))?;
+        let refusals = self.refusals(cluster, from, at, None)?;
+        let kinds = if refusals.is_empty() {
+            std::collections::HashMap::new()
+        } else {
+            self.resource_types(cluster)?
+                .types
+                .into_iter()
+                .map(|t| {
+                    let full = if t.group.is_empty() {
+                        t.plural
+                    } else {
+                        format!("{}.{}", t.plural, t.group)
+                    };
+                    (full, t.kind)
+                })
+                .collect()
+        };
         Ok(Snapshot {
             at,
             objects,
@@ -186,6 +203,8 @@ impl Recording {
             examined: Vec::new(),
             not_examined: Vec::new(),
             failing: Vec::new(),
+            refusals,
+            kinds,
         })
     }
 }

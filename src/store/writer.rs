@@ -24,7 +24,7 @@ use held::{Held, NewEvent};
 use prepared::Lazy;
 
 use super::{Recording, StoreError, UidKey, compact_event_name, fnv1a, uid_key};
-use crate::model::{Change, EventChange, EventObservation, ObjectRef};
+use crate::model::{Change, EventChange, EventObservation, ObjectChange, ObjectRef};
 
 const SQL_STRING_FIND: &str = include_str!("../../queries/store/string_find.sql");
 const SQL_STRING_INSERT: &str = include_str!("../../queries/store/string_insert.sql");
@@ -696,6 +696,20 @@ impl Batch<'_> {
     /// twice stores nothing the second time.
     pub fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
         self.writer.apply(change)
+    }
+
+    /// Stores one object observation from an audit log, written by `by`.
+    pub fn apply_audited(
+        &mut self,
+        change: &ObjectChange,
+        by: &str,
+    ) -> Result<Applied, StoreError> {
+        self.writer.apply_object_by(change, Some(by))
+    }
+
+    /// See [`Writer::merge_writer`].
+    pub fn merge_writer(&mut self, uid: &str, rv: &str, by: &str) -> Result<bool, StoreError> {
+        self.writer.merge_writer(uid, rv, by)
     }
 
     /// Records where the watch of `resource` stands once this batch lands.

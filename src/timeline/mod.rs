@@ -255,6 +255,60 @@ pub fn readiness(kind: &str, s: &crate::model::ObjectState) -> &'static str {
     }
 }
 
+/// Refused writes of the subjects (from an imported audit log) as Warning
+/// lines: one per run of the same writer's same refused request, counted.
+pub fn refusal_lines(subjects: &[Subject], refusals: &[crate::model::Refusal]) -> Vec<EventLine> {
+    let none = std::collections::HashMap::new();
+    let mut lines: Vec<(String, EventLine)> = Vec::new();
+    for r in refusals {
+        let kind = crate::checks::hotloop::kind_of_resource(&none, &r.group, &r.resource);
+        let Some(s) = subjects.iter().find(|s| {
+            let o = &s.object.object;
+            o.name == r.name && o.namespace == r.namespace && o.kind == kind
+        }) else {
+            continue;
+        };
+        let key = format!(
+            "{}\u{0}{}\u{0}{}\u{0}{}",
+            r.request(),
+            r.user,
+            r.code,
+            s.object.object.uid
+        );
+        match lines.last_mut() {
+            Some((k, line)) if *k == key => {
+                line.count += 1;
+                line.last = r.at;
+                line.message = refusal_message(r);
+            }
+            _ => lines.push((
+                key,
+                EventLine {
+                    object: s.object.object.clone(),
+                    type_: "Warning".into(),
+                    reason: "Refused".into(),
+                    message: refusal_message(r),
+                    count: 1,
+                    first: r.at,
+                    last: r.at,
+                    source: "audit log".into(),
+                },
+            )),
+        }
+    }
+    lines.into_iter().map(|(_, l)| l).collect()
+}
+
+fn refusal_message(r: &crate::model::Refusal) -> String {
+    format!(
+        "{} by {}: {}: {}",
+        r.request(),
+        r.user,
+        r.status(),
+        r.message
+    )
+}
+
 /// Assembles the timeline of `subjects` within [since, until].
 pub fn assemble(
     subjects: &[Subject],

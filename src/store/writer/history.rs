@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::named_params;
+use rusqlite::{OptionalExtension, named_params};
 
 use super::{Applied, Writer};
 use crate::model::{
@@ -17,6 +17,10 @@ use crate::model::{
     manager_marks, writers,
 };
 use crate::store::{StoreError, fnv1a};
+
+const SQL_VERSION_BY_RV: &str = include_str!("../../../queries/store/version_by_rv.sql");
+const SQL_VERSION_SET_WRITERS: &str =
+    include_str!("../../../queries/store/version_set_writers.sql");
 
 /// What the writer remembers of one live object.
 #[derive(Debug, Clone)]
@@ -113,10 +117,56 @@ impl Writer {
         }))
     }
 
+    /// Names `by` as the writer of the version of object `uid` stored at
+    /// resourceVersion `rv`, if one is: an audit entry of a write the
+    /// recorder saw. Returns whether there was one (then nothing else of the
+    /// entry is stored: see docs/schema.md, "Imports of audit logs").
+    pub(super) fn merge_writer(
+        &mut self,
+        uid: &str,
+        rv: &str,
+        by: &str,
+    ) -> Result<bool, StoreError> {
+        let cluster = self.cluster;
+        let found: Option<(i64, String)> = self
+            .connection()
+            .prepare_cached(SQL_VERSION_BY_RV)
+            .and_then(|mut st| {
+                st.query_row(
+                    named_params! {":cluster": cluster, ":uid": uid, ":rv": rv},
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+            })
+            .map_err(self.err("version by resourceVersion"))?;
+        let Some((id, writers)) = found else {
+            return Ok(false);
+        };
+        // The person is what the audit log adds; a merge done before stays.
+        if writers != by {
+            let w = self.intern(by)?;
+            self.connection()
+                .prepare_cached(SQL_VERSION_SET_WRITERS)
+                .and_then(|mut st| st.execute(named_params! {":writers": w, ":id": id}))
+                .map_err(self.err("version writers"))?;
+        }
+        Ok(true)
+    }
+
     /// Stores one object observation: a version when its compact state
     /// changed, an update count when it was an update. Idempotent for replays:
     /// an unchanged state stores no version.
     pub(super) fn apply_object(&mut self, change: &ObjectChange) -> Result<Applied, StoreError> {
+        self.apply_object_by(change, None)
+    }
+
+    /// [`Writer::apply_object`], with the writer known from elsewhere (an
+    /// audit log's user and field manager) rather than told by managedFields.
+    pub(super) fn apply_object_by(
+        &mut self,
+        change: &ObjectChange,
+        by: Option<&str>,
+    ) -> Result<Applied, StoreError> {
         let o = &change.observation;
         let id = match self.tracked.get(&o.object.uid) {
             Some(t) => t.id,
@@ -171,6 +221,10 @@ impl Writer {
                 .collect(),
             (true, true) => who,
         };
+        let who = match by {
+            Some(by) => vec![by.to_string()],
+            None => who,
+        };
         if let (Some(doc), Some(h)) = (&o.diff_doc, doc_h)
             && previous.as_ref().and_then(|p| p.doc_h) != Some(h)
         {
@@ -214,6 +268,7 @@ impl Writer {
                     ":writers": writers, ":seen": seen_code(change.seen),
                     ":generation": o.state.generation, ":observed": o.state.observed_generation,
                     ":diff": diff,
+                    ":rv": (!o.resource_version.is_empty()).then_some(o.resource_version.as_str()),
                 })
             })?;
             applied.versions = 1;

@@ -1,0 +1,36 @@
+-- Imports of kube-apiserver audit logs (docs/schema.md, "Imports of audit logs").
+
+-- The object's resourceVersion of each version: what an audit entry of the
+-- same write is matched by (NULL in versions stored before this migration).
+ALTER TABLE versions ADD COLUMN resource_version TEXT;
+CREATE INDEX versions_by_resource_version ON versions (object_id, resource_version)
+    WHERE resource_version IS NOT NULL;
+
+-- Every audit entry an import took (writes only; reads store nothing): a
+-- file imported twice, or two files that overlap, store each entry once.
+CREATE TABLE audit_ids (
+    cluster_id  INTEGER NOT NULL REFERENCES clusters (id),
+    audit_id    TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    PRIMARY KEY (cluster_id, audit_id)
+) WITHOUT ROWID;
+
+-- Writes the apiserver refused (4xx/5xx): a controller getting 403 or 409 in
+-- a loop is the cause of many stuck reconciles.
+CREATE TABLE refusals (
+    id           INTEGER PRIMARY KEY,
+    cluster_id   INTEGER NOT NULL REFERENCES clusters (id),
+    at           INTEGER NOT NULL,
+    verb         TEXT NOT NULL,
+    user         TEXT NOT NULL,      -- the writer: user (field manager or user agent)
+    api_group    TEXT NOT NULL,
+    resource     TEXT NOT NULL,      -- plural, e.g. 'deployments'
+    subresource  TEXT NOT NULL,
+    namespace    TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    code         INTEGER NOT NULL,   -- HTTP status
+    reason       TEXT NOT NULL,      -- Forbidden, Conflict, ...
+    message      TEXT NOT NULL
+);
+CREATE INDEX refusals_by_time ON refusals (cluster_id, at);
+CREATE INDEX refusals_by_object ON refusals (cluster_id, resource, namespace, name, at);

@@ -1,0 +1,1 @@
+UPDATE versions SET writers = :writers WHERE id = :id

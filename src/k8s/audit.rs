@@ -1,0 +1,583 @@
+//! kube-apiserver audit log entries as they come in files, decoded into one
+//! plain [`AuditEntry`] whatever the exporter:
+//!
+//! - the apiserver's own log backend (`--audit-log-path`, JSON): one
+//!   `audit.k8s.io/v1` `Event` per line, or an `EventList`
+//!   (k8s.io/apiserver/pkg/apis/audit/v1/types.go);
+//! - Google Cloud Logging (GKE): a `LogEntry` whose `protoPayload` is a
+//!   `google.cloud.audit.AuditLog` with `serviceName: k8s.io` (a JSON array
+//!   from `gcloud logging read --format=json`, or JSON lines from a sink);
+//! - CloudWatch Logs (EKS): the audit event as a JSON string in `message`
+//!   (`aws logs filter-log-events`/`get-log-events` output, one event per
+//!   line, or its `events` array), and the S3 export's
+//!   `TIMESTAMP {json}` lines.
+//!
+//! Request and response bodies stay raw ([`RawValue`]): most entries are reads
+//! or carry none, and the importer decodes only what it stores.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::event::parse_k8s_time;
+
+/// One audit entry, whatever file it came from.
+#[derive(Debug, Clone, Default)]
+pub struct AuditEntry {
+    /// `auditID` (Cloud Logging: `gke:` and the entry's `insertId`).
+    pub id: String,
+    /// `ResponseComplete` is the one stage the importer reads.
+    pub complete: bool,
+    pub verb: String,
+    pub user: String,
+    /// `impersonatedUser.username`: whom the request acted as.
+    pub impersonated: String,
+    pub user_agent: String,
+    pub source_ip: String,
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub subresource: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    /// The HTTP status; 0 when the entry has none (a Metadata-level entry of
+    /// a stage before the response).
+    pub code: u16,
+    /// `responseStatus.reason` (`Forbidden`, `Conflict`) and its message.
+    pub reason: String,
+    pub message: String,
+    /// Epoch ms: `stageTimestamp`, else `requestReceivedTimestamp`.
+    pub at: i64,
+    /// `?fieldManager=` of the request URI (kubectl sets it: `kubectl-edit`).
+    pub field_manager: String,
+    pub request: Option<Box<RawValue>>,
+    pub response: Option<Box<RawValue>>,
+}
+
+impl AuditEntry {
+    /// A write that the importer stores: everything but reads.
+    pub fn is_write(&self) -> bool {
+        matches!(
+            self.verb.as_str(),
+            "create" | "update" | "patch" | "delete" | "deletecollection"
+        )
+    }
+
+    /// The apiserver refused it.
+    pub fn refused(&self) -> bool {
+        self.code >= 400
+    }
+
+    /// Who made it, as the recording names a writer from an audit log: the
+    /// person (or service account), whom it impersonated, and the field
+    /// manager or, lacking one, the user agent's first word, e.g.
+    /// `alice@example.com (kubectl-edit)`.
+    pub fn writer(&self, manager: &str) -> String {
+        let mut who = self.user.clone();
+        if !self.impersonated.is_empty() {
+            who = format!("{} as {}", who, self.impersonated);
+        }
+        let tool = if !manager.is_empty() {
+            manager.to_string()
+        } else if !self.field_manager.is_empty() {
+            self.field_manager.clone()
+        } else {
+            user_agent_product(&self.user_agent)
+        };
+        if tool.is_empty() || tool == who {
+            who
+        } else {
+            format!("{who} ({tool})")
+        }
+    }
+}
+
+/// `kubectl/v1.31.0 (linux/amd64) kubernetes/abc` -> `kubectl`.
+pub fn user_agent_product(ua: &str) -> String {
+    ua.split(['/', ' ']).next().unwrap_or_default().to_string()
+}
+
+/// Why a document is not an audit entry this reader knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotAudit {
+    /// Not JSON of any audit shape (the reason serde gave, or what it is).
+    Shape(String),
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireUser {
+    username: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireRef {
+    resource: String,
+    namespace: String,
+    name: String,
+    uid: String,
+    api_group: String,
+    api_version: String,
+    subresource: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireStatus {
+    code: u16,
+    reason: String,
+    message: String,
+}
+
+/// An `audit.k8s.io/v1` Event, with the bodies left raw.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireAudit {
+    #[serde(rename = "auditID")]
+    audit_id: String,
+    stage: String,
+    #[serde(rename = "requestURI")]
+    request_uri: String,
+    verb: String,
+    user: WireUser,
+    impersonated_user: Option<WireUser>,
+    #[serde(rename = "sourceIPs")]
+    source_ips: Vec<String>,
+    user_agent: String,
+    object_ref: Option<WireRef>,
+    response_status: Option<WireStatus>,
+    request_object: Option<Box<RawValue>>,
+    response_object: Option<Box<RawValue>>,
+    request_received_timestamp: String,
+    stage_timestamp: String,
+}
+
+impl WireAudit {
+    fn into_entry(self) -> AuditEntry {
+        let r = self.object_ref.unwrap_or_default();
+        let status = self.response_status.unwrap_or_default();
+        let at = parse_k8s_time(&self.stage_timestamp)
+            .or_else(|| parse_k8s_time(&self.request_received_timestamp))
+            .unwrap_or(0);
+        AuditEntry {
+            id: self.audit_id,
+            complete: self.stage == "ResponseComplete",
+            verb: self.verb,
+            user: self.user.username,
+            impersonated: self
+                .impersonated_user
+                .map(|u| u.username)
+                .unwrap_or_default(),
+            user_agent: self.user_agent,
+            source_ip: self.source_ips.into_iter().next().unwrap_or_default(),
+            group: r.api_group,
+            version: r.api_version,
+            resource: r.resource,
+            subresource: r.subresource,
+            namespace: r.namespace,
+            name: r.name,
+            uid: r.uid,
+            code: status.code,
+            reason: status.reason,
+            message: status.message,
+            at,
+            field_manager: query_param(&self.request_uri, "fieldManager"),
+            request: self.request_object,
+            response: self.response_object,
+        }
+    }
+}
+
+/// One query parameter of a request URI, percent-decoded.
+fn query_param(uri: &str, key: &str) -> String {
+    let Some((_, query)) = uri.split_once('?') else {
+        return String::new();
+    };
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| percent_decode(v))
+        .unwrap_or_default()
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (hex, bytes[i]) {
+            (Some(b), _) => {
+                out.push(b);
+                i += 3;
+            }
+            (None, b'+') => {
+                out.push(b' ');
+                i += 1;
+            }
+            (None, b) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Cloud Logging's `LogEntry` of a GKE audit entry.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireLogEntry {
+    insert_id: String,
+    timestamp: String,
+    proto_payload: Option<WireAuditLog>,
+    operation: Option<WireOperation>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireOperation {
+    id: String,
+    first: bool,
+    last: bool,
+}
+
+/// `google.cloud.audit.AuditLog` as GKE fills it in.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireAuditLog {
+    service_name: String,
+    method_name: String,
+    resource_name: String,
+    authentication_info: WireAuthentication,
+    request_metadata: WireRequestMetadata,
+    status: Option<WireRpcStatus>,
+    request: Option<Box<RawValue>>,
+    response: Option<Box<RawValue>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireAuthentication {
+    principal_email: String,
+    principal_subject: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireRequestMetadata {
+    caller_ip: String,
+    caller_supplied_user_agent: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct WireRpcStatus {
+    code: i32,
+    message: String,
+}
+
+/// The HTTP status a `google.rpc.Code` stands for (google/rpc/code.proto's
+/// table), and the Kubernetes reason beside it.
+fn rpc_to_http(code: i32) -> (u16, &'static str) {
+    match code {
+        0 => (200, ""),
+        1 => (499, "Canceled"),
+        3 => (400, "BadRequest"),
+        4 => (504, "Timeout"),
+        5 => (404, "NotFound"),
+        6 => (409, "AlreadyExists"),
+        7 => (403, "Forbidden"),
+        8 => (429, "TooManyRequests"),
+        9 => (400, "FailedPrecondition"),
+        10 => (409, "Conflict"),
+        11 => (400, "OutOfRange"),
+        12 => (501, "NotImplemented"),
+        14 => (503, "ServiceUnavailable"),
+        16 => (401, "Unauthorized"),
+        _ => (500, "InternalError"),
+    }
+}
+
+impl WireLogEntry {
+    /// GKE's methodName is `io.k8s.<group>.<version>.<resource>[.<subresource>].<verb>`
+    /// and its resourceName `<group>/<version>/namespaces/<ns>/<resource>/<name>[/<sub>]`
+    /// (`core` for the core group).
+    fn into_entry(self) -> Option<AuditEntry> {
+        let p = self.proto_payload?;
+        if p.service_name != "k8s.io" {
+            return None;
+        }
+        let verb = p
+            .method_name
+            .rsplit('.')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let parts: Vec<&str> = p.resource_name.split('/').collect();
+        let (group, version, rest) = match parts.as_slice() {
+            [g, v, rest @ ..] => (*g, *v, rest),
+            _ => ("", "", &[][..]),
+        };
+        let (namespace, rest) = match rest {
+            ["namespaces", ns, rest @ ..] if !rest.is_empty() => (*ns, rest),
+            _ => ("", rest),
+        };
+        let (resource, name, subresource) = match rest {
+            [r] => (*r, "", ""),
+            [r, n] => (*r, *n, ""),
+            [r, n, s, ..] => (*r, *n, *s),
+            _ => ("", "", ""),
+        };
+        // NB: `status` holds a google.rpc code, not the HTTP one; a Status in
+        // `response` has the apiserver's own code and reason.
+        let answered = p
+            .response
+            .as_ref()
+            .and_then(|r| serde_json::from_str::<WireStatus>(r.get()).ok())
+            .filter(|s| s.code >= 400);
+        let (code, reason, message) = match (answered, p.status) {
+            (Some(s), _) => (s.code, s.reason, s.message),
+            (None, Some(s)) if s.code != 0 => {
+                let (code, reason) = rpc_to_http(s.code);
+                (code, reason.to_string(), s.message)
+            }
+            _ => (200, String::new(), String::new()),
+        };
+        let user = if p.authentication_info.principal_email.is_empty() {
+            p.authentication_info.principal_subject
+        } else {
+            p.authentication_info.principal_email
+        };
+        // NB: GKE writes one entry per request, at its end; operation.first and
+        // .last split only long-running ones (watches), which are reads.
+        let complete = self.operation.as_ref().is_none_or(|o| o.last || !o.first);
+        let id = match self.operation {
+            Some(o) if !o.id.is_empty() => o.id,
+            _ => format!("gke:{}", self.insert_id),
+        };
+        Some(AuditEntry {
+            id,
+            complete,
+            verb,
+            user,
+            impersonated: String::new(),
+            user_agent: p.request_metadata.caller_supplied_user_agent,
+            source_ip: p.request_metadata.caller_ip,
+            group: if group == "core" { "" } else { group }.to_string(),
+            version: version.to_string(),
+            resource: resource.to_string(),
+            subresource: subresource.to_string(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            uid: String::new(),
+            code,
+            reason,
+            message,
+            at: parse_k8s_time(&self.timestamp).unwrap_or(0),
+            field_manager: String::new(),
+            request: p.request,
+            response: p.response,
+        })
+    }
+}
+
+/// What one JSON document of an audit file is.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct Probe {
+    kind: String,
+    api_version: String,
+    #[serde(rename = "auditID")]
+    audit_id: Option<serde::de::IgnoredAny>,
+    proto_payload: Option<serde::de::IgnoredAny>,
+    message: Option<String>,
+}
+
+/// Whether a document looks like any audit shape (for telling an audit log
+/// from an Event dump by content).
+pub fn looks_like_audit(doc: &str) -> bool {
+    let Ok(p) = serde_json::from_str::<Probe>(doc) else {
+        return false;
+    };
+    p.audit_id.is_some()
+        || p.proto_payload.is_some()
+        || p.api_version.starts_with("audit.k8s.io/")
+        || (p.kind.is_empty()
+            && p.message
+                .as_deref()
+                .is_some_and(|m| m.trim_start().starts_with('{') && m.contains("\"auditID\"")))
+}
+
+/// Decodes one JSON document (an object) of any audit shape into its entry:
+/// `None` for a document of a known shape that is not a Kubernetes audit
+/// entry (another service's Cloud Logging entry).
+pub fn decode(doc: &str) -> Result<Option<AuditEntry>, NotAudit> {
+    let probe: Probe = serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
+    if probe.audit_id.is_some() || probe.api_version.starts_with("audit.k8s.io/") {
+        let wire: WireAudit =
+            serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
+        return Ok(Some(wire.into_entry()));
+    }
+    if probe.proto_payload.is_some() {
+        let wire: WireLogEntry =
+            serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
+        return Ok(wire.into_entry());
+    }
+    if let Some(message) = probe.message {
+        // CloudWatch Logs: the apiserver's line, as a string.
+        return match serde_json::from_str::<WireAudit>(&message) {
+            Ok(w) if !w.audit_id.is_empty() => Ok(Some(w.into_entry())),
+            Ok(_) => Ok(None),
+            Err(e) => Err(NotAudit::Shape(format!(
+                "its message is not an audit event: {e}"
+            ))),
+        };
+    }
+    Err(NotAudit::Shape(if probe.kind.is_empty() {
+        "it has no auditID, protoPayload or message".into()
+    } else {
+        format!("it is a {}, not an audit event", probe.kind)
+    }))
+}
+
+/// A line of CloudWatch Logs' export to S3: `2026-11-29T03:00:00.000Z {…}`.
+/// Returns the JSON part.
+pub fn strip_export_timestamp(line: &str) -> Option<&str> {
+    let (stamp, rest) = line.split_once(' ')?;
+    (stamp.len() >= 20 && parse_k8s_time(stamp).is_some() && rest.trim_start().starts_with('{'))
+        .then(|| rest.trim_start())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NATIVE: &str = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"6c1f","stage":"ResponseComplete","requestURI":"/apis/apps/v1/namespaces/shop/deployments/web?fieldManager=kubectl-edit","verb":"patch","user":{"username":"alice","groups":["dev","system:authenticated"]},"sourceIPs":["10.0.0.7"],"userAgent":"kubectl/v1.31.0 (linux/amd64) kubernetes/abc","objectRef":{"resource":"deployments","namespace":"shop","name":"web","apiGroup":"apps","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestObject":{"spec":{"replicas":3}},"responseObject":{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web"}},"requestReceivedTimestamp":"2026-11-29T03:00:00.100000Z","stageTimestamp":"2026-11-29T03:00:00.130000Z"}"#;
+
+    #[test]
+    fn the_log_backends_line() {
+        assert!(looks_like_audit(NATIVE));
+        let e = decode(NATIVE).unwrap().unwrap();
+        assert_eq!(e.id, "6c1f");
+        assert!(e.complete && e.is_write() && !e.refused());
+        assert_eq!(
+            (
+                e.group.as_str(),
+                e.resource.as_str(),
+                e.namespace.as_str(),
+                e.name.as_str()
+            ),
+            ("apps", "deployments", "shop", "web")
+        );
+        assert_eq!(e.field_manager, "kubectl-edit");
+        assert_eq!(e.writer(""), "alice (kubectl-edit)");
+        assert_eq!(e.at, parse_k8s_time("2026-11-29T03:00:00.13Z").unwrap());
+        assert!(e.response.unwrap().get().contains("Deployment"));
+    }
+
+    #[test]
+    fn the_writer_without_a_field_manager_is_the_user_agents_product() {
+        let e = AuditEntry {
+            user: "system:serviceaccount:ci:bot".into(),
+            user_agent: "argocd-application-controller/v2.9 (linux)".into(),
+            impersonated: "bob".into(),
+            ..AuditEntry::default()
+        };
+        assert_eq!(
+            e.writer(""),
+            "system:serviceaccount:ci:bot as bob (argocd-application-controller)"
+        );
+        assert_eq!(
+            e.writer("helm"),
+            "system:serviceaccount:ci:bot as bob (helm)"
+        );
+    }
+
+    #[test]
+    fn a_cloud_logging_entry_of_gke() {
+        let doc = r#"{"insertId":"abc123","logName":"projects/p/logs/cloudaudit.googleapis.com%2Factivity",
+          "protoPayload":{"@type":"type.googleapis.com/google.cloud.audit.AuditLog","serviceName":"k8s.io",
+          "methodName":"io.k8s.core.v1.pods.create","resourceName":"core/v1/namespaces/shop/pods/web-1",
+          "authenticationInfo":{"principalEmail":"alice@example.com"},
+          "requestMetadata":{"callerIp":"10.0.0.7","callerSuppliedUserAgent":"kubectl/v1.31.0"},
+          "status":{"code":7,"message":"pods \"web-1\" is forbidden: exceeded quota"}},
+          "resource":{"type":"k8s_cluster","labels":{"cluster_name":"prod"}},
+          "timestamp":"2026-11-29T03:00:00.5Z"}"#;
+        assert!(looks_like_audit(doc));
+        let e = decode(doc).unwrap().unwrap();
+        assert_eq!(e.id, "gke:abc123");
+        assert_eq!(
+            (e.verb.as_str(), e.resource.as_str(), e.group.as_str()),
+            ("create", "pods", "")
+        );
+        assert_eq!((e.namespace.as_str(), e.name.as_str()), ("shop", "web-1"));
+        assert_eq!((e.code, e.reason.as_str()), (403, "Forbidden"));
+        assert!(e.refused());
+        assert_eq!(e.user, "alice@example.com");
+    }
+
+    #[test]
+    fn gke_subresources_and_cluster_scoped_names() {
+        let doc = r#"{"insertId":"x","protoPayload":{"serviceName":"k8s.io",
+          "methodName":"io.k8s.apps.v1.deployments.scale.patch",
+          "resourceName":"apps/v1/namespaces/shop/deployments/web/scale"},"timestamp":"2026-11-29T03:00:00Z"}"#;
+        let e = decode(doc).unwrap().unwrap();
+        assert_eq!(
+            (e.resource.as_str(), e.name.as_str(), e.subresource.as_str()),
+            ("deployments", "web", "scale")
+        );
+        assert_eq!(e.code, 200);
+        let node = r#"{"insertId":"y","protoPayload":{"serviceName":"k8s.io",
+          "methodName":"io.k8s.core.v1.nodes.patch","resourceName":"core/v1/nodes/n1"},"timestamp":"2026-11-29T03:00:00Z"}"#;
+        let e = decode(node).unwrap().unwrap();
+        assert_eq!(
+            (e.namespace.as_str(), e.resource.as_str(), e.name.as_str()),
+            ("", "nodes", "n1")
+        );
+        let other = r#"{"insertId":"z","protoPayload":{"serviceName":"compute.googleapis.com"}}"#;
+        assert!(decode(other).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_cloudwatch_line_carries_the_event_in_message() {
+        let doc = serde_json::json!({
+            "timestamp": 1764385200000_i64,
+            "message": NATIVE,
+            "logStreamName": "kube-apiserver-audit-1",
+            "eventId": "3",
+        })
+        .to_string();
+        assert!(looks_like_audit(&doc));
+        assert_eq!(decode(&doc).unwrap().unwrap().id, "6c1f");
+        let line = format!("2026-11-29T03:00:00.131Z {NATIVE}");
+        assert_eq!(strip_export_timestamp(&line), Some(NATIVE));
+        assert_eq!(strip_export_timestamp("LAST SEEN TYPE"), None);
+    }
+
+    #[test]
+    fn an_event_dump_is_not_an_audit_log() {
+        let core = r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"a"},"reason":"X","message":"m"}"#;
+        assert!(!looks_like_audit(core));
+        assert!(decode(core).is_err());
+    }
+
+    #[test]
+    fn field_manager_is_percent_decoded() {
+        assert_eq!(
+            query_param("/api/v1/pods?fieldManager=my%20tool&x=1", "fieldManager"),
+            "my tool"
+        );
+        assert_eq!(
+            query_param("/api/v1/pods?fieldManager=a%2", "fieldManager"),
+            "a%2"
+        );
+        assert_eq!(query_param("/api/v1/pods", "fieldManager"), "");
+    }
+}

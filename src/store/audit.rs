@@ -1,0 +1,98 @@
+//! What an audit log import stores beside versions and occurrences: the
+//! entries taken (exactly once by `auditID`) and the writes the apiserver
+//! refused. See docs/schema.md, "Imports of audit logs".
+
+use rusqlite::{OptionalExtension, named_params};
+
+use super::writer::Batch;
+use super::{Recording, StoreError};
+pub use crate::model::Refusal;
+
+const SQL_AUDIT_SEEN: &str = include_str!("../../queries/store/audit_seen.sql");
+const SQL_REFUSAL_INSERT: &str = include_str!("../../queries/store/refusal_insert.sql");
+const SQL_RECORDED_AT: &str = include_str!("../../queries/store/recorded_at.sql");
+const SQL_REFUSALS_OF: &str = include_str!("../../queries/store/refusals_of.sql");
+
+impl Batch<'_> {
+    /// Takes one audit entry: false when an import took it before.
+    pub fn audit_take(&mut self, id: &str, at: i64) -> Result<bool, StoreError> {
+        let cluster = self.cluster();
+        let n = self
+            .connection()
+            .prepare_cached(SQL_AUDIT_SEEN)
+            .and_then(|mut st| {
+                st.execute(named_params! {":cluster": cluster, ":id": id, ":at": at})
+            })
+            .map_err(self.recording().q("audit entry"))?;
+        Ok(n == 1)
+    }
+
+    pub fn refusal(&mut self, r: &Refusal) -> Result<(), StoreError> {
+        let cluster = self.cluster();
+        self.connection()
+            .prepare_cached(SQL_REFUSAL_INSERT)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":cluster": cluster, ":at": r.at, ":verb": r.verb, ":user": r.user,
+                    ":grp": r.group, ":resource": r.resource, ":subresource": r.subresource,
+                    ":namespace": r.namespace, ":name": r.name, ":code": r.code,
+                    ":reason": r.reason, ":message": r.message,
+                })
+            })
+            .map_err(self.recording().q("refusal"))?;
+        Ok(())
+    }
+
+    /// Whether a recorder session of this cluster was running at `at`.
+    pub fn recorded_at(&self, at: i64) -> Result<bool, StoreError> {
+        let cluster = self.cluster();
+        self.connection()
+            .prepare_cached(SQL_RECORDED_AT)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
+            })
+            .optional()
+            .map(|v| v.unwrap_or(false))
+            .map_err(self.recording().q("recorder coverage"))
+    }
+}
+
+impl Recording {
+    /// Refused writes of a cluster in `[since, until]`; of one object when
+    /// `object` names it (resource plural, namespace, name).
+    pub fn refusals(
+        &self,
+        cluster: i64,
+        since: i64,
+        until: i64,
+        object: Option<(&str, &str, &str)>,
+    ) -> Result<Vec<Refusal>, StoreError> {
+        let (resource, namespace, name) = object.unwrap_or(("", "", ""));
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_REFUSALS_OF)
+            .map_err(self.q("refusals"))?;
+        let rows = st
+            .query_map(
+                named_params! {":cluster": cluster, ":since": since, ":until": until,
+                ":resource": resource, ":namespace": namespace, ":name": name},
+                |r| {
+                    Ok(Refusal {
+                        at: r.get(0)?,
+                        verb: r.get(1)?,
+                        user: r.get(2)?,
+                        group: r.get(3)?,
+                        resource: r.get(4)?,
+                        subresource: r.get(5)?,
+                        namespace: r.get(6)?,
+                        name: r.get(7)?,
+                        code: r.get(8)?,
+                        reason: r.get(9)?,
+                        message: r.get(10)?,
+                    })
+                },
+            )
+            .map_err(self.q("refusals"))?;
+        rows.collect::<Result<_, _>>().map_err(self.q("refusals"))
+    }
+}

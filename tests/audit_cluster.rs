@@ -1,0 +1,279 @@
+//! `import` of the real kube-apiserver's audit log (issue 30): the local
+//! apiserver writes one (`scripts/cluster`: Metadata for most, RequestResponse
+//! for workloads, Secrets and Events; reads left out). Writes by two people
+//! with client certificates of their own (CN alice, CN bob), a Secret, writes
+//! refused by RBAC; the log imported into a fresh recording and next to a
+//! live one.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::{
+    TestNamespace, apply, diag, kubeconfig, kubectl, run_ok, start_recorder, wait_available,
+};
+use k8s_openapi::api::apps::v1::Deployment;
+
+fn people() -> (std::path::PathBuf, std::path::PathBuf) {
+    let state = kubeconfig().parent().unwrap().to_path_buf();
+    let (alice, bob) = (state.join("alice.kubeconfig"), state.join("bob.kubeconfig"));
+    assert!(
+        alice.exists() && bob.exists(),
+        "{} is missing: the test cluster was started by an older scripts/cluster; \
+         run `scripts/cluster down && scripts/cluster up`",
+        alice.display()
+    );
+    (alice, bob)
+}
+
+/// (versions, occurrences, refusals) stored in a recording.
+fn counts(db: &Path) -> (i64, i64, i64) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let one = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    (
+        one("SELECT count(*) FROM versions"),
+        one("SELECT coalesce(sum(n), 0) FROM occurrences"),
+        one("SELECT count(*) FROM refusals"),
+    )
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every file of a recording (the database, its WAL) as bytes.
+fn recording_bytes(db: &Path) -> Vec<u8> {
+    let mut all = Vec::new();
+    for suffix in ["", "-wal", "-shm"] {
+        let p = format!("{}{suffix}", db.display());
+        if let Ok(b) = std::fs::read(&p) {
+            all.extend(b);
+        }
+    }
+    all
+}
+
+/// Standard base64, as the apiserver writes a Secret's `data`.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[tokio::test]
+async fn an_audit_log_names_the_people_keeps_secrets_out_and_imports_exactly_once() {
+    let (alice, bob) = people();
+    let ns = TestNamespace::new("audit").await;
+    let n = ns.name.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.db");
+    let recorder = start_recorder(&live, n, &[], &format!("pods/{n}")).await;
+
+    kubectl(&[
+        "create",
+        "rolebinding",
+        "people",
+        "--clusterrole=edit",
+        "--user=alice",
+        "--user=bob",
+        "-n",
+        n,
+    ]);
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: "shop:1"}]}
+"#,
+    );
+    let deployments: kube::Api<Deployment> = ns.api();
+    wait_available(&deployments, "web", 1).await;
+    let alice_arg = format!("--kubeconfig={}", alice.display());
+    let bob_arg = format!("--kubeconfig={}", bob.display());
+    kubectl(&[&alice_arg, "scale", "deploy/web", "--replicas=3", "-n", n]);
+    std::thread::sleep(Duration::from_secs(2));
+    kubectl(&[
+        &bob_arg,
+        "set",
+        "image",
+        "deploy/web",
+        "app=shop:2",
+        "-n",
+        n,
+    ]);
+    let secret = format!("pa55-{}", common::uuid_suffix());
+    kubectl(&[
+        "create",
+        "secret",
+        "generic",
+        "creds",
+        &format!("--from-literal=password={secret}"),
+        "-n",
+        n,
+    ]);
+    // A user with no rights tries again and again: refused writes, kept.
+    let viewer = format!("--kubeconfig={}", common::viewer_kubeconfig().display());
+    for _ in 0..3 {
+        let out = Command::new(common::repo_root().join("scripts/cluster"))
+            .args([
+                "kubectl",
+                &viewer,
+                "create",
+                "configmap",
+                "settings",
+                "-n",
+                n,
+            ])
+            .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "the viewer may not write");
+    }
+    wait_available(&deployments, "web", 3).await;
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(recorder.terminate().success());
+
+    // What a user would hand over: the audit entries of the namespace, gzipped.
+    let whole = std::fs::read_to_string(kubeconfig().with_file_name("logs/audit.log")).unwrap();
+    let mine: String = whole
+        .lines()
+        .filter(|l| l.contains(&format!("\"namespace\":\"{n}\"")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let encoded = base64(secret.as_bytes());
+    assert!(
+        mine.contains(&encoded),
+        "the audit log holds the Secret's value (level RequestResponse): the test proves something"
+    );
+    let log = dir.path().join("audit.log.gz");
+    {
+        use std::io::Write as _;
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(&log).unwrap(),
+            flate2::Compression::fast(),
+        );
+        gz.write_all(mine.as_bytes()).unwrap();
+        gz.finish().unwrap();
+    }
+
+    // Into a fresh recording.
+    let fresh = dir.path().join("fresh.db");
+    let out = run_ok(diag(&fresh).args(["import", log.to_str().unwrap()]));
+    let said = stdout(&out);
+    assert!(said.contains("audit log (apiserver log)"), "{said}");
+    let changes = stdout(&run_ok(
+        diag(&fresh).args(["changes", "-n", n, "--since", "1h"]),
+    ));
+    let line = |needle: &[&str]| {
+        changes
+            .lines()
+            .any(|l| needle.iter().all(|w| l.contains(w)))
+    };
+    assert!(
+        line(&["Deployment/web", "alice (kubectl", "spec.replicas 1 → 3"]),
+        "{changes}"
+    );
+    assert!(
+        line(&["Deployment/web", "bob (kubectl-set)", "shop:1 → shop:2"]),
+        "{changes}"
+    );
+    let timeline = stdout(&run_ok(diag(&fresh).args([
+        "timeline",
+        "deploy/web",
+        "-n",
+        n,
+    ])));
+    let first_screen: Vec<&str> = timeline.lines().take(25).collect();
+    let screen = first_screen.join("\n");
+    assert!(screen.contains("by alice (kubectl"), "{timeline}");
+    assert!(screen.contains("by bob (kubectl-set)"), "{timeline}");
+    let bytes = recording_bytes(&fresh);
+    assert!(
+        !contains(&bytes, &secret),
+        "the Secret's value is in the recording"
+    );
+    assert!(
+        !contains(&bytes, &encoded),
+        "the Secret's value (base64) is in the recording"
+    );
+    let out = diag(&fresh)
+        .args(["check", "hotloop", "--db", fresh.to_str().unwrap(), "-n", n])
+        .output()
+        .unwrap();
+    let check = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "a warning: {check}");
+    assert!(
+        check.contains("H004")
+            && check.contains("ConfigMap/(new)")
+            && check.contains("create configmaps refused 3 times")
+            && check.contains("403 Forbidden): viewer (kubectl-create)"),
+        "{check}"
+    );
+
+    // Again: nothing more.
+    let once = counts(&fresh);
+    assert!(once.0 > 0 && once.1 > 0 && once.2 >= 3, "{once:?}");
+    let again = stdout(&run_ok(
+        diag(&fresh).args(["import", log.to_str().unwrap()]),
+    ));
+    assert!(again.contains("imported before (by auditID)"), "{again}");
+    assert_eq!(counts(&fresh), once);
+
+    // Next to the live recording of the same writes: merged, nothing doubled,
+    // and the recorded versions now name the people.
+    let label: String = rusqlite::Connection::open(&live)
+        .unwrap()
+        .query_row("SELECT label FROM clusters", [], |r| r.get(0))
+        .unwrap();
+    let before = counts(&live);
+    let merged = stdout(&run_ok(diag(&live).args([
+        "import",
+        "--cluster",
+        &label,
+        log.to_str().unwrap(),
+    ])));
+    assert!(merged.contains("the recording holds already"), "{merged}");
+    let after = counts(&live);
+    assert_eq!(
+        (after.0, after.1),
+        (before.0, before.1),
+        "versions and occurrences of the live recording doubled: {merged}"
+    );
+    let changes = stdout(&run_ok(
+        diag(&live).args(["changes", "-n", n, "--since", "1h"]),
+    ));
+    assert!(
+        changes
+            .lines()
+            .any(|l| l.contains("bob (kubectl-set)") && l.contains("shop:1 → shop:2")),
+        "{changes}"
+    );
+    assert!(!contains(&recording_bytes(&live), &encoded));
+}
