@@ -143,8 +143,69 @@ fn check_read(e: &Ev, events: &[kubectl_diag::model::EventObservation]) {
     );
 }
 
+/// Any JSON value with the keys of an audit entry and its exporters' envelopes.
+fn any_audit_json() -> impl Strategy<Value = Value> {
+    let key = prop_oneof![
+        Just("auditID".to_string()),
+        Just("stage".to_string()),
+        Just("verb".to_string()),
+        Just("objectRef".to_string()),
+        Just("responseObject".to_string()),
+        Just("requestObject".to_string()),
+        Just("responseStatus".to_string()),
+        Just("protoPayload".to_string()),
+        Just("message".to_string()),
+        Just("items".to_string()),
+        Just("events".to_string()),
+        Just("kind".to_string()),
+        Just("metadata".to_string()),
+        Just("spec".to_string()),
+        "[a-zA-Z]{1,8}",
+    ];
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        Just(Value::from("ResponseComplete")),
+        Just(Value::from("patch")),
+        Just(Value::from("EventList")),
+        Just(Value::from("k8s.io")),
+        ".{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(key.clone(), inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any document of audit-like JSON, alone, as lines, as a CloudWatch
+    /// message, or any bytes at all: read or refused, never a panic.
+    #[test]
+    fn any_audit_input_is_read_or_refused_without_panic(
+        docs in prop::collection::vec(any_audit_json(), 1..4),
+        bytes in prop::collection::vec(any::<u8>(), 0..200),
+    ) {
+        let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
+        let wrapped: Vec<String> = lines.iter().map(|l| json!({"message": l}).to_string()).collect();
+        for text in [lines.join("\n"), wrapped.join("\n"), serde_json::to_string_pretty(&docs).unwrap()] {
+            for doc in text.lines() {
+                let _ = kubectl_diag::k8s::audit::decode(doc);
+                let _ = kubectl_diag::k8s::audit::looks_like_audit(doc);
+            }
+            let mut shape = "";
+            let mut reader = std::io::Cursor::new(text.into_bytes());
+            let _ = kubectl_diag::commands::import::audit::read(&mut reader, &mut shape, &mut |_| Ok(()));
+        }
+        let mut shape = "";
+        let mut reader = std::io::Cursor::new(bytes);
+        let _ = kubectl_diag::commands::import::audit::read(&mut reader, &mut shape, &mut |_| Ok(()));
+    }
 
     /// Any text at all: read or refused, never a panic.
     #[test]

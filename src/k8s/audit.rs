@@ -102,12 +102,31 @@ pub fn user_agent_product(ua: &str) -> String {
 pub enum NotAudit {
     /// Not JSON of any audit shape (the reason serde gave, or what it is).
     Shape(String),
+    /// An `EventList`: its items are the entries (read as a document).
+    List,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 struct WireUser {
     username: String,
+    extra: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl WireUser {
+    /// The user name, with the IAM identity behind it where the
+    /// authenticator names one (EKS: every IAM user mapped to
+    /// `kubernetes-admin` is told apart only by `extra.arn`).
+    fn label(self) -> String {
+        let arn = ["canonicalArn", "arn"]
+            .iter()
+            .find_map(|k| self.extra.get(*k).and_then(|v| v.first()))
+            .filter(|a| !a.is_empty() && !self.username.contains(a.as_str()));
+        match arn {
+            Some(a) => format!("{} [{a}]", self.username),
+            None => self.username,
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -164,10 +183,10 @@ impl WireAudit {
             id: self.audit_id,
             complete: self.stage == "ResponseComplete",
             verb: self.verb,
-            user: self.user.username,
+            user: self.user.label(),
             impersonated: self
                 .impersonated_user
-                .map(|u| u.username)
+                .map(WireUser::label)
                 .unwrap_or_default(),
             user_agent: self.user_agent,
             source_ip: self.source_ips.into_iter().next().unwrap_or_default(),
@@ -420,6 +439,9 @@ pub fn looks_like_audit(doc: &str) -> bool {
 /// entry (another service's Cloud Logging entry).
 pub fn decode(doc: &str) -> Result<Option<AuditEntry>, NotAudit> {
     let probe: Probe = serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
+    if probe.kind == "EventList" {
+        return Err(NotAudit::List);
+    }
     if probe.audit_id.is_some() || probe.api_version.starts_with("audit.k8s.io/") {
         let wire: WireAudit =
             serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;

@@ -299,6 +299,42 @@ fn base_spec(base: &str) -> Option<String> {
         .and_then(|b| b.get("spec").map(Value::to_string))
 }
 
+/// What a field the log does not show had before: `?`.
+const UNKNOWN: &str = "?";
+
+/// Sets `?` in `doc` wherever a merge (or strategic merge) patch set a
+/// value; lists of named items are followed by name, other lists are `?`
+/// whole.
+fn unknown_where_patched(doc: &mut Value, patch: &Value) {
+    match (doc, patch) {
+        (Value::Object(d), Value::Object(p)) => {
+            for (k, v) in p {
+                if k.starts_with('$') {
+                    continue;
+                }
+                if let Some(target) = d.get_mut(k) {
+                    unknown_where_patched(target, v);
+                }
+            }
+        }
+        (Value::Array(d), Value::Array(p)) if p.iter().all(|i| i.get("name").is_some()) => {
+            for item in p {
+                let name = item.get("name");
+                if let Some(target) = d.iter_mut().find(|t| t.get("name") == name) {
+                    // The name is the merge key, not a value the patch set.
+                    let mut set = item.clone();
+                    if let Some(m) = set.as_object_mut() {
+                        m.remove("name");
+                    }
+                    unknown_where_patched(target, &set);
+                }
+            }
+        }
+        (_, Value::Object(p)) if p.is_empty() => {}
+        (d, _) => *d = Value::from(UNKNOWN),
+    }
+}
+
 fn parse_body(raw: &Option<Box<serde_json::value::RawValue>>) -> Option<Value> {
     raw.as_ref()
         .and_then(|r| serde_json::from_str(r.get()).ok())
@@ -512,6 +548,9 @@ impl<'b, 'w> AuditImport<'b, 'w> {
             observation.resource_version.clear();
             self.summary.from_patches += 1;
         }
+        if seen == Seen::Modified && !patched && self.bases.get(&uid).is_none() {
+            self.first_sight(&e, &doc, &resource, &uid)?;
+        }
         let applied = self.batch.apply_audited(
             &ObjectChange {
                 seen,
@@ -527,6 +566,64 @@ impl<'b, 'w> AuditImport<'b, 'w> {
         } else {
             self.bases.put(&e, &uid, &api_version, text);
         }
+        Ok(())
+    }
+
+    /// The first write of an object the log shows, a patch of one made
+    /// before it began: what it was before is known but for what the patch
+    /// set, so that is stored first (as a version read, by nobody), with the
+    /// patched fields `?`. The write is then a change `field ? → new` by its
+    /// writer, not the object's creation by them.
+    fn first_sight(
+        &mut self,
+        e: &AuditEntry,
+        after: &Value,
+        resource: &ApiResource,
+        uid: &str,
+    ) -> anyhow::Result<()> {
+        let Some(patch) = parse_body(&e.request).filter(|_| e.verb == "patch") else {
+            return Ok(());
+        };
+        if uid.is_empty() || self.batch.has_versions(uid)? {
+            return Ok(());
+        }
+        let mut before = after.clone();
+        match &patch {
+            Value::Array(ops) => {
+                for op in ops {
+                    if let Some(path) = op.get("path").and_then(Value::as_str)
+                        && let Some(v) = before.pointer_mut(path)
+                    {
+                        *v = Value::from(UNKNOWN);
+                    }
+                }
+            }
+            patch => unknown_where_patched(&mut before, patch),
+        }
+        if let Some(m) = before.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("resourceVersion");
+            m.remove("managedFields");
+            if before.get("spec") != after.get("spec")
+                && let Some(g) = after
+                    .pointer("/metadata/generation")
+                    .and_then(Value::as_i64)
+                && let Some(m) = before.get_mut("metadata").and_then(Value::as_object_mut)
+            {
+                m.insert("generation".into(), Value::from(g - 1));
+            }
+        }
+        let Ok(wire) = serde_json::from_value::<WireObject>(before) else {
+            return Ok(());
+        };
+        self.batch.apply_audited(
+            &ObjectChange {
+                seen: Seen::Listed,
+                at: e.at,
+                blind_since: None,
+                observation: Box::new(wire.into_observation_with(resource, self.keep)),
+            },
+            "",
+        )?;
         Ok(())
     }
 
@@ -637,8 +734,12 @@ pub fn read(
                 sink(e).map_err(Stop::Sink)?;
             }
             Ok(None) => {}
-            Err(audit::NotAudit::Shape(reason)) => {
-                // A document spread over lines: read the rest as one.
+            Err(e) => {
+                let reason = match e {
+                    audit::NotAudit::Shape(reason) => reason,
+                    audit::NotAudit::List => String::new(),
+                };
+                // A document spread over lines (or a list on one): read the rest as one.
                 if number == 1 || (shape.is_empty() && json.starts_with(['{', '['])) {
                     let head = std::mem::take(&mut line);
                     let mut chained = std::io::Read::chain(&head[..], reader);
@@ -708,6 +809,7 @@ impl DocCtx<'_> {
             Err(audit::NotAudit::Shape(reason)) => Err(Stop::Bad(format!(
                 "an item is not an audit entry: {reason}"
             ))),
+            Err(audit::NotAudit::List) => Err(Stop::Bad("a list inside a list".into())),
         }
     }
 }
@@ -826,6 +928,21 @@ mod tests {
         assert_eq!(
             doc,
             serde_json::json!({"spec": {"replicas": 3, "template": {"x": 1}}})
+        );
+    }
+
+    #[test]
+    fn a_patched_field_is_unknown_before_the_first_write_seen() {
+        let mut doc = serde_json::json!({"spec": {"replicas": 3, "template": {"spec": {"containers": [
+            {"name": "web", "image": "nginx:2", "ports": [1]}, {"name": "side", "image": "s:1"}]}}}});
+        unknown_where_patched(
+            &mut doc,
+            &serde_json::json!({"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx:2"}]}}}}),
+        );
+        assert_eq!(
+            doc,
+            serde_json::json!({"spec": {"replicas": 3, "template": {"spec": {"containers": [
+                {"name": "web", "image": "?", "ports": [1]}, {"name": "side", "image": "s:1"}]}}}})
         );
     }
 
