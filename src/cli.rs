@@ -636,6 +636,27 @@ pub struct SqlArgs {
     pub timeout: Option<i64>,
 }
 
+/// `--object KIND/NAME`: (Kind as the API spells it, name).
+fn object_arg(value: &str) -> Result<(String, String), String> {
+    match value.split_once('/') {
+        Some((kind, name)) if !kind.is_empty() && !name.is_empty() && !name.contains('/') => {
+            let kind = crate::k8s::text::kind_from_lower(kind).map_or_else(
+                || {
+                    let mut c = kind.chars();
+                    c.next()
+                        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                        .unwrap_or_default()
+                },
+                str::to_string,
+            );
+            Ok((kind, name.to_string()))
+        }
+        _ => Err(format!(
+            "{value:?} is not KIND/NAME (e.g. pod/web-1, deployment/web)"
+        )),
+    }
+}
+
 #[derive(Debug, Args)]
 #[command(mut_arg("namespace", |a| a.help("The namespace kubectl text was taken in, for tables without a NAMESPACE column")))]
 pub struct ImportArgs {
@@ -656,6 +677,11 @@ pub struct ImportArgs {
     /// count back from. Default: each file's modification time
     #[arg(long, value_name = "TIME", value_parser = crate::commands::import::parse_taken_at_arg)]
     pub taken_at: Option<(i64, i64)>,
+
+    /// Whose Events are in text that does not say (an `Events:` table pasted alone, header-less
+    /// describe rows): `KIND/NAME`, e.g. `pod/web-1` (its namespace from -n)
+    #[arg(long, value_name = "KIND/NAME", value_parser = object_arg)]
+    pub object: Option<(String, String)>,
 
     /// Audit logs: keep ConfigMap values in their diffs, as `record --configmap-values` does
     /// (off: a digest per value). A Secret's data is never stored

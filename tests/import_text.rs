@@ -83,6 +83,13 @@ const OLDER: &[&str] = &[
     "get-events-all-namespaces-v1.11.txt",
     "describe-pod-v1.9.txt",
     "describe-pod-v1.12.txt",
+    // What people paste alone (issue 30): an Events: table with no object above
+    // it, `get events` rows without their header, 1.6 describe rows without
+    // theirs (single tabs, and the runs of tabs a terminal's tab stops leave).
+    "fragment-events-alone-v1.20.txt",
+    "fragment-get-events-rows-v1.20.txt",
+    "fragment-describe-rows-v1.6.txt",
+    "fragment-describe-rows-tab-stops-v1.6.txt",
 ];
 
 #[test]
@@ -243,4 +250,56 @@ fn without_taken_at_the_mtime_is_used_and_said() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("its modification time"), "{err}");
     assert!(err.contains("--taken-at"), "{err}");
+}
+
+/// A fragment's object, when the text does not say it, comes from
+/// `--object`; without it the Events are stored with no object, and said so.
+#[test]
+fn a_fragment_without_its_object_takes_it_from_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let name = "fragment-describe-rows-v1.6.txt";
+    let out = diag(&db)
+        .args([
+            "import",
+            "--cluster",
+            "c",
+            "-n",
+            "prod",
+            "--taken-at",
+            &taken_at(name),
+        ])
+        .arg(fixture(name))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("pass --object KIND/NAME"), "{err}");
+    let db2 = dir.path().join("named.db");
+    ok(diag(&db2)
+        .args([
+            "import",
+            "--cluster",
+            "c",
+            "-n",
+            "prod",
+            "--object",
+            "pod/web-3384719452-x2k8q",
+        ])
+        .args(["--taken-at", &taken_at(name)])
+        .arg(fixture(name)));
+    let rows = export(&db2);
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    for r in &rows {
+        assert_eq!(r["object"]["kind"], "Pod", "{r}");
+        assert_eq!(r["object"]["name"], "web-3384719452-x2k8q", "{r}");
+        assert_eq!(r["object"]["namespace"], "prod", "{r}");
+    }
+    let bad = diag(&db2)
+        .args(["import", "--object", "web"])
+        .arg(fixture(name))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not KIND/NAME"));
 }

@@ -795,6 +795,22 @@ pub fn run(
                 }
                 Input::Text(parsed) => {
                     notes.extend(parsed.notes.iter().cloned());
+                    let mut owned;
+                    let parsed = match &args.object {
+                        Some((kind, name)) => {
+                            owned = parsed.clone();
+                            for e in owned
+                                .events
+                                .iter_mut()
+                                .filter(|e| e.kind.is_empty() && e.name.is_empty())
+                            {
+                                e.kind = kind.clone();
+                                e.name = name.clone();
+                            }
+                            &owned
+                        }
+                        None => parsed,
+                    };
                     let relative = parsed.events.iter().any(|e| {
                         matches!(e.last, When::Ago { .. })
                             || matches!(e.first, Some(When::Ago { .. }))

@@ -166,6 +166,22 @@ pub(super) fn parse_object(lines: &[&str], offset: usize, out: &mut Parsed) {
     }
 }
 
+/// An `Events:` table with no object above it (`lines[0]` its header): its
+/// Events with no object, said in a note.
+pub(super) fn events_alone(lines: &[&str], offset: usize, out: &mut Parsed) {
+    let mut events = Vec::new();
+    events_table(lines, offset, &mut events, out);
+    if !events.is_empty() {
+        out.notes.push(format!(
+            "line {}: an Events: table with no object above it ({} Event(s)): pass --object \
+             KIND/NAME to say whose they are (else stored with no object)",
+            offset + 1,
+            events.len()
+        ));
+    }
+    out.events.extend(events);
+}
+
 /// The rows of an `Events:` table: `lines[0]` its header.
 fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out: &mut Parsed) {
     let Some(header) = lines.first() else {

@@ -24,6 +24,7 @@
 
 pub mod age;
 mod describe;
+mod fragment;
 mod get;
 pub mod grid;
 
@@ -114,13 +115,57 @@ pub fn parse(text: &str) -> Parsed {
             }
             parsed.recognised = true;
             describe::parse_object(&lines[start..i], start, &mut parsed);
+        } else if let Some(header) = events_alone(&lines, i) {
+            // An Events: table pasted without the describe output above it.
+            let mut end = header + 1;
+            while end < lines.len()
+                && !lines[end].trim().is_empty()
+                && !is_get_events_header(lines[end])
+                && !is_describe_start(lines[end])
+            {
+                end += 1;
+            }
+            parsed.recognised = true;
+            if lines[header].contains('\t') {
+                // 1.6 printed it with tabs: its rows are read as tab-separated rows.
+                let rows: Vec<&str> = lines[header + 1..end]
+                    .iter()
+                    .copied()
+                    .filter(|l| !l.trim_start().starts_with("---"))
+                    .collect();
+                fragment::rows(&rows, header + 1, &mut parsed);
+            } else {
+                describe::events_alone(&lines[header..end], header, &mut parsed);
+            }
+            i = end;
         } else {
-            // NB: text before, between or after sections (a shell prompt, the
-            // command, a sentence of the ticket) is not read.
-            i += 1;
+            // Rows of a table or describe section pasted without their header;
+            // NB: anything else (a shell prompt, the command, a sentence of the
+            // ticket) is not read.
+            match fragment::rows(&lines[i..], i, &mut parsed) {
+                0 => i += 1,
+                n => {
+                    parsed.recognised = true;
+                    i += n;
+                }
+            }
         }
     }
     parsed
+}
+
+/// Where the header of an Events table pasted alone is, when `lines[i]` starts
+/// one: the header itself, or an `Events:` line above it.
+fn events_alone(lines: &[&str], i: usize) -> Option<usize> {
+    let tabs_expanded = |l: &str| l.replace('\t', "    ");
+    if fragment::is_events_header(&tabs_expanded(lines[i])) {
+        return Some(i);
+    }
+    (lines[i].trim() == "Events:"
+        && lines
+            .get(i + 1)
+            .is_some_and(|l| fragment::is_events_header(&tabs_expanded(l))))
+    .then_some(i + 1)
 }
 
 /// The Kind that kubectl's lower-cased `kind/name` (get events' OBJECT
