@@ -2,9 +2,11 @@
 
 -- The object's resourceVersion of each version: what an audit entry of the
 -- same write is matched by (NULL in versions stored before this migration).
+-- NB: no index of its own: an object's versions are found by versions_by_object,
+-- and an index would cost the recorder a page per commit. (A partial index was
+-- worse: a statement whose bound value picks a partial index is prepared again
+-- at every step.)
 ALTER TABLE versions ADD COLUMN resource_version TEXT;
-CREATE INDEX versions_by_resource_version ON versions (object_id, resource_version)
-    WHERE resource_version IS NOT NULL;
 
 -- Every audit entry an import took (writes only; reads store nothing): a
 -- file imported twice, or two files that overlap, store each entry once.

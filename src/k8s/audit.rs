@@ -438,6 +438,13 @@ pub fn looks_like_audit(doc: &str) -> bool {
 /// `None` for a document of a known shape that is not a Kubernetes audit
 /// entry (another service's Cloud Logging entry).
 pub fn decode(doc: &str) -> Result<Option<AuditEntry>, NotAudit> {
+    // NB: the log backend begins every line so (Go writes TypeMeta first): no
+    // need to read the line twice to tell its shape.
+    if doc.starts_with(r#"{"kind":"Event","apiVersion":"audit.k8s.io/"#) {
+        let wire: WireAudit =
+            serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
+        return Ok(Some(wire.into_entry()));
+    }
     let probe: Probe = serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
     if probe.kind == "EventList" {
         return Err(NotAudit::List);

@@ -356,6 +356,16 @@ impl<'b, 'w> AuditImport<'b, 'w> {
         if !e.complete || !e.is_write() || e.id.is_empty() {
             return Ok(());
         }
+        // NB: a write with no body (Metadata level, most of a log) stores
+        // nothing unless it deletes an object read whole before: its id is not
+        // kept either, which saved a third of the time of a large import.
+        let deletes_known = matches!(e.verb.as_str(), "delete" | "deletecollection")
+            && self.bases.uid(&e).is_some();
+        if !e.refused() && e.request.is_none() && e.response.is_none() && !deletes_known {
+            self.summary.writes += 1;
+            self.summary.bodiless += 1;
+            return Ok(());
+        }
         if !self.batch.audit_take(&e.id, e.at)? {
             self.summary.duplicates += 1;
             return Ok(());
