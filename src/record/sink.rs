@@ -16,7 +16,7 @@ use crate::store::StoreError;
 use crate::store::session::Gap;
 use crate::store::writer::{self, Applied, Writer};
 
-use super::flush::{self, MAX_BATCH, Next, WalBudget};
+use super::flush::{self, MAX_BATCH, Next, Open, WalBudget};
 use super::retention::{self, Retention};
 
 /// What the watches tell the writer.
@@ -40,6 +40,9 @@ pub enum Msg {
     Tick,
     /// Time for retention.
     Maintain,
+    /// A reader asks for what the recorder has received (`record::ask`):
+    /// the open transaction commits, then `done` is told.
+    Commit(tokio::sync::oneshot::Sender<()>),
 }
 
 /// Counters shared with the status line and /metrics.
@@ -131,6 +134,8 @@ struct Batch {
     applied: Applied,
     /// Retention was asked for.
     maintain: bool,
+    /// Readers waiting for this transaction's commit.
+    asked: Vec<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Batch {
@@ -172,12 +177,15 @@ impl Batch {
                 .save_resource_types(writer.cluster(), &types)?,
             Msg::Tick => writer.recording().heartbeat(session_id, now_ms())?,
             Msg::Maintain => self.maintain = true,
+            Msg::Commit(done) => self.asked.push(done),
         }
         Ok(())
     }
 }
 
-/// Runs until every sender is dropped; then commits what is left and stops the session.
+/// Runs until every sender is dropped; then commits what is left and stops
+/// the session. A transaction commits at the latest `commit_every` after its
+/// oldest change (see [`flush::next`]).
 pub fn run(
     mut writer: Writer,
     path: PathBuf,
@@ -185,6 +193,7 @@ pub fn run(
     mut rx: mpsc::Receiver<Msg>,
     stats: Arc<Stats>,
     retention: Retention,
+    commit_every: std::time::Duration,
 ) -> Result<(), StoreError> {
     let budget = wal_budget(writer.connection(), &path, &retention)?;
     let mut checkpoint_pages = budget.steady_pages;
@@ -201,15 +210,20 @@ pub fn run(
     // Whether a large batch (a list, a burst) has passed since memory was last given back.
     let mut burst = false;
     while rx.blocking_recv_many(&mut msgs, MAX_BATCH) > 0 {
-        let opened = Instant::now();
         let mut tx = writer.begin()?;
         let mut batch = Batch::default();
         loop {
             for msg in msgs.drain(..) {
                 batch.take(msg, &mut tx, session_id, &stats)?;
             }
-            let age = batch.oldest.unwrap_or(opened).elapsed();
-            match flush::next(batch.taken, age, rx.is_empty(), rx.is_closed()) {
+            let open = Open {
+                taken: batch.taken,
+                age: batch.oldest.map(|t| t.elapsed()),
+                asked: !batch.asked.is_empty(),
+                channel_empty: rx.is_empty(),
+                channel_closed: rx.is_closed(),
+            };
+            match flush::next(open, commit_every) {
                 Next::Commit => break,
                 Next::Take => {
                     rx.blocking_recv_many(&mut msgs, MAX_BATCH - batch.taken);
@@ -234,6 +248,10 @@ pub fn run(
             checkpoint_pages = pages;
         }
         tx.commit()?;
+        for done in batch.asked.drain(..) {
+            // NB: the reader may have given up waiting; nothing to tell then.
+            let _ = done.send(());
+        }
         stats.rows.fetch_add(batch.applied.rows, Ordering::Relaxed);
         stats
             .occurrences
@@ -259,9 +277,9 @@ pub fn run(
         // NB: at the first quiet batch after a burst, not at the next idle
         // heartbeat: the burst's memory would stay for up to 5 s more, and
         // once, because the page cache is worth keeping while changes flow.
-        if batch.taken >= flush::LARGE_BATCH {
+        if batch.taken >= flush::WORTH_BATCH {
             burst = true;
-        } else if burst && batch.taken < flush::BUSY_BATCH {
+        } else if burst && batch.taken < flush::QUIET_BATCH {
             release_memory(writer.connection());
             burst = false;
         }
@@ -399,6 +417,10 @@ mod tests {
     }
 
     fn spawn() -> Running {
+        spawn_committing_every(std::time::Duration::from_millis(250))
+    }
+
+    fn spawn_committing_every(commit_every: std::time::Duration) -> Running {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sink.db");
         let conn = store::Recording::open(&path, Mode::Write).unwrap();
@@ -410,7 +432,15 @@ mod tests {
             let (path, stats) = (path.clone(), stats.clone());
             std::thread::spawn(move || {
                 let writer = Writer::new(conn, cluster);
-                run(writer, path, start.id, rx, stats, Retention::default())
+                run(
+                    writer,
+                    path,
+                    start.id,
+                    rx,
+                    stats,
+                    Retention::default(),
+                    commit_every,
+                )
             })
         };
         Running {
@@ -447,6 +477,39 @@ mod tests {
         assert_eq!(stats.commits.load(Ordering::Relaxed), 1);
         assert_eq!(stats.occurrences.load(Ordering::Relaxed), 50);
         assert_eq!(stats.recording_occurrences.load(Ordering::Relaxed), 50);
+    }
+
+    /// A reader's request commits what came before it at once, however long
+    /// the window: the reader is told only once it is in the file.
+    #[test]
+    fn a_reader_asking_gets_everything_received_before_it_committed() {
+        let Running {
+            _dir,
+            path,
+            tx,
+            thread,
+            stats,
+        } = spawn_committing_every(std::time::Duration::from_secs(3600));
+        for i in 0..3 {
+            tx.blocking_send(change(i)).unwrap();
+        }
+        let (done, committed) = tokio::sync::oneshot::channel();
+        tx.blocking_send(Msg::Commit(done)).unwrap();
+        committed.blocking_recv().unwrap();
+        let reader = store::Recording::open(&path, Mode::ReadOnly).unwrap();
+        let stored: i64 = reader
+            .connection()
+            .query_row("SELECT SUM(n) FROM occurrences", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored, 3);
+        // Idle, a request commits nothing new and is answered all the same.
+        let (done, committed) = tokio::sync::oneshot::channel();
+        tx.blocking_send(Msg::Commit(done)).unwrap();
+        committed.blocking_recv().unwrap();
+        drop(tx);
+        thread.join().unwrap().unwrap();
+        // One commit for each request: the hour-long window never ran out.
+        assert_eq!(stats.commits.load(Ordering::Relaxed), 2);
     }
 
     #[test]
@@ -500,6 +563,7 @@ mod tests {
             rx,
             stats.clone(),
             Retention::default(),
+            flush::DEFAULT_COMMIT_EVERY,
         )
         .unwrap();
         assert_eq!(stats.occurrences.load(Ordering::Relaxed), 1);

@@ -3,6 +3,7 @@
 //! loaded with `include_str!`; parameters are named; nothing is built with
 //! `format!`.
 
+pub mod ask;
 pub mod changes;
 pub mod export;
 pub mod history;
@@ -477,6 +478,12 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
                 return Err(StoreError::Missing {
                     path: path.to_path_buf(),
                 });
+            }
+            // NB: a `-wal` beside the file: a recorder may be writing it, with
+            // a transaction open for up to --commit-every. Asked, it commits
+            // what it has received before this read starts (`ask`).
+            if beside(path, "-wal").exists() {
+                ask::ask_to_commit(path);
             }
             if inspect(path)? == Found::Empty {
                 return Err(StoreError::Empty {
