@@ -8,7 +8,8 @@
 //! transaction stays open until it holds [`WORTH_BATCH`] messages, or its
 //! oldest change is `--commit-every` old ([`DEFAULT_COMMIT_EVERY`]), or a
 //! reader asks for what the recorder has received (`record::ask`), or it is
-//! [`MAX_BATCH`] messages while catching up. Nothing is lost by waiting: a
+//! [`MAX_BATCH`] messages while catching up; one that holds a list commits
+//! whenever the channel is empty. Nothing is lost by waiting: a
 //! watch resumes from its last committed position, so after a crash the
 //! apiserver presents again whatever was not committed (issue 33). The WAL
 //! has a small page budget while the recorder keeps up, and a large one only
@@ -74,6 +75,9 @@ pub struct Open {
     pub age: Option<Duration>,
     /// A reader asked for what the recorder has received.
     pub asked: bool,
+    /// It holds changes from a list (the start, a relist): the recorder is
+    /// catching up, a burst that is worth its commit whenever it pauses.
+    pub listing: bool,
     pub channel_empty: bool,
     pub channel_closed: bool,
 }
@@ -88,6 +92,12 @@ pub fn next(open: Open, commit_every: Duration) -> Next {
     }
     if !open.channel_empty {
         return Next::Take;
+    }
+    // NB: a list's end commits when the channel is empty, not a window later:
+    // its watch's position lands with it, and how long the start (or a
+    // relist) takes to be in the file is measured (issue 16).
+    if open.listing {
+        return Next::Commit;
     }
     match open.age {
         // Heartbeats, positions and gaps alone: nothing to gather them for.
@@ -154,6 +164,7 @@ mod tests {
             taken,
             age: Some(Duration::from_millis(age_ms)),
             asked: false,
+            listing: false,
             channel_empty: true,
             channel_closed: false,
         }
@@ -223,6 +234,20 @@ mod tests {
             ..asked
         };
         assert_eq!(next(behind, EVERY), Next::Commit);
+    }
+
+    #[test]
+    fn a_list_commits_whenever_the_channel_is_empty() {
+        let listing = Open {
+            listing: true,
+            ..open(300, 10)
+        };
+        assert_eq!(next(listing, EVERY), Next::Commit);
+        let more = Open {
+            channel_empty: false,
+            ..listing
+        };
+        assert_eq!(next(more, EVERY), Next::Take);
     }
 
     #[test]

@@ -134,6 +134,8 @@ struct Batch {
     applied: Applied,
     /// Retention was asked for.
     maintain: bool,
+    /// It holds changes from a list (no resourceVersion of their own).
+    listing: bool,
     /// Readers waiting for this transaction's commit.
     asked: Vec<tokio::sync::oneshot::Sender<()>>,
 }
@@ -161,8 +163,11 @@ impl Batch {
                 self.applied.versions += applied.versions;
                 stats.changes.fetch_add(1, Ordering::Relaxed);
                 self.oldest.get_or_insert(received);
-                if let Some(rv) = rv {
-                    self.positions.insert(resource, rv);
+                match rv {
+                    Some(rv) => {
+                        self.positions.insert(resource, rv);
+                    }
+                    None => self.listing = true,
                 }
             }
             Msg::Position { resource, rv } => {
@@ -220,6 +225,7 @@ pub fn run(
                 taken: batch.taken,
                 age: batch.oldest.map(|t| t.elapsed()),
                 asked: !batch.asked.is_empty(),
+                listing: batch.listing,
                 channel_empty: rx.is_empty(),
                 channel_closed: rx.is_closed(),
             };
