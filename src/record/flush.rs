@@ -48,9 +48,10 @@ pub const QUIET_BATCH: usize = 32;
 /// leaves at most about this much beside it).
 pub const STEADY_WAL_BYTES: u64 = 8 << 20;
 
-/// Longest sleep of the writer while a transaction waits for more: what
-/// arrives meanwhile waits in the channel at most this long before it is
-/// stored into the open transaction, so a burst does not pile up there.
+/// The writer's sleep while a transaction waits for more, before it waits for
+/// the next arrival: what arrives meanwhile waits in the channel at most this
+/// long before it is stored into the open transaction, so a burst does not
+/// pile up there, and at thousands a second it wakes once per slice.
 pub const WAIT_SLICE: Duration = Duration::from_millis(10);
 
 /// What the writer does after taking what the channel held.
@@ -61,7 +62,8 @@ pub enum Next {
     /// Take what is waiting in the channel into this transaction.
     Take,
     /// Nothing is waiting and the window is still open for this long: sleep
-    /// (at most [`WAIT_SLICE`]), then decide again.
+    /// [`WAIT_SLICE`], then wait for the next arrival at most this long, and
+    /// decide again.
     Wait(Duration),
 }
 
