@@ -16,6 +16,19 @@
 //! The recorder's `-v` log goes to `target/record_live.log`; `--chunk-size N`
 //! is passed on to it.
 //!
+//! `--exporter PATH` runs resmoio/kubernetes-event-exporter (built from its
+//! source with `go build`; see docs/performance.md) side by side with the
+//! recorder, on the same feed: a file sink, `kubeQPS: 100`, `kubeBurst: 500`,
+//! `maxEventAgeSeconds: 86400`, `omitLookup: true`, watching the feed's
+//! namespace; both processes' bytes written, RSS and CPU are reported.
+//! `--fresh-every S` measures what a reader sees: every S seconds an Event of
+//! its own reason is created, and the release `kubectl-diag sql` is run until
+//! it shows it; the time from the create's answer to that is reported.
+//! `--keep-db PATH` copies the recording and its WAL there once the recorder
+//! stopped (with `--kill`, the WAL's frames show what each commit wrote).
+//! `--events-only`, `--commit-every D` and `--chunk-size N` are passed on to
+//! the recorder; `--page-size N` creates the recording with N-byte pages.
+//!
 //! Reports the rate achieved, the recorder's RSS (steady maximum and peak),
 //! the receipt-to-commit lag sampled from /metrics, stored versus created
 //! occurrences (nothing may be dropped, nothing stored twice), the bytes the
@@ -36,14 +49,22 @@ use kube::{Api, Client};
 mod support;
 use support::{bytes_written, create_namespace, disk_bytes, flag, memory_mib, metric, percentile};
 
+/// Now, as the apiserver writes times.
+fn now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+// NB: times are now's, not fixed: the exporter (`--exporter`) drops an Event
+// whose last time is older than its maxEventAgeSeconds, however it came.
 fn event(ns: &str, i: u64) -> Event {
+    let now = now();
     serde_json::from_value(serde_json::json!({
         "metadata": {"name": format!("load.{i:x}"), "namespace": ns},
         "involvedObject": {"kind": "Pod", "name": format!("app-{}", i % 500), "namespace": ns, "apiVersion": "v1"},
         "reason": if i.is_multiple_of(3) { "BackOff" } else { "Pulled" },
         "type": if i.is_multiple_of(3) { "Warning" } else { "Normal" },
         "message": format!("Back-off restarting failed container app in pod app-{}", i % 500),
-        "count": 1, "firstTimestamp": "2026-11-29T03:00:00Z", "lastTimestamp": "2026-11-29T03:00:00Z",
+        "count": 1, "firstTimestamp": now, "lastTimestamp": now,
         "source": {"component": "kubelet", "host": "kwok-small"}
     }))
     .unwrap()
@@ -60,8 +81,7 @@ async fn feed(api: Api<Event>, ns: String, rate: u64, total: u64, created: Arc<A
                 tokio::time::sleep_until(due.into()).await;
                 if i % 4 == 3 && i > 8 {
                     let target = i - 7 - (i - 7) % 4; // an earlier create
-                    let patch =
-                        serde_json::json!({"count": 2, "lastTimestamp": "2026-11-29T03:01:00Z"});
+                    let patch = serde_json::json!({"count": 2, "lastTimestamp": now()});
                     let done = api
                         .patch(
                             &format!("load.{target:x}"),
@@ -135,18 +155,33 @@ async fn main() {
 
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let db = dir.path().join("live.db");
+    let page_size = flag(&args, "--page-size", 0);
+    if page_size > 0 {
+        // A SQLite file with no schema is a new recording; its page size stays.
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(&format!(
+            "PRAGMA page_size = {page_size}; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"
+        ))
+        .unwrap();
+    }
+    let passed = |name: &str| -> Vec<String> {
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| vec![name.to_string(), args[i + 1].clone()])
+            .unwrap_or_default()
+    };
+    let exporter = args
+        .iter()
+        .position(|a| a == "--exporter")
+        .map(|i| Exporter::start(&args[i + 1], &ns, dir.path()));
     let addr = support::free_local_addr();
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
     let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/record_live.log");
     let mut recorder = std::process::Command::new(&bin)
         .args(["record", "--quiet", "-v", "-n", &ns, "--listen", &addr])
-        .args(
-            args.iter()
-                .position(|a| a == "--chunk-size")
-                .map(|i| ["--chunk-size", &args[i + 1]])
-                .iter()
-                .flatten(),
-        )
+        .args(passed("--chunk-size"))
+        .args(passed("--commit-every"))
+        .args(args.iter().filter(|a| *a == "--events-only"))
         .arg("--db")
         .arg(&db)
         .stderr(std::fs::File::create(&log).unwrap())
@@ -175,17 +210,39 @@ async fn main() {
         );
     }
 
+    if let Some(e) = &exporter {
+        // Both watch before the feed starts: the exporter's list has no marker to wait for.
+        e.wait_started().await;
+    }
     let total = rate * seconds;
     let stored_before = metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0);
     let written_before = bytes_written(&pid.to_string());
-    let feeder = tokio::spawn(feed(api, ns.clone(), rate, total, created.clone()));
+    let cpu_before = cpu_seconds(pid);
+    let exporter_before = exporter
+        .as_ref()
+        .map(|e| (bytes_written(&e.pid()), cpu_seconds(e.id())));
+    let feeder = tokio::spawn(feed(api.clone(), ns.clone(), rate, total, created.clone()));
+    let fresh_every = flag(&args, "--fresh-every", 0);
+    let prober = (fresh_every > 0).then(|| {
+        tokio::spawn(freshness(
+            api,
+            ns.clone(),
+            db.clone(),
+            fresh_every,
+            bin.clone(),
+        ))
+    });
     let start = Instant::now();
     let (mut steady_rss, mut lags, mut peak_disk) = (0.0f64, Vec::new(), 0u64);
+    let mut exporter_rss = 0.0f64;
     while !feeder.is_finished() {
         tokio::time::sleep(Duration::from_millis(250)).await;
         peak_disk = peak_disk.max(disk_bytes(&db));
         if start.elapsed() > Duration::from_secs(5) {
             steady_rss = steady_rss.max(memory_mib(&pid.to_string(), "VmRSS:"));
+            if let Some(e) = &exporter {
+                exporter_rss = exporter_rss.max(memory_mib(&e.pid(), "VmRSS:"));
+            }
         }
         if let Some(lag) = metric(&addr, "kubectl_diag_lag_milliseconds") {
             lags.push(lag);
@@ -193,8 +250,14 @@ async fn main() {
     }
     let sent = feeder.await.unwrap();
     let elapsed = start.elapsed().as_secs_f64();
+    if let Some(p) = prober {
+        p.abort();
+        let _ = p.await;
+    }
+    let fresh = FRESH_TIMES.lock().unwrap().clone();
+    let probes = FRESH_SEEN.load(Ordering::Relaxed);
     // Let the recorder drain, then stop it (SIGTERM flushes).
-    let want = sent + preload;
+    let want = sent + preload + probes;
     let drain = Instant::now();
     while metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) < want
         && drain.elapsed() < Duration::from_secs(30)
@@ -204,6 +267,19 @@ async fn main() {
     let peak = memory_mib(&pid.to_string(), "VmHWM:");
     peak_disk = peak_disk.max(disk_bytes(&db));
     let written = bytes_written(&pid.to_string()) - written_before;
+    let cpu = cpu_seconds(pid) - cpu_before;
+    let exporter_figures = exporter.map(|e| {
+        // The same drain as the recorder's: its file holds a line per change it saw.
+        let (written_before, cpu_before) = exporter_before.unwrap();
+        let figures = (
+            bytes_written(&e.pid()) - written_before,
+            cpu_seconds(e.id()) - cpu_before,
+            memory_mib(&e.pid(), "VmHWM:"),
+            e.lines(),
+        );
+        drop(e);
+        figures
+    });
     let fed_stored =
         metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) - stored_before;
     let wal = {
@@ -223,6 +299,14 @@ async fn main() {
             left as f64 / (1 << 20) as f64,
             std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0) as f64 / (1 << 20) as f64
         );
+    }
+    if let Some(i) = args.iter().position(|a| a == "--keep-db") {
+        // The recording as the recorder left it, WAL included, before anything opens it.
+        let to = std::path::Path::new(&args[i + 1]);
+        std::fs::copy(&db, to).unwrap();
+        let mut to_wal = to.as_os_str().to_owned();
+        to_wal.push("-wal");
+        let _ = std::fs::copy(&wal, to_wal);
     }
     let conn = rusqlite::Connection::open(&db).unwrap();
     let stored: i64 = conn
@@ -274,9 +358,167 @@ async fn main() {
         p(0.99),
         p(1.0)
     );
+    println!(
+        "recorder CPU while fed: {cpu:.2} s ({:.1} % of one core)",
+        100.0 * cpu / elapsed
+    );
+    if let Some((written, cpu, peak, lines)) = exporter_figures {
+        println!(
+            "exporter: written {:.2} MiB = {:.0} bytes per change fed, {lines} lines in its file; RSS steady max {exporter_rss:.1} MiB, peak {peak:.1} MiB; CPU {cpu:.2} s ({:.1} % of one core)",
+            mib(written),
+            written as f64 / sent.max(1) as f64,
+            100.0 * cpu / elapsed
+        );
+    }
+    if !fresh.is_empty() {
+        let mut fresh = fresh;
+        fresh.sort_unstable();
+        println!(
+            "reader freshness ({} probes, create answered -> `sql` shows it): p50 {} ms, max {} ms",
+            fresh.len(),
+            percentile(&fresh, 0.5),
+            percentile(&fresh, 1.0)
+        );
+    }
     if keep {
         println!("kept namespace {ns} (--reuse {ns} --preload {preload})");
     } else {
         let _ = namespaces.delete(&ns, &DeleteParams::background()).await;
+    }
+}
+
+/// Probe Events created by [`freshness`] (each one more occurrence stored).
+static FRESH_SEEN: AtomicU64 = AtomicU64::new(0);
+/// What [`freshness`] measured so far (it is stopped when the feed ends).
+static FRESH_TIMES: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// Every `every` seconds, creates an Event of a reason of its own and runs
+/// `kubectl-diag sql` (the release build) until it shows it: the times, in ms,
+/// from the create's answer to the reader seeing it, go to [`FRESH_TIMES`].
+async fn freshness(
+    api: Api<Event>,
+    ns: String,
+    db: std::path::PathBuf,
+    every: u64,
+    bin: std::path::PathBuf,
+) {
+    for n in 0.. {
+        tokio::time::sleep(Duration::from_secs(every)).await;
+        let reason = format!("Fresh{n}");
+        let mut probe = event(&ns, (1 << 44) + n);
+        probe.reason = Some(reason.clone());
+        if api.create(&PostParams::default(), &probe).await.is_err() {
+            continue;
+        }
+        FRESH_SEEN.fetch_add(1, Ordering::Relaxed);
+        let created = Instant::now();
+        let query = format!(
+            "SELECT count(*) AS n FROM events e JOIN strings r ON r.id = e.reason WHERE r.s = '{reason}'"
+        );
+        while created.elapsed() < Duration::from_secs(30) {
+            let (bin, db, query) = (bin.clone(), db.clone(), query.clone());
+            let out = tokio::task::spawn_blocking(move || {
+                std::process::Command::new(&bin)
+                    .arg("--db")
+                    .arg(&db)
+                    .args(["sql", &query, "-o", "csv"])
+                    .output()
+                    .unwrap()
+            })
+            .await
+            .unwrap();
+            if String::from_utf8_lossy(&out.stdout).lines().nth(1) == Some("1") {
+                FRESH_TIMES
+                    .lock()
+                    .unwrap()
+                    .push(created.elapsed().as_millis() as u64);
+                break;
+            }
+        }
+    }
+}
+
+/// CPU time (user + system) process `pid` has used, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // NB: the command name (field 2) may hold spaces; the fields after its ')' are fixed.
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// resmoio/kubernetes-event-exporter, run beside the recorder.
+struct Exporter {
+    child: std::process::Child,
+    out: std::path::PathBuf,
+    log: std::path::PathBuf,
+}
+
+impl Exporter {
+    fn start(bin: &str, ns: &str, dir: &std::path::Path) -> Exporter {
+        let out = dir.join("exporter.json");
+        let log = dir.join("exporter.log");
+        let config = dir.join("exporter.yaml");
+        // Its best settings (issue 33): no lookups, a generous age, QPS that never throttles.
+        std::fs::write(
+            &config,
+            format!(
+                "logLevel: info\nlogFormat: json\nmaxEventAgeSeconds: 86400\nkubeQPS: 100\nkubeBurst: 500\nomitLookup: true\nnamespace: {ns}\nroute:\n  routes:\n    - match:\n        - receiver: dump\nreceivers:\n  - name: dump\n    file:\n      path: {}\n",
+                out.display()
+            ),
+        )
+        .unwrap();
+        let child = std::process::Command::new(bin)
+            .arg("-conf")
+            .arg(&config)
+            .args(["-metrics-address", "127.0.0.1:0"])
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("--exporter PATH: the exporter's binary");
+        Exporter { child, out, log }
+    }
+
+    fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+
+    /// Waits until its watch has started (its log says so), at most 30 s.
+    async fn wait_started(&self) {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(30) {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            if log.contains("leader election disabled") {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the exporter did not start: see {}", self.log.display());
+    }
+
+    /// Lines in its output file: one per change it wrote.
+    fn lines(&self) -> usize {
+        std::fs::read_to_string(&self.out)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

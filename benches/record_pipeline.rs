@@ -8,6 +8,9 @@
 //! already holds (from `--events N --db PATH`): a copy of a 10 M DB then
 //! serves many runs without filling one each time.
 //!
+//! `--page-size N` creates each fresh DB with N-byte pages (the recorder
+//! creates 4 KiB ones; an existing file keeps its own).
+//!
 //! `--pipelined` runs the two stages as `record` does, on this 2-core machine:
 //! this thread decodes and sends each change through the recorder's bounded
 //! channel to its writer thread (`record::sink`), which batches and commits.
@@ -364,6 +367,16 @@ fn once(args: &[String]) -> (f64, f64, Option<f64>) {
         .and_then(|i| args.get(i + 1))
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| dir.path().join("bench.db"));
+    let page_size = flag(args, "--page-size", 0);
+    if page_size > 0 && !path.exists() {
+        // A SQLite file with no schema is a new recording; its page size stays.
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute_batch(&format!(
+                "PRAGMA page_size = {page_size}; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"
+            ))
+            .unwrap();
+    }
 
     let (conn, cluster) = recording(&path);
     let mut writer = Writer::new(conn, cluster);

@@ -263,6 +263,20 @@ fn every(text: &str) -> Result<i64, String> {
     }
 }
 
+/// `record --commit-every`: 0 (commit whenever the writer has nothing waiting)
+/// up to [`crate::record::flush::MAX_COMMIT_EVERY`].
+fn commit_every(text: &str) -> Result<i64, String> {
+    let max = crate::record::flush::MAX_COMMIT_EVERY.as_millis() as i64;
+    match parse_duration_ms(text) {
+        Ok(ms) if ms <= max => Ok(ms),
+        Ok(_) => Err(format!(
+            "'{text}' is too long: at most {}s, or the recorder's heartbeat would look stale",
+            max / 1000
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Record Events (every occurrence, exactly once) into the recording
@@ -388,6 +402,12 @@ pub struct RecordArgs {
     /// recorders), not only to the cluster this recorder records
     #[arg(long)]
     pub retain_all: bool,
+
+    /// Commit at the latest this long after a change was received (at most 20s). Readers
+    /// (timeline, check, changes, query, sql, export) ask the recorder to commit
+    /// before they read, so they never wait for it; a longer window writes less
+    #[arg(long, default_value = "5s", value_name = "DURATION", value_parser = commit_every)]
+    pub commit_every: i64,
 
     /// Serve /healthz and Prometheus /metrics on this address (e.g. 0.0.0.0:9090)
     #[arg(long, value_name = "ADDR")]

@@ -264,6 +264,158 @@ async fn kill_9_mid_burst_then_restart_is_still_exactly_once_with_a_gap() {
     );
 }
 
+/// Occurrences committed to the recording, read without asking the recorder
+/// to commit (a plain read-only connection, not a kubectl-diag reader).
+fn committed_occurrences(db: &Path) -> i64 {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    conn.query_row("SELECT COALESCE(SUM(n), 0) FROM occurrences", [], |r| {
+        r.get(0)
+    })
+    .unwrap()
+}
+
+/// Feeds `rate` changes a second for `seconds` (3 in 4 create an Event, 1 in 4
+/// bumps one created half a second before to count 2), kills the recorder with SIGKILL
+/// `kill_after` into the feed, inside its commit window (issue 33: a
+/// transaction stays open for up to --commit-every, 5 s by default), goes on
+/// feeding, and restarts it: every occurrence is stored, once.
+async fn kill_9_inside_the_commit_window(prefix: &str, rate: u64, seconds: u64, kill_after: u64) {
+    use futures::StreamExt;
+    let ns = TestNamespace::new(prefix).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events: Api<Event> = ns.api();
+    let child = start_recorder(&db, &ns.name).await;
+    let committed_before = committed_occurrences(&db);
+    assert_eq!(committed_before, 0);
+
+    let total = rate * seconds;
+    let start = tokio::time::Instant::now();
+    let name = |i: u64| format!("win-{i}");
+    let feed = |range: std::ops::Range<u64>| {
+        let (events, ns) = (events.clone(), ns.name.clone());
+        futures::stream::iter(range)
+            .map(move |i| {
+                let (events, ns) = (events.clone(), ns.clone());
+                async move {
+                    let due = start + Duration::from_secs_f64(i as f64 / rate as f64);
+                    tokio::time::sleep_until(due).await;
+                    // NB: half a second's changes back, not the one before: up to
+                    // 64 requests are in flight, so that one may not exist yet.
+                    let back = 3 + 4 * (rate / 8).max(1);
+                    if i % 4 == 3 && i >= back {
+                        let target = i - back;
+                        bump(&events, &name(target), 2, "2026-11-29T03:01:00Z").await;
+                        (name(target), 2)
+                    } else {
+                        create_single(&events, &ns, &name(i)).await;
+                        (name(i), 1)
+                    }
+                }
+            })
+            .buffered(64)
+            .collect::<Vec<_>>()
+    };
+    let killed_at = kill_after * rate;
+    let before_kill = feed(0..killed_at).await;
+    // Inside the window: the feed's first change opened a transaction that
+    // has not committed yet, so the kill throws away what the recorder held.
+    let committed_at_kill = committed_occurrences(&db);
+    child.kill_9();
+    let after_kill = feed(killed_at..total).await;
+    assert!(
+        committed_at_kill < before_kill.len() as i64,
+        "the kill fell outside a commit window: {committed_at_kill} of {} committed",
+        before_kill.len()
+    );
+
+    let mut expected = BTreeMap::new();
+    for (event, count) in before_kill.into_iter().chain(after_kill) {
+        let c = expected.entry(event).or_insert(0);
+        *c = (*c).max(count);
+    }
+    let child = start_recorder(&db, &ns.name).await;
+    let want = expected.clone();
+    wait_until(Duration::from_secs(60), "every fed occurrence", || {
+        let (db, ns, want) = (db.clone(), ns.name.clone(), want.clone());
+        async move { total_occurrences(&export(&db), &ns) == want }
+    })
+    .await;
+    assert!(stop(child).success());
+    let lines = export(&db);
+    lines_by_event(&lines, &ns.name);
+    assert_eq!(total_occurrences(&lines, &ns.name), expected);
+    let stored: i64 = expected.values().sum();
+    assert_eq!(committed_occurrences(&db), stored);
+}
+
+#[tokio::test]
+async fn kill_9_inside_the_commit_window_at_10_per_second_loses_nothing() {
+    kill_9_inside_the_commit_window("rec-kill10", 10, 8, 3).await;
+}
+
+#[tokio::test]
+async fn kill_9_inside_the_commit_window_at_200_per_second_loses_nothing() {
+    kill_9_inside_the_commit_window("rec-kill200", 200, 8, 3).await;
+}
+
+/// One value of the recorder's Prometheus /metrics on `addr` (0 when it does not answer).
+fn metric(addr: &str, name: &str) -> u64 {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return 0;
+    };
+    let _ = write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut body = String::new();
+    let _ = s.read_to_string(&mut body);
+    body.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Issue 33: the recorder commits at the latest --commit-every after a change,
+/// but a reader asks it to commit first (`store::ask`), so it sees every
+/// change the recorder has received, however long the window.
+#[tokio::test]
+async fn a_reader_sees_what_the_recorder_received_before_it_commits_on_its_own() {
+    let ns = TestNamespace::new("rec-fresh").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events: Api<Event> = ns.api();
+    let addr = common::free_local_addr();
+    let child = common::start_recorder(
+        &db,
+        &ns.name,
+        &["--events-only", "--commit-every", "20s", "--listen", &addr],
+        &format!("events/{}", ns.name),
+    )
+    .await;
+    let received = metric(&addr, "kubectl_diag_changes_total");
+    create_single(&events, &ns.name, "fresh").await;
+    wait_until(
+        Duration::from_secs(10),
+        "the recorder to receive it",
+        || {
+            let addr = addr.clone();
+            async move { metric(&addr, "kubectl_diag_changes_total") > received }
+        },
+    )
+    .await;
+    // Received, not committed: the transaction waits for more.
+    assert_eq!(committed_occurrences(&db), 0);
+    let out = run_ok(diag(&db).args(["sql", "SELECT count(*) AS n FROM occurrences", "-o", "csv"]));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "n\n1\n");
+    assert_eq!(committed_occurrences(&db), 1);
+    assert!(stop(child).success());
+    // A clean stop takes the socket away with it.
+    let mut socket = db.as_os_str().to_owned();
+    socket.push("-commit.sock");
+    assert!(!Path::new(&socket).exists());
+}
+
 #[tokio::test]
 async fn a_resume_position_too_old_gets_410_and_relists_without_loss_or_duplicates() {
     let ns = TestNamespace::new("rec-gone").await;

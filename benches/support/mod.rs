@@ -103,7 +103,15 @@ pub fn spawn_writer(
         let (path, stats) = (path.to_path_buf(), stats.clone());
         std::thread::spawn(move || {
             let writer = Writer::new(conn, cluster);
-            sink::run(writer, path, session_id, rx, stats, Retention::default())
+            sink::run(
+                writer,
+                path,
+                session_id,
+                rx,
+                stats,
+                Retention::default(),
+                kubectl_diag::record::flush::DEFAULT_COMMIT_EVERY,
+            )
         })
     };
     (tx, thread, stats)

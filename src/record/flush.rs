@@ -1,46 +1,46 @@
 //! When the writer thread commits, and when the WAL is folded back into the
 //! recording: the recorder's disk I/O.
 //!
-//! Every commit appends each page it dirtied to the WAL, whole (8 KiB), and
-//! a new Event dirties a page of each of its indexes wherever its key falls.
-//! Committing whenever the channel was empty made almost every change at a
-//! few hundred a second its own transaction: ~42 KB written per occurrence,
-//! and a WAL of 300 MiB before a checkpoint (issue 20). So a transaction now
-//! stays open for [`COMMIT_WINDOW`] after its oldest change, or for
-//! [`BUSY_COMMIT_WINDOW`] when that first window brought many changes but not
-//! [`LARGE_BATCH`] (or until it is [`MAX_BATCH`] messages, catching up), and
-//! the WAL has a small page budget while
-//! the recorder keeps up, and a large one only while it catches up, where a
-//! large WAL saves copying the same index pages back again and again
-//! (docs/performance.md, "Disk I/O").
+//! Every commit appends each page it dirtied to the WAL, whole, and some
+//! pages are dirtied by any commit however little it holds (the header, the
+//! pointer map, the watch positions, the last page of each growing table and
+//! index). So a commit is worth its cost only once it holds many changes: a
+//! transaction stays open until it holds [`WORTH_BATCH`] messages, or its
+//! oldest change is `--commit-every` old ([`DEFAULT_COMMIT_EVERY`]), or a
+//! reader asks for what the recorder has received (`record::ask`), or it is
+//! [`MAX_BATCH`] messages while catching up; one that holds a list commits
+//! whenever the channel is empty. Nothing is lost by waiting: a
+//! watch resumes from its last committed position, so after a crash the
+//! apiserver presents again whatever was not committed (issue 33). The WAL
+//! has a small page budget while the recorder keeps up, and a large one only
+//! while it catches up, where a large WAL saves copying the same index pages
+//! back again and again (docs/performance.md, "Disk I/O").
 
 use std::time::Duration;
 
 /// Most messages one transaction takes; more wait for the next.
 pub const MAX_BATCH: usize = 10_000;
 
-/// How long the oldest change of a transaction may wait for others before it
-/// commits. The receipt-to-commit lag is this plus the commit's own time:
-/// under 300 ms at a few changes a second, under a second at 5,000/s
-/// (docs/performance.md, "Disk I/O").
-pub const COMMIT_WINDOW: Duration = Duration::from_millis(250);
+/// How long the oldest change of a transaction waits for others by default
+/// (`record --commit-every`). At 10 changes a second a commit then holds about
+/// 50 of them instead of 2 or 3; readers do not wait for it, they ask
+/// (`record::ask`).
+pub const DEFAULT_COMMIT_EVERY: Duration = Duration::from_secs(5);
 
-/// How long a transaction stays open when it holds [`BUSY_BATCH`] messages or
-/// more. Each commit also rewrites pages whatever it holds (the header, the
-/// pointer map, the watch positions, an index's last page): three commits a
-/// second instead of four spread them over more changes. Below a second of
-/// lag at 5,000/s with the commit's own time (docs/performance.md, "Disk I/O").
-pub const BUSY_COMMIT_WINDOW: Duration = Duration::from_millis(750);
+/// The longest `--commit-every`: the heartbeat lands with the transaction it
+/// joins, and a session whose heartbeat is 30 s old counts as dead to a
+/// recorder on another host (`store::session::REMOTE_SESSION_TIMEOUT_MS`).
+pub const MAX_COMMIT_EVERY: Duration = Duration::from_secs(20);
 
-/// Messages in one transaction that make it busy (over 120 a second in the
-/// first window): below this, latency matters more than the bytes a commit costs.
-pub const BUSY_BATCH: usize = 32;
+/// Messages that make a transaction worth its fixed pages: about 12 pages at
+/// 200 changes a second spread over 2,000 changes are ~50 bytes each. Reached
+/// before the window only above 400 changes a second, where it also keeps a
+/// transaction's dirty pages well inside SQLite's 16 MiB page cache.
+pub const WORTH_BATCH: usize = 2_000;
 
-/// Messages in one transaction that make a longer window pointless: the
-/// commit's fixed pages are already spread thin, and at thousands a second
-/// the commit's own time (longer on a loaded machine) must still fit in the
-/// second of lag allowed. Such a transaction commits after [`COMMIT_WINDOW`].
-pub const LARGE_BATCH: usize = 2_000;
+/// Messages in one transaction under which the writer is quiet: the first
+/// such batch after a burst gives the burst's memory back.
+pub const QUIET_BATCH: usize = 32;
 
 /// The WAL's size, in bytes, at which it is checkpointed while the recorder
 /// keeps up. After the checkpoint the WAL starts over and is cut back to this
@@ -48,9 +48,10 @@ pub const LARGE_BATCH: usize = 2_000;
 /// leaves at most about this much beside it).
 pub const STEADY_WAL_BYTES: u64 = 8 << 20;
 
-/// Longest sleep of the writer while a transaction waits for more: what
-/// arrives meanwhile waits in the channel at most this long before it is
-/// stored into the open transaction, so a burst does not pile up there.
+/// The writer's sleep while a transaction waits for more, before it waits for
+/// the next arrival: what arrives meanwhile waits in the channel at most this
+/// long before it is stored into the open transaction, so a burst does not
+/// pile up there, and at thousands a second it wakes once per slice.
 pub const WAIT_SLICE: Duration = Duration::from_millis(10);
 
 /// What the writer does after taking what the channel held.
@@ -61,28 +62,52 @@ pub enum Next {
     /// Take what is waiting in the channel into this transaction.
     Take,
     /// Nothing is waiting and the window is still open for this long: sleep
-    /// (at most [`WAIT_SLICE`]), then decide again.
+    /// [`WAIT_SLICE`], then wait for the next arrival at most this long, and
+    /// decide again.
     Wait(Duration),
 }
 
-/// Decides [`Next`] for a transaction holding `taken` messages, whose oldest
-/// change was received `age` ago.
-pub fn next(taken: usize, age: Duration, channel_empty: bool, channel_closed: bool) -> Next {
-    if taken >= MAX_BATCH {
+/// Where a transaction stands when the writer decides what to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Open {
+    /// Messages taken into it.
+    pub taken: usize,
+    /// How long ago its oldest change was received (`None`: it holds no
+    /// change, only heartbeats, positions, gaps).
+    pub age: Option<Duration>,
+    /// A reader asked for what the recorder has received.
+    pub asked: bool,
+    /// It holds changes from a list (the start, a relist): the recorder is
+    /// catching up, a burst that is worth its commit whenever it pauses.
+    pub listing: bool,
+    pub channel_empty: bool,
+    pub channel_closed: bool,
+}
+
+/// Decides [`Next`] for the open transaction, which commits at the latest
+/// `commit_every` after its oldest change.
+pub fn next(open: Open, commit_every: Duration) -> Next {
+    // NB: an asked commit does not take what is waiting first: the request
+    // came through the channel, so all that came before it is in.
+    if open.taken >= MAX_BATCH || open.asked || open.channel_closed {
         return Next::Commit;
     }
-    if !channel_empty {
+    if !open.channel_empty {
         return Next::Take;
     }
-    let window = if (BUSY_BATCH..LARGE_BATCH).contains(&taken) {
-        BUSY_COMMIT_WINDOW
-    } else {
-        COMMIT_WINDOW
-    };
-    if channel_closed || age >= window {
+    // NB: a list's end commits when the channel is empty, not a window later:
+    // its watch's position lands with it, and how long the start (or a
+    // relist) takes to be in the file is measured (issue 16).
+    if open.listing {
         return Next::Commit;
     }
-    Next::Wait(window - age)
+    match open.age {
+        // Heartbeats, positions and gaps alone: nothing to gather them for.
+        None => Next::Commit,
+        Some(_) if open.taken >= WORTH_BATCH => Next::Commit,
+        Some(age) if age >= commit_every => Next::Commit,
+        Some(age) => Next::Wait(commit_every - age),
+    }
 }
 
 /// How many WAL pages may accumulate before SQLite checkpoints after a commit.
@@ -134,60 +159,115 @@ mod tests {
     use super::*;
 
     const MS: Duration = Duration::from_millis(1);
+    const EVERY: Duration = DEFAULT_COMMIT_EVERY;
+
+    fn open(taken: usize, age_ms: u64) -> Open {
+        Open {
+            taken,
+            age: Some(Duration::from_millis(age_ms)),
+            asked: false,
+            listing: false,
+            channel_empty: true,
+            channel_closed: false,
+        }
+    }
 
     #[test]
     fn a_full_batch_commits_at_once() {
-        assert_eq!(next(MAX_BATCH, Duration::ZERO, false, false), Next::Commit);
-        assert_eq!(next(MAX_BATCH, Duration::ZERO, true, false), Next::Commit);
+        assert_eq!(next(open(MAX_BATCH, 0), EVERY), Next::Commit);
+        let waiting = Open {
+            channel_empty: false,
+            ..open(MAX_BATCH, 0)
+        };
+        assert_eq!(next(waiting, EVERY), Next::Commit);
     }
 
     #[test]
     fn what_is_waiting_joins_the_batch() {
-        assert_eq!(next(10, 10 * COMMIT_WINDOW, false, false), Next::Take);
+        let waiting = Open {
+            channel_empty: false,
+            ..open(10, 10 * 5_000)
+        };
+        assert_eq!(next(waiting, EVERY), Next::Take);
     }
 
     #[test]
     fn an_empty_channel_waits_out_the_window_of_the_oldest_change() {
-        assert_eq!(next(1, 100 * MS, true, false), Next::Wait(150 * MS));
+        assert_eq!(next(open(1, 100), EVERY), Next::Wait(EVERY - 100 * MS));
+        assert_eq!(next(open(1, 0), EVERY), Next::Wait(EVERY));
         assert_eq!(
-            next(1, Duration::ZERO, true, false),
-            Next::Wait(COMMIT_WINDOW)
+            next(open(1, 100), 250 * MS),
+            Next::Wait(150 * MS),
+            "--commit-every sets the window"
         );
     }
 
     #[test]
     fn a_change_older_than_the_window_commits() {
-        assert_eq!(next(1, COMMIT_WINDOW, true, false), Next::Commit);
-        assert_eq!(next(1, 10 * COMMIT_WINDOW, true, false), Next::Commit);
+        assert_eq!(next(open(1, 5_000), EVERY), Next::Commit);
+        assert_eq!(next(open(1, 50_000), EVERY), Next::Commit);
+        assert_eq!(next(open(1, 0), Duration::ZERO), Next::Commit);
     }
 
     #[test]
-    fn a_busy_transaction_stays_open_longer() {
+    fn a_transaction_worth_its_pages_does_not_wait_for_the_window() {
+        assert_eq!(next(open(WORTH_BATCH, 10), EVERY), Next::Commit);
         assert_eq!(
-            next(BUSY_BATCH, COMMIT_WINDOW, true, false),
-            Next::Wait(BUSY_COMMIT_WINDOW - COMMIT_WINDOW)
-        );
-        assert_eq!(
-            next(BUSY_BATCH - 1, COMMIT_WINDOW, true, false),
-            Next::Commit
-        );
-        assert_eq!(next(1_500, BUSY_COMMIT_WINDOW, true, false), Next::Commit);
-    }
-
-    #[test]
-    fn a_large_transaction_does_not_wait_for_the_busy_window() {
-        assert_eq!(next(LARGE_BATCH, COMMIT_WINDOW, true, false), Next::Commit);
-        assert_eq!(
-            next(LARGE_BATCH, COMMIT_WINDOW / 2, true, false),
-            Next::Wait(COMMIT_WINDOW / 2)
+            next(open(WORTH_BATCH - 1, 10), EVERY),
+            Next::Wait(EVERY - 10 * MS)
         );
         // Catching up (the channel is not empty), it keeps taking up to MAX_BATCH.
-        assert_eq!(next(LARGE_BATCH, COMMIT_WINDOW, false, false), Next::Take);
+        let waiting = Open {
+            channel_empty: false,
+            ..open(WORTH_BATCH, 10)
+        };
+        assert_eq!(next(waiting, EVERY), Next::Take);
+    }
+
+    #[test]
+    fn a_reader_asking_commits_without_waiting() {
+        let asked = Open {
+            asked: true,
+            ..open(3, 10)
+        };
+        assert_eq!(next(asked, EVERY), Next::Commit);
+        let behind = Open {
+            channel_empty: false,
+            ..asked
+        };
+        assert_eq!(next(behind, EVERY), Next::Commit);
+    }
+
+    #[test]
+    fn a_list_commits_whenever_the_channel_is_empty() {
+        let listing = Open {
+            listing: true,
+            ..open(300, 10)
+        };
+        assert_eq!(next(listing, EVERY), Next::Commit);
+        let more = Open {
+            channel_empty: false,
+            ..listing
+        };
+        assert_eq!(next(more, EVERY), Next::Take);
+    }
+
+    #[test]
+    fn heartbeats_alone_commit_at_once() {
+        let idle = Open {
+            age: None,
+            ..open(1, 0)
+        };
+        assert_eq!(next(idle, EVERY), Next::Commit);
     }
 
     #[test]
     fn shutdown_commits_without_waiting() {
-        assert_eq!(next(1, Duration::ZERO, true, true), Next::Commit);
+        let closed = Open {
+            channel_closed: true,
+            ..open(1, 0)
+        };
+        assert_eq!(next(closed, EVERY), Next::Commit);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! ([`sink`]), which commits them in batches. Signals stop the watches; the
 //! writer then drains, commits and closes the session, and the process exits 0.
 
+pub mod ask;
 pub mod flush;
 pub mod retention;
 pub mod serve;
@@ -748,6 +749,7 @@ async fn record(
     for w in &object_watches {
         object_starts.push(start_of(w.resource())?);
     }
+    let commit_every = Duration::from_millis(args.commit_every.unsigned_abs());
     let writer_thread = {
         let (path, stats) = (path.clone(), stats.clone());
         // NB: the writer keeps statements that borrow its connection, so it
@@ -756,7 +758,7 @@ async fn record(
             .name("diag-writer".into())
             .spawn(move || {
                 let writer = Writer::new(db, cluster);
-                sink::run(writer, path, start.id, rx, stats, retention)
+                sink::run(writer, path, start.id, rx, stats, retention, commit_every)
             })
             .context("starting the writer thread")?
     };
@@ -805,6 +807,29 @@ async fn record(
                     }
                 }
             })
+        };
+        // Readers ask for a commit through a socket beside the file (`ask`).
+        let asking = match ask::Socket::bind(&path).await {
+            Ok(Some(socket)) => Some(tokio::spawn(socket.serve(tx.downgrade()))),
+            Ok(None) => {
+                if args.verbose {
+                    writeln!(
+                        err,
+                        "another recorder answers readers of {}: they ask it, not this one",
+                        path.display()
+                    )?;
+                }
+                None
+            }
+            // NB: not fatal: readers then see what was committed, at most
+            // --commit-every old (a path too long for a socket address, say).
+            Err(e) => {
+                writeln!(
+                    err,
+                    "warning: {e}; readers see what is committed, at most --commit-every old"
+                )?;
+                None
+            }
         };
         if let Some(addr) = listen {
             let listener = tokio::net::TcpListener::bind(addr)
@@ -891,6 +916,12 @@ async fn record(
         running.stop_all();
         while tasks.join_next().await.is_some() {}
         ticker.abort();
+        if let Some(asking) = asking {
+            asking.abort();
+            // NB: awaited, so that the socket is removed (on drop) before the
+            // writer's last commit, not after the process has said it stopped.
+            let _ = asking.await;
+        }
         if let Some(status) = status {
             status.abort();
         }

@@ -34,7 +34,8 @@ pub struct Retention {
 /// recording of `page_size`-byte pages kept under `max_bytes` (0: no limit):
 /// a quarter of the limit, so that the WAL cannot take more room than the
 /// limit leaves, within the 1,000–40,000 pages that keep batches fast
-/// (docs/performance.md). NB: recordings made before 8 KiB pages keep 4 KiB.
+/// (docs/performance.md). NB: recordings keep the page size they were made
+/// with: 4 KiB before session 3 and since issue 33, 8 KiB in between.
 pub fn wal_pages(max_bytes: u64, page_size: u64) -> i64 {
     match max_bytes {
         0 => 40_000,

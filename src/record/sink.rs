@@ -16,7 +16,7 @@ use crate::store::StoreError;
 use crate::store::session::Gap;
 use crate::store::writer::{self, Applied, Writer};
 
-use super::flush::{self, MAX_BATCH, Next, WalBudget};
+use super::flush::{self, MAX_BATCH, Next, Open, WalBudget};
 use super::retention::{self, Retention};
 
 /// What the watches tell the writer.
@@ -40,6 +40,9 @@ pub enum Msg {
     Tick,
     /// Time for retention.
     Maintain,
+    /// A reader asks for what the recorder has received (`record::ask`):
+    /// the open transaction commits, then `done` is told.
+    Commit(tokio::sync::oneshot::Sender<()>),
 }
 
 /// Counters shared with the status line and /metrics.
@@ -131,6 +134,10 @@ struct Batch {
     applied: Applied,
     /// Retention was asked for.
     maintain: bool,
+    /// It holds changes from a list (no resourceVersion of their own).
+    listing: bool,
+    /// Readers waiting for this transaction's commit.
+    asked: Vec<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Batch {
@@ -156,8 +163,11 @@ impl Batch {
                 self.applied.versions += applied.versions;
                 stats.changes.fetch_add(1, Ordering::Relaxed);
                 self.oldest.get_or_insert(received);
-                if let Some(rv) = rv {
-                    self.positions.insert(resource, rv);
+                match rv {
+                    Some(rv) => {
+                        self.positions.insert(resource, rv);
+                    }
+                    None => self.listing = true,
                 }
             }
             Msg::Position { resource, rv } => {
@@ -172,12 +182,15 @@ impl Batch {
                 .save_resource_types(writer.cluster(), &types)?,
             Msg::Tick => writer.recording().heartbeat(session_id, now_ms())?,
             Msg::Maintain => self.maintain = true,
+            Msg::Commit(done) => self.asked.push(done),
         }
         Ok(())
     }
 }
 
-/// Runs until every sender is dropped; then commits what is left and stops the session.
+/// Runs until every sender is dropped; then commits what is left and stops
+/// the session. A transaction commits at the latest `commit_every` after its
+/// oldest change (see [`flush::next`]).
 pub fn run(
     mut writer: Writer,
     path: PathBuf,
@@ -185,6 +198,7 @@ pub fn run(
     mut rx: mpsc::Receiver<Msg>,
     stats: Arc<Stats>,
     retention: Retention,
+    commit_every: std::time::Duration,
 ) -> Result<(), StoreError> {
     let budget = wal_budget(writer.connection(), &path, &retention)?;
     let mut checkpoint_pages = budget.steady_pages;
@@ -196,29 +210,56 @@ pub fn run(
     // futex 20 % of its time before, 14 % after; the rest is glibc's free,
     // which mimalloc removed (docs/performance.md, session 6).
     let mut msgs = Vec::with_capacity(MAX_BATCH);
+    // Only to wait for the channel with a timeout: it runs nothing else.
+    // NB: without it (it could not be built) the writer sleeps in slices.
+    let waiting = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .ok();
     // Whether the WAL holds more than heartbeats since it was last emptied.
     let mut wal_dirty = false;
     // Whether a large batch (a list, a burst) has passed since memory was last given back.
     let mut burst = false;
     while rx.blocking_recv_many(&mut msgs, MAX_BATCH) > 0 {
-        let opened = Instant::now();
         let mut tx = writer.begin()?;
         let mut batch = Batch::default();
         loop {
             for msg in msgs.drain(..) {
                 batch.take(msg, &mut tx, session_id, &stats)?;
             }
-            let age = batch.oldest.unwrap_or(opened).elapsed();
-            match flush::next(batch.taken, age, rx.is_empty(), rx.is_closed()) {
+            let open = Open {
+                taken: batch.taken,
+                age: batch.oldest.map(|t| t.elapsed()),
+                asked: !batch.asked.is_empty(),
+                listing: batch.listing,
+                channel_empty: rx.is_empty(),
+                channel_closed: rx.is_closed(),
+            };
+            match flush::next(open, commit_every) {
                 Next::Commit => break,
                 Next::Take => {
                     rx.blocking_recv_many(&mut msgs, MAX_BATCH - batch.taken);
                 }
-                // NB: short sleeps, not a wait woken by each arrival (at
-                // thousands a second, a wake-up per change) nor one sleep for
-                // the whole window (a burst then waited in the channel, whole
-                // decoded objects: +17 MiB RSS for a list of 10,000 Pods).
-                Next::Wait(pause) => std::thread::sleep(pause.min(flush::WAIT_SLICE)),
+                // NB: a short sleep first, so that at thousands a second the
+                // writer wakes once per slice, not once per change; then, if
+                // nothing came, a wait woken by the next arrival (a burst does
+                // not wait in the channel as decoded objects: one sleep for a
+                // whole window cost +17 MiB RSS for a list of 10,000 Pods),
+                // not more sleeps: over a 5 s window at 10 changes a second,
+                // 10 ms sleeps were 100 wake-ups a second, a tenth of the
+                // recorder's CPU.
+                Next::Wait(pause) => {
+                    std::thread::sleep(pause.min(flush::WAIT_SLICE));
+                    let left = pause.saturating_sub(flush::WAIT_SLICE);
+                    if let Some(waiting) = waiting.as_ref().filter(|_| rx.is_empty())
+                        && !left.is_zero()
+                    {
+                        let room = MAX_BATCH - batch.taken;
+                        waiting.block_on(async {
+                            let _ = tokio::time::timeout(left, rx.recv_many(&mut msgs, room)).await;
+                        });
+                    }
+                }
             }
         }
         let now = now_ms();
@@ -234,6 +275,10 @@ pub fn run(
             checkpoint_pages = pages;
         }
         tx.commit()?;
+        for done in batch.asked.drain(..) {
+            // NB: the reader may have given up waiting; nothing to tell then.
+            let _ = done.send(());
+        }
         stats.rows.fetch_add(batch.applied.rows, Ordering::Relaxed);
         stats
             .occurrences
@@ -259,9 +304,9 @@ pub fn run(
         // NB: at the first quiet batch after a burst, not at the next idle
         // heartbeat: the burst's memory would stay for up to 5 s more, and
         // once, because the page cache is worth keeping while changes flow.
-        if batch.taken >= flush::LARGE_BATCH {
+        if batch.taken >= flush::WORTH_BATCH {
             burst = true;
-        } else if burst && batch.taken < flush::BUSY_BATCH {
+        } else if burst && batch.taken < flush::QUIET_BATCH {
             release_memory(writer.connection());
             burst = false;
         }
@@ -399,6 +444,10 @@ mod tests {
     }
 
     fn spawn() -> Running {
+        spawn_committing_every(std::time::Duration::from_millis(250))
+    }
+
+    fn spawn_committing_every(commit_every: std::time::Duration) -> Running {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sink.db");
         let conn = store::Recording::open(&path, Mode::Write).unwrap();
@@ -410,7 +459,15 @@ mod tests {
             let (path, stats) = (path.clone(), stats.clone());
             std::thread::spawn(move || {
                 let writer = Writer::new(conn, cluster);
-                run(writer, path, start.id, rx, stats, Retention::default())
+                run(
+                    writer,
+                    path,
+                    start.id,
+                    rx,
+                    stats,
+                    Retention::default(),
+                    commit_every,
+                )
             })
         };
         Running {
@@ -447,6 +504,39 @@ mod tests {
         assert_eq!(stats.commits.load(Ordering::Relaxed), 1);
         assert_eq!(stats.occurrences.load(Ordering::Relaxed), 50);
         assert_eq!(stats.recording_occurrences.load(Ordering::Relaxed), 50);
+    }
+
+    /// A reader's request commits what came before it at once, however long
+    /// the window: the reader is told only once it is in the file.
+    #[test]
+    fn a_reader_asking_gets_everything_received_before_it_committed() {
+        let Running {
+            _dir,
+            path,
+            tx,
+            thread,
+            stats,
+        } = spawn_committing_every(std::time::Duration::from_secs(3600));
+        for i in 0..3 {
+            tx.blocking_send(change(i)).unwrap();
+        }
+        let (done, committed) = tokio::sync::oneshot::channel();
+        tx.blocking_send(Msg::Commit(done)).unwrap();
+        committed.blocking_recv().unwrap();
+        let reader = store::Recording::open(&path, Mode::ReadOnly).unwrap();
+        let stored: i64 = reader
+            .connection()
+            .query_row("SELECT SUM(n) FROM occurrences", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored, 3);
+        // Idle, a request commits nothing new and is answered all the same.
+        let (done, committed) = tokio::sync::oneshot::channel();
+        tx.blocking_send(Msg::Commit(done)).unwrap();
+        committed.blocking_recv().unwrap();
+        drop(tx);
+        thread.join().unwrap().unwrap();
+        // One commit for each request: the hour-long window never ran out.
+        assert_eq!(stats.commits.load(Ordering::Relaxed), 2);
     }
 
     #[test]
@@ -500,6 +590,7 @@ mod tests {
             rx,
             stats.clone(),
             Retention::default(),
+            flush::DEFAULT_COMMIT_EVERY,
         )
         .unwrap();
         assert_eq!(stats.occurrences.load(Ordering::Relaxed), 1);

@@ -3,6 +3,7 @@
 //! loaded with `include_str!`; parameters are named; nothing is built with
 //! `format!`.
 
+pub mod ask;
 pub mod audit;
 pub mod changes;
 pub mod export;
@@ -479,6 +480,12 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
                     path: path.to_path_buf(),
                 });
             }
+            // NB: a `-wal` beside the file: a recorder may be writing it, with
+            // a transaction open for up to --commit-every. Asked, it commits
+            // what it has received before this read starts (`ask`).
+            if beside(path, "-wal").exists() {
+                ask::ask_to_commit(path);
+            }
             if inspect(path)? == Found::Empty {
                 return Err(StoreError::Empty {
                     path: path.to_path_buf(),
@@ -535,15 +542,17 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
             };
             // auto_vacuum and page_size must be chosen before the first table exists
             // (an existing file keeps its own).
-            // NB: 8 KiB pages: the writer commits batches of thousands of rows and
-            // stored more a second than with 4 KiB pages; 16 KiB stored more still but
-            // made timelines (random reads) slower (docs/performance.md).
+            // NB: 4 KiB pages (8 KiB from session 3 to issue 33): the recorder now
+            // keeps up by committing a few changes every few seconds, and each commit
+            // writes every page it touched whole, so smaller pages write about half as
+            // much; catching up ran within the noise of 8 KiB (docs/performance.md,
+            // "Disk I/O"). 16 KiB stored more a second but made timelines slower.
             // NB: a checkpoint every 40,000 pages (320 MiB of WAL), not 10,000: index
             // pages that every batch dirties are copied back once per checkpoint, and
             // into a DB of 10 M occurrences commits took 14.1 s instead of 21.7 s per
             // million changes. `record` lowers it under a small --max-db-size.
             conn.execute_batch(
-                "PRAGMA page_size = 8192;
+                "PRAGMA page_size = 4096;
                  PRAGMA auto_vacuum = INCREMENTAL;
                  PRAGMA journal_mode = WAL;
                  PRAGMA synchronous = NORMAL;
