@@ -10,6 +10,7 @@ pub use crate::model::Refusal;
 
 const SQL_AUDIT_SEEN: &str = include_str!("../../queries/store/audit_seen.sql");
 const SQL_REFUSAL_INSERT: &str = include_str!("../../queries/store/refusal_insert.sql");
+const SQL_EVER_RECORDED: &str = include_str!("../../queries/store/ever_recorded.sql");
 const SQL_RECORDED_AT: &str = include_str!("../../queries/store/recorded_at.sql");
 const SQL_OBJECT_HAS_VERSIONS: &str = include_str!("../../queries/store/object_has_versions.sql");
 const SQL_REFUSALS_OF: &str = include_str!("../../queries/store/refusals_of.sql");
@@ -55,6 +56,15 @@ impl Batch<'_> {
                 })
             })
             .map_err(self.recording().q("object versions"))
+    }
+
+    /// Whether a recorder (not an import) ever wrote this cluster.
+    pub fn ever_recorded(&self) -> Result<bool, StoreError> {
+        let cluster = self.cluster();
+        self.connection()
+            .prepare_cached(SQL_EVER_RECORDED)
+            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+            .map_err(self.recording().q("recorder sessions"))
     }
 
     /// Whether a recorder session of this cluster was running at `at`.

@@ -210,6 +210,9 @@ impl Bases {
 pub struct AuditImport<'b, 'w> {
     batch: &'b mut Batch<'w>,
     keep: Decode,
+    /// Whether a recorder ever wrote this cluster: else no write can be one
+    /// it stored, and nothing is looked up for it.
+    recorded: bool,
     bases: Bases,
     pub summary: Summary,
 }
@@ -341,13 +344,14 @@ fn parse_body(raw: &Option<Box<serde_json::value::RawValue>>) -> Option<Value> {
 }
 
 impl<'b, 'w> AuditImport<'b, 'w> {
-    pub fn new(batch: &'b mut Batch<'w>, keep: Decode) -> Self {
-        AuditImport {
+    pub fn new(batch: &'b mut Batch<'w>, keep: Decode) -> anyhow::Result<Self> {
+        Ok(AuditImport {
+            recorded: batch.ever_recorded()?,
             batch,
             keep,
             bases: Bases::default(),
             summary: Summary::default(),
-        }
+        })
     }
 
     /// Stores what one entry says, by the rules of the module doc.
@@ -482,33 +486,51 @@ impl<'b, 'w> AuditImport<'b, 'w> {
         Some((doc, true))
     }
 
+    /// The body that is the object as stored, when the entry has one that
+    /// needs nothing done to it (not a Secret): read once, no JSON tree.
+    fn whole_text(e: &AuditEntry) -> Option<(String, WireObject)> {
+        let request = (matches!(e.verb.as_str(), "create" | "update") && e.subresource.is_empty())
+            .then_some(e.request.as_ref())
+            .flatten();
+        [e.response.as_ref(), request].into_iter().flatten().find_map(|raw| {
+            let wire = serde_json::from_str::<WireObject>(raw.get()).ok()?;
+            let kind = wire.kind.as_deref().unwrap_or_default();
+            let uid = wire.metadata.uid.as_deref().unwrap_or_default();
+            (!uid.is_empty()
+                && !kind.is_empty()
+                && !matches!(kind, "Status" | "Scale" | "DeleteOptions" | "Eviction" | "Secret"))
+            .then(|| (raw.get().to_string(), wire))
+        })
+    }
+
     fn object(&mut self, e: AuditEntry) -> anyhow::Result<()> {
         let deleting = matches!(e.verb.as_str(), "delete" | "deletecollection");
-        let found = self.body(&e);
-        let Some((mut doc, patched)) = found else {
-            if deleting && let Some(uid) = self.bases.uid(&e).cloned() {
-                return self.deleted(&e, &uid);
+        let (text, wire, patched) = match Self::whole_text(&e) {
+            Some((text, wire)) => (text, wire, false),
+            None => {
+                let Some((mut doc, patched)) = self.body(&e) else {
+                    if deleting && let Some(uid) = self.bases.uid(&e).cloned() {
+                        return self.deleted(&e, &uid);
+                    }
+                    self.summary.bodiless += 1;
+                    return Ok(());
+                };
+                if doc.get("kind").and_then(Value::as_str) == Some("Secret")
+                    && let Some(m) = doc.as_object_mut()
+                {
+                    // Never a Secret's values, from a request or a response (as the recorder).
+                    m.remove("data");
+                    m.remove("stringData");
+                }
+                let text = doc.to_string();
+                let Ok(wire) = serde_json::from_str::<WireObject>(&text) else {
+                    self.summary.bodiless += 1;
+                    return Ok(());
+                };
+                (text, wire, patched)
             }
-            self.summary.bodiless += 1;
-            return Ok(());
         };
-        let kind = doc
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        if kind == "Secret"
-            && let Some(m) = doc.as_object_mut()
-        {
-            // Never a Secret's values, from a request or a response (as the recorder).
-            m.remove("data");
-            m.remove("stringData");
-        }
-        let text = doc.to_string();
-        let Ok(wire) = serde_json::from_str::<WireObject>(&text) else {
-            self.summary.bodiless += 1;
-            return Ok(());
-        };
+        let kind = wire.kind.clone().unwrap_or_default();
         let api_version = wire.api_version.clone().unwrap_or_else(|| {
             if e.group.is_empty() {
                 e.version.clone()
@@ -531,8 +553,9 @@ impl<'b, 'w> AuditImport<'b, 'w> {
             .is_some_and(|f| !f.is_empty())
             || e.code == 202;
         let mut observation = wire.into_observation_with(&resource, self.keep);
-        let who = e.writer(&manager_of(&doc, e.at));
-        if !patched
+        let who = e.writer(&manager_of(&observation.managers, e.at));
+        if self.recorded
+            && !patched
             && !observation.resource_version.is_empty()
             && self
                 .batch
@@ -542,7 +565,7 @@ impl<'b, 'w> AuditImport<'b, 'w> {
             self.bases.put(&e, &uid, &api_version, text);
             return Ok(());
         }
-        if self.batch.recorded_at(e.at)? {
+        if self.recorded && self.batch.recorded_at(e.at)? {
             self.summary.covered += 1;
             if !patched {
                 self.bases.put(&e, &uid, &api_version, text);
@@ -559,7 +582,8 @@ impl<'b, 'w> AuditImport<'b, 'w> {
             self.summary.from_patches += 1;
         }
         if seen == Seen::Modified && !patched && self.bases.get(&uid).is_none() {
-            self.first_sight(&e, &doc, &resource, &uid)?;
+            let after: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            self.first_sight(&e, &after, &resource, &uid)?;
         }
         let applied = self.batch.apply_audited(
             &ObjectChange {
@@ -654,7 +678,7 @@ impl<'b, 'w> AuditImport<'b, 'w> {
             plural: e.resource.clone(),
         };
         let observation = wire.into_observation_with(&resource, self.keep);
-        if self.batch.recorded_at(e.at)? {
+        if self.recorded && self.batch.recorded_at(e.at)? {
             self.summary.covered += 1;
             return Ok(());
         }
@@ -675,23 +699,12 @@ impl<'b, 'w> AuditImport<'b, 'w> {
 
 /// The field manager of the managedFields entry this write made: the one
 /// whose time is the write's (to the second), if exactly one manager is.
-fn manager_of(doc: &Value, at: i64) -> String {
-    let Some(entries) = doc
-        .pointer("/metadata/managedFields")
-        .and_then(Value::as_array)
-    else {
-        return String::new();
-    };
+fn manager_of(entries: &[crate::model::ManagerEntry], at: i64) -> String {
     let second = at.div_euclid(1000);
     let mut found: Vec<&str> = entries
         .iter()
-        .filter(|m| {
-            m.get("time")
-                .and_then(Value::as_str)
-                .and_then(crate::k8s::event::parse_k8s_time)
-                .is_some_and(|t| t.div_euclid(1000) == second)
-        })
-        .filter_map(|m| m.get("manager").and_then(Value::as_str))
+        .filter(|m| m.time.is_some_and(|t| t.div_euclid(1000) == second))
+        .map(|m| m.manager.as_str())
         .collect();
     found.sort_unstable();
     found.dedup();
@@ -888,7 +901,7 @@ pub fn import(
     let mut batch = writer.begin()?;
     let mut shape: &'static str = "";
     let summary = {
-        let mut import = AuditImport::new(&mut batch, keep);
+        let mut import = AuditImport::new(&mut batch, keep)?;
         let read = read(&mut *reader, &mut shape, &mut |e| import.entry(e));
         match read {
             Ok(()) => {}
@@ -978,12 +991,19 @@ mod tests {
 
     #[test]
     fn the_field_manager_is_the_entry_written_in_that_second() {
-        let doc = serde_json::json!({"metadata": {"managedFields": [
-            {"manager": "kubectl-edit", "time": "2026-11-29T03:00:00Z"},
-            {"manager": "kube-controller-manager", "time": "2026-11-29T02:00:00Z"}]}});
-        let at = crate::k8s::event::parse_k8s_time("2026-11-29T03:00:00.4Z").unwrap();
-        assert_eq!(manager_of(&doc, at), "kubectl-edit");
-        assert_eq!(manager_of(&doc, at + 5000), "");
+        let t = |s: &str| crate::k8s::event::parse_k8s_time(s);
+        let entry = |manager: &str, time: &str| crate::model::ManagerEntry {
+            manager: manager.into(),
+            time: t(time),
+            ..crate::model::ManagerEntry::default()
+        };
+        let entries = [
+            entry("kubectl-edit", "2026-11-29T03:00:00Z"),
+            entry("kube-controller-manager", "2026-11-29T02:00:00Z"),
+        ];
+        let at = t("2026-11-29T03:00:00.4Z").unwrap();
+        assert_eq!(manager_of(&entries, at), "kubectl-edit");
+        assert_eq!(manager_of(&entries, at + 5000), "");
     }
 
     fn entries(text: &str) -> Result<(Vec<AuditEntry>, &'static str), String> {
