@@ -492,15 +492,21 @@ impl<'b, 'w> AuditImport<'b, 'w> {
         let request = (matches!(e.verb.as_str(), "create" | "update") && e.subresource.is_empty())
             .then_some(e.request.as_ref())
             .flatten();
-        [e.response.as_ref(), request].into_iter().flatten().find_map(|raw| {
-            let wire = serde_json::from_str::<WireObject>(raw.get()).ok()?;
-            let kind = wire.kind.as_deref().unwrap_or_default();
-            let uid = wire.metadata.uid.as_deref().unwrap_or_default();
-            (!uid.is_empty()
-                && !kind.is_empty()
-                && !matches!(kind, "Status" | "Scale" | "DeleteOptions" | "Eviction" | "Secret"))
-            .then(|| (raw.get().to_string(), wire))
-        })
+        [e.response.as_ref(), request]
+            .into_iter()
+            .flatten()
+            .find_map(|raw| {
+                let wire = serde_json::from_str::<WireObject>(raw.get()).ok()?;
+                let kind = wire.kind.as_deref().unwrap_or_default();
+                let uid = wire.metadata.uid.as_deref().unwrap_or_default();
+                (!uid.is_empty()
+                    && !kind.is_empty()
+                    && !matches!(
+                        kind,
+                        "Status" | "Scale" | "DeleteOptions" | "Eviction" | "Secret"
+                    ))
+                .then(|| (raw.get().to_string(), wire))
+            })
     }
 
     fn object(&mut self, e: AuditEntry) -> anyhow::Result<()> {
