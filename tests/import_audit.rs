@@ -185,3 +185,68 @@ fn an_iam_identity_behind_a_shared_user_name_is_kept() {
         "kubernetes-admin [arn:aws:iam::111122223333:user/alice]"
     );
 }
+
+/// The time no imported log covers is a gap of the imports: before the first
+/// entry, between two logs, after the last; worked out again at each import.
+#[test]
+fn the_time_outside_every_imported_log_is_a_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let native = std::fs::read_to_string(fixture("k8s-audit-log.jsonl")).unwrap();
+    let later: String = native
+        .lines()
+        .map(|l| {
+            l.replace("2024-05-12T10:", "2024-05-12T12:")
+                .replace("\"auditID\":\"", "\"auditID\":\"later-")
+                + "\n"
+        })
+        .collect();
+    let later = write(dir.path(), "later.jsonl", &later);
+    let gaps = || -> Vec<(i64, i64, String)> {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let mut st = c
+            .prepare("SELECT start, finish, reason FROM gaps ORDER BY start")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let t = |s: &str| {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .unwrap()
+            .timestamp_millis()
+    };
+    assert_eq!(
+        run(offline(&db).args(["import", &fixture("k8s-audit-log.jsonl")])).0,
+        Some(0)
+    );
+    let first = gaps();
+    assert_eq!(first.len(), 2, "{first:?}");
+    assert_eq!((first[0].0, first[0].2.as_str()), (0, "not-imported"));
+    assert_eq!(first[0].1, t("2024-05-12T10:15:02.118Z"));
+    assert_eq!(first[1].0, t("2024-05-12T10:17:05Z").max(first[1].0));
+    assert_eq!(
+        run(offline(&db).args(["import", later.to_str().unwrap()])).0,
+        Some(0)
+    );
+    let both = gaps();
+    assert_eq!(both.len(), 3, "{both:?}");
+    assert_eq!(
+        (both[0].1, both[1].1),
+        (first[0].1, t("2024-05-12T12:15:02.118Z"))
+    );
+    assert!(both[1].0 > both[0].1 && both[2].0 > both[1].1, "{both:?}");
+    let (_, timeline, err) = run(offline(&db).args([
+        "timeline",
+        "deploy/web",
+        "-n",
+        "default",
+        "--since",
+        "2024-05-12T10:00:00Z",
+        "--until",
+        "2024-05-12T13:00:00Z",
+    ]));
+    assert!(timeline.contains("not-imported"), "{timeline}{err}");
+    assert!(timeline.contains("no data from"), "{timeline}");
+}

@@ -36,3 +36,14 @@ CREATE TABLE refusals (
 );
 CREATE INDEX refusals_by_time ON refusals (cluster_id, at);
 CREATE INDEX refusals_by_object ON refusals (cluster_id, resource, namespace, name, at);
+
+-- What each import of an audit log covered, first entry to last: the time
+-- outside every span is a gap of the imports (`gaps.reason` 'not-imported').
+CREATE TABLE import_spans (
+    id          INTEGER PRIMARY KEY,
+    cluster_id  INTEGER NOT NULL REFERENCES clusters (id),
+    source      TEXT NOT NULL,       -- the file, as given to import
+    start       INTEGER NOT NULL,
+    finish      INTEGER NOT NULL
+);
+CREATE INDEX import_spans_by_cluster ON import_spans (cluster_id, start);

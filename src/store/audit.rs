@@ -13,9 +13,80 @@ const SQL_REFUSAL_INSERT: &str = include_str!("../../queries/store/refusal_inser
 const SQL_EVER_RECORDED: &str = include_str!("../../queries/store/ever_recorded.sql");
 const SQL_RECORDED_AT: &str = include_str!("../../queries/store/recorded_at.sql");
 const SQL_OBJECT_HAS_VERSIONS: &str = include_str!("../../queries/store/object_has_versions.sql");
+const SQL_IMPORT_SPAN_INSERT: &str = include_str!("../../queries/store/import_span_insert.sql");
+const SQL_IMPORT_SPANS_OF: &str = include_str!("../../queries/store/import_spans_of.sql");
+const SQL_GAPS_DELETE_NOT_IMPORTED: &str =
+    include_str!("../../queries/store/gaps_delete_not_imported.sql");
+const SQL_GAP_INSERT: &str = include_str!("../../queries/store/gap_insert.sql");
 const SQL_REFUSALS_OF: &str = include_str!("../../queries/store/refusals_of.sql");
 
+/// The complement of `spans` within [0, `now`]: the intervals no span covers.
+pub fn uncovered(spans: &[(i64, i64)], now: i64) -> Vec<(i64, i64)> {
+    let mut gaps = Vec::new();
+    let mut covered_to = 0;
+    let mut sorted = spans.to_vec();
+    sorted.sort_unstable();
+    for (start, finish) in sorted {
+        if start > covered_to {
+            gaps.push((covered_to, start));
+        }
+        covered_to = covered_to.max(finish);
+    }
+    if now > covered_to {
+        gaps.push((covered_to, now));
+    }
+    gaps
+}
+
 impl Batch<'_> {
+    /// Records that an audit log covered [`first`, `last`], and works the
+    /// gaps between every import of this cluster out again: the time no
+    /// imported log covers, up to `now`, is a `not-imported` gap.
+    pub fn audit_covered(
+        &mut self,
+        source: &str,
+        first: i64,
+        last: i64,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let cluster = self.cluster();
+        let conn = self.connection();
+        let q = |what| self.recording().q(what);
+        conn.prepare_cached(SQL_IMPORT_SPAN_INSERT)
+            .and_then(|mut st| {
+                st.execute(named_params! {":cluster": cluster, ":source": source, ":start": first, ":finish": last})
+            })
+            .map_err(q("import span"))?;
+        let spans: Vec<(i64, i64)> = conn
+            .prepare_cached(SQL_IMPORT_SPANS_OF)
+            .and_then(|mut st| {
+                st.query_map(named_params! {":cluster": cluster}, |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?
+                .collect()
+            })
+            .map_err(q("import spans"))?;
+        conn.prepare_cached(SQL_GAPS_DELETE_NOT_IMPORTED)
+            .and_then(|mut st| st.execute(named_params! {":cluster": cluster}))
+            .map_err(q("import gaps"))?;
+        for (start, finish) in uncovered(&spans, now) {
+            let detail = if start == 0 {
+                "before the first imported audit log entry nothing is known"
+            } else {
+                "no imported audit log covers this time"
+            };
+            conn.prepare_cached(SQL_GAP_INSERT)
+                .and_then(|mut st| {
+                    st.execute(named_params! {
+                        ":cluster": cluster, ":resource": "audit log", ":start": start,
+                        ":finish": finish, ":reason": "not-imported", ":detail": detail,
+                    })
+                })
+                .map_err(q("import gap"))?;
+        }
+        Ok(())
+    }
+
     /// Takes one audit entry: false when an import took it before.
     pub fn audit_take(&mut self, id: &str, at: i64) -> Result<bool, StoreError> {
         let cluster = self.cluster();
@@ -118,5 +189,18 @@ impl Recording {
             )
             .map_err(self.q("refusals"))?;
         rows.collect::<Result<_, _>>().map_err(self.q("refusals"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn what_no_import_covers_is_a_gap() {
+        assert_eq!(super::uncovered(&[], 100), vec![(0, 100)]);
+        assert_eq!(
+            super::uncovered(&[(40, 50), (10, 20), (15, 30)], 100),
+            vec![(0, 10), (30, 40), (50, 100)]
+        );
+        assert_eq!(super::uncovered(&[(0, 100)], 100), vec![]);
     }
 }

@@ -470,20 +470,21 @@ pub fn assemble(
         if g.finish < since || g.start > until {
             continue;
         }
+        // NB: an import's first gap reaches back to the epoch: it is drawn from
+        // the window's start, and said as "before".
+        let from = if g.start <= 0 {
+            format!("no data before {}", rfc(g.finish))
+        } else {
+            format!("no data from {} to {}", rfc(g.start), rfc(g.finish))
+        };
         let mut line = entry(
-            g.start,
+            g.start.max(since),
             Some(g.finish),
             EntryKind::Gap,
             &ObjectRef::default(),
             "Warning",
             g.reason.clone(),
-            format!(
-                "no data from {} to {} ({}): {}",
-                rfc(g.start),
-                rfc(g.finish),
-                g.resources.join(", "),
-                g.detail
-            ),
+            format!("{from} ({}): {}", g.resources.join(", "), g.detail),
         );
         line.source = "recorder".into();
         entries.push(line);

@@ -935,6 +935,13 @@ pub fn import(
         )?;
         return Ok(1);
     }
+    if let (Some(first), Some(last)) = (summary.first, summary.last)
+        && !batch.ever_recorded()?
+    {
+        // NB: next to a recording, its sessions and gaps say what is known.
+        let now = chrono::Utc::now().timestamp_millis();
+        batch.audit_covered(file, first, last, now.max(last))?;
+    }
     batch.commit().with_context(|| format!("storing {file}"))?;
     for line in summary.lines(file, cluster) {
         writeln!(out, "{line}")?;

@@ -1,0 +1,1 @@
+SELECT start, finish FROM import_spans WHERE cluster_id = :cluster ORDER BY start, finish
