@@ -277,3 +277,45 @@ spec:
     );
     assert!(!contains(&recording_bytes(&live), &encoded));
 }
+
+/// Regression (issue 33 made the recorder hold its transaction for seconds):
+/// an import into the file a recorder is writing, while Events arrive, waits
+/// its turn and lands; the recorder goes on.
+#[tokio::test]
+async fn an_import_into_the_file_a_recorder_writes_lands_while_events_arrive() {
+    use k8s_openapi::api::core::v1::Event;
+    use kube::api::PostParams;
+    let ns = TestNamespace::new("audit-live").await;
+    let n = ns.name.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let recorder = start_recorder(&db, &n, &["--events-only"], &format!("events/{n}")).await;
+    let events: kube::Api<Event> = ns.api();
+    let feed = tokio::spawn(async move {
+        for i in 0..60 {
+            let e: Event = serde_json::from_value(serde_json::json!({
+                "metadata": {"name": format!("e-{i}")},
+                "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": n, "apiVersion": "v1"},
+                "reason": "BackOff", "type": "Warning", "message": format!("event {i}"),
+                "count": 1, "firstTimestamp": chrono::Utc::now().to_rfc3339(),
+                "lastTimestamp": chrono::Utc::now().to_rfc3339(),
+                "source": {"component": "kubelet"}
+            }))
+            .unwrap();
+            events.create(&PostParams::default(), &e).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let fixture = common::repo_root().join("tests/fixtures/audit/k8s-audit-log.jsonl");
+    for _ in 0..3 {
+        let out = diag(&db).args(["import"]).arg(&fixture).output().unwrap();
+        assert!(
+            out.status.success(),
+            "import into a live recording: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    feed.await.unwrap();
+    assert!(recorder.terminate().success());
+}

@@ -756,6 +756,10 @@ pub fn run(
                 continue;
             }
         };
+        // NB: a recorder writing this file holds its transaction for up to
+        // --commit-every; asked, it commits and lets the write lock go until
+        // its next change arrives, which gives this import's BEGIN its turn.
+        let _ = crate::store::ask::ask_to_commit(&path);
         if starts_like_audit(&mut reader) {
             failed += audit::import(&mut writer, file, reader, keep, &args.cluster, out, err)?;
             continue;
