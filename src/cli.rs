@@ -295,7 +295,8 @@ pub enum Command {
     Sql(SqlArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completion(CompletionArgs),
-    /// Import Events from `kubectl get events` (tables, -o json|yaml), JSON Lines, or `kubectl describe` text
+    /// Import kube-apiserver audit logs (with who made each write), `kubectl get events` (tables,
+    /// -o json|yaml), JSON Lines, or `kubectl describe` text
     Import(ImportArgs),
 }
 

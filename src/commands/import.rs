@@ -42,7 +42,8 @@ use crate::store::{self, Mode};
 /// The formats `import` reads, for the error that says a file is none of them.
 pub const ACCEPTED: &str = "import reads `kubectl get events` tables (any layout since 1.4, \
 with -o wide or -A), `kubectl get events -o json|yaml`, JSON Lines of Events, `kubectl describe` \
-output with its Events: table, and `kubectl describe event`";
+output with its Events: table (or that table alone), `kubectl describe event`, and kube-apiserver \
+audit logs (JSON lines, an EventList, Cloud Logging or CloudWatch Logs exports)";
 
 /// Why one file could not be imported.
 #[derive(Debug, Error, PartialEq, Eq)]
