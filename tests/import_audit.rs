@@ -250,3 +250,31 @@ fn the_time_outside_every_imported_log_is_a_gap() {
     assert!(timeline.contains("not-imported"), "{timeline}{err}");
     assert!(timeline.contains("no data from"), "{timeline}");
 }
+
+/// Regression: a custom resource known only from an audit log could not be
+/// named (`no such resource type in the recording`), and its timeline's
+/// Check line looked at "now", days after the log, and found nothing.
+#[test]
+fn an_operator_refused_on_a_custom_resource_is_on_the_first_screen() {
+    let (_, _, dir) = import(&fixture("widget-status-forbidden.jsonl"));
+    let db = dir.path().join("r.db");
+    let (code, timeline, err) =
+        run(offline(&db).args(["timeline", "widgets.example.com/cart", "-n", "shop"]));
+    assert_eq!(code, Some(0), "{err}");
+    let screen: Vec<&str> = timeline.lines().take(25).collect();
+    assert!(
+        screen.iter().any(|l| l.starts_with("Check:")
+            && l.contains("H004")
+            && l.contains("update widgets/cart/status refused")
+            && l.contains("widget-operator")),
+        "{timeline}"
+    );
+    let (_, check, _) = run(offline(&db).args(["check", "-A"]));
+    let screen: Vec<&str> = check.lines().take(25).collect();
+    assert!(
+        screen
+            .iter()
+            .any(|l| l.contains("H004") && l.contains("Widget/cart")),
+        "{check}"
+    );
+}

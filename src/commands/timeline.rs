@@ -352,7 +352,20 @@ fn check_lines(
     err: &mut dyn Write,
 ) -> std::io::Result<Vec<crate::timeline::summary::CheckLine>> {
     // NB: the hot-loop window is check's default (10 minutes back from the end).
-    let snap = match recording.snapshot(cluster, t.until_ms, 10 * 60_000) {
+    // A cluster known only from imported audit logs ends at its last imported
+    // moment, as `check --db` sees it: "now" would be days after anything it
+    // holds.
+    let only_imported = recording.audit_imported(cluster).unwrap_or(false)
+        && !recording.ever_recorded(cluster).unwrap_or(true);
+    let at = match only_imported {
+        true => recording
+            .latest_time(cluster)
+            .ok()
+            .filter(|&l| l > 0)
+            .map_or(t.until_ms, |l| l.min(t.until_ms)),
+        _ => t.until_ms,
+    };
+    let snap = match recording.snapshot(cluster, at, 10 * 60_000) {
         Ok(snap) => snap,
         Err(e) => {
             writeln!(err, "note: the summary has no check results: {e}")?;

@@ -11,6 +11,7 @@ pub use crate::model::Refusal;
 const SQL_AUDIT_SEEN: &str = include_str!("../../queries/store/audit_seen.sql");
 const SQL_REFUSAL_INSERT: &str = include_str!("../../queries/store/refusal_insert.sql");
 const SQL_EVER_RECORDED: &str = include_str!("../../queries/store/ever_recorded.sql");
+const SQL_AUDIT_IMPORTED: &str = include_str!("../../queries/store/audit_imported.sql");
 const SQL_RECORDED_AT: &str = include_str!("../../queries/store/recorded_at.sql");
 const SQL_OBJECT_HAS_VERSIONS: &str = include_str!("../../queries/store/object_has_versions.sql");
 const SQL_IMPORT_SPAN_INSERT: &str = include_str!("../../queries/store/import_span_insert.sql");
@@ -131,11 +132,7 @@ impl Batch<'_> {
 
     /// Whether a recorder (not an import) ever wrote this cluster.
     pub fn ever_recorded(&self) -> Result<bool, StoreError> {
-        let cluster = self.cluster();
-        self.connection()
-            .prepare_cached(SQL_EVER_RECORDED)
-            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
-            .map_err(self.recording().q("recorder sessions"))
+        self.recording().ever_recorded(self.cluster())
     }
 
     /// Whether a recorder session of this cluster was running at `at`.
@@ -153,6 +150,22 @@ impl Batch<'_> {
 }
 
 impl Recording {
+    /// Whether audit logs were imported into `cluster`.
+    pub fn audit_imported(&self, cluster: i64) -> Result<bool, StoreError> {
+        self.conn
+            .prepare_cached(SQL_AUDIT_IMPORTED)
+            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+            .map_err(self.q("import spans"))
+    }
+
+    /// Whether a recorder (not an import) ever wrote `cluster`.
+    pub fn ever_recorded(&self, cluster: i64) -> Result<bool, StoreError> {
+        self.conn
+            .prepare_cached(SQL_EVER_RECORDED)
+            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+            .map_err(self.q("recorder sessions"))
+    }
+
     /// Refused writes of a cluster in `[since, until]`; of one object when
     /// `object` names it (resource plural, namespace, name).
     pub fn refusals(

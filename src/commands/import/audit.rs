@@ -213,6 +213,8 @@ pub struct AuditImport<'b, 'w> {
     /// Whether a recorder ever wrote this cluster: else no write can be one
     /// it stored, and nothing is looked up for it.
     recorded: bool,
+    /// Types already saved for resolving names (`timeline widgets/cart`).
+    types: std::collections::HashSet<(String, String)>,
     bases: Bases,
     pub summary: Summary,
 }
@@ -347,6 +349,7 @@ impl<'b, 'w> AuditImport<'b, 'w> {
     pub fn new(batch: &'b mut Batch<'w>, keep: Decode) -> anyhow::Result<Self> {
         Ok(AuditImport {
             recorded: batch.ever_recorded()?,
+            types: Default::default(),
             batch,
             keep,
             bases: Bases::default(),
@@ -558,6 +561,7 @@ impl<'b, 'w> AuditImport<'b, 'w> {
             .as_ref()
             .is_some_and(|f| !f.is_empty())
             || e.code == 202;
+        self.remember_type(&resource, !e.namespace.is_empty())?;
         let mut observation = wire.into_observation_with(&resource, self.keep);
         let who = e.writer(&manager_of(&observation.managers, e.at));
         if self.recorded
@@ -606,6 +610,32 @@ impl<'b, 'w> AuditImport<'b, 'w> {
         } else {
             self.bases.put(&e, &uid, &api_version, text);
         }
+        Ok(())
+    }
+
+    /// Saves a type the log wrote objects of, once, so that readers resolve
+    /// its names as for a recording (`timeline widgets.example.com/cart`).
+    /// NB: a recorded cluster has the recorder's discovery, short names
+    /// included, which this would overwrite.
+    fn remember_type(&mut self, r: &ApiResource, namespaced: bool) -> anyhow::Result<()> {
+        if self.recorded
+            || r.kind.is_empty()
+            || !self.types.insert((r.api_version.clone(), r.plural.clone()))
+        {
+            return Ok(());
+        }
+        let t = crate::model::ResourceType {
+            group: r.group.clone(),
+            version: r.version.clone(),
+            kind: r.kind.clone(),
+            plural: r.plural.clone(),
+            singular: r.kind.to_lowercase(),
+            short_names: Vec::new(),
+            namespaced,
+            verbs: Vec::new(),
+        };
+        let cluster = self.batch.cluster();
+        self.batch.recording().save_resource_types(cluster, &[t])?;
         Ok(())
     }
 
