@@ -159,6 +159,16 @@ pub struct DbArg {
     pub db: Option<PathBuf>,
 }
 
+/// `--store`: read a ClickHouse store instead of a recording.
+#[derive(Debug, Args, Clone, Default)]
+pub struct StoreArg {
+    /// Read this ClickHouse store instead of a recording:
+    /// clickhouse://[user[:password]@]host[:port]/database[?secure=true] (password also from
+    /// $KUBECTL_DIAG_CLICKHOUSE_PASSWORD); --cluster chooses the cluster when it holds several
+    #[arg(long, value_name = "URL", conflicts_with = "db")]
+    pub store: Option<String>,
+}
+
 /// The flag groups a subcommand takes (see [`Command::takes`]).
 #[derive(Default)]
 pub struct Takes<'a> {
@@ -298,6 +308,8 @@ pub enum Command {
     /// Import kube-apiserver audit logs (with who made each write), `kubectl get events` (tables,
     /// -o json|yaml), JSON Lines, or `kubectl describe` text
     Import(ImportArgs),
+    /// Send a recording (or an import) to ClickHouse, once: sent again, it changes nothing there
+    Ship(ShipArgs),
 }
 
 impl Command {
@@ -313,6 +325,33 @@ impl Command {
             Command::Sql(_) => "sql",
             Command::Completion(_) => "completion",
             Command::Import(_) => "import",
+            Command::Ship(_) => "ship",
+        }
+    }
+
+    /// `--store` and the clusters to pull from it, for the readers that run on
+    /// a pulled recording (`sql --store` asks ClickHouse itself).
+    pub fn store(&self) -> Option<(&str, crate::ship::pull::Which)> {
+        use crate::ship::pull::Which;
+        let one = |c: &Option<String>, all: bool| {
+            if all {
+                Which::All
+            } else {
+                Which::One(c.clone())
+            }
+        };
+        match self {
+            Command::Timeline(a) => Some((a.store.store.as_deref()?, one(&a.cluster, false))),
+            Command::Changes(a) => {
+                Some((a.store.store.as_deref()?, one(&a.cluster, a.all_clusters)))
+            }
+            Command::Check(a) => Some((a.store.store.as_deref()?, one(&a.cluster, a.all_clusters))),
+            Command::Export(a) => Some((
+                a.store.store.as_deref()?,
+                one(&a.cluster, a.cluster.is_none()),
+            )),
+            Command::Query(a) => Some((a.store.store.as_deref()?, one(&a.cluster, a.all_clusters))),
+            _ => None,
         }
     }
 
@@ -363,6 +402,10 @@ impl Command {
                 ..Takes::default()
             },
             Command::Completion(_) => Takes::default(),
+            Command::Ship(a) => Takes {
+                db: Some(&a.db),
+                ..Takes::default()
+            },
         }
     }
 }
@@ -444,6 +487,23 @@ pub struct RecordArgs {
     #[arg(long, conflicts_with = "events_only")]
     pub configmap_values: bool,
 
+    /// Also ship what is recorded to this store, exactly once, from an outbox in the recording
+    /// (repeatable): clickhouse://[user[:password]@]host[:port]/database[?secure=true]
+    #[arg(long, value_name = "URL")]
+    pub ship: Vec<String>,
+
+    /// The --ship password, from this file (else the URL's, else $KUBECTL_DIAG_CLICKHOUSE_PASSWORD)
+    #[arg(long, value_name = "PATH", requires = "ship")]
+    pub ship_password_file: Option<PathBuf>,
+
+    /// Create the tables in the --ship database first (IF NOT EXISTS; TTL from --retain)
+    #[arg(long, requires = "ship")]
+    pub ship_create_schema: bool,
+
+    /// With --ship-create-schema: create them ON CLUSTER this ClickHouse cluster, with Replicated engines
+    #[arg(long, value_name = "NAME", requires = "ship_create_schema", value_parser = on_cluster)]
+    pub ship_on_cluster: Option<String>,
+
     /// List in chunks of this many objects where a list is paged (as kubectl's --chunk-size);
     /// 0 lists all at once [default: 5000 for Events, 500 for other types]
     #[arg(long, value_name = "N")]
@@ -459,6 +519,8 @@ pub struct TimelineArgs {
     pub namespace: NamespaceArg,
     #[command(flatten)]
     pub db: DbArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 
     /// Output format
     #[arg(short = 'o', long, value_enum, default_value_t = TimelineOutput::Table)]
@@ -503,6 +565,8 @@ pub struct ChangesArgs {
     pub all_namespaces: AllNamespacesArg,
     #[command(flatten)]
     pub db: DbArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 
     /// Output format: table folds what controllers do in bulk; wide and json keep every change
     #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table)]
@@ -523,6 +587,10 @@ pub struct ChangesArgs {
     /// Which recorded cluster (uid or context label), when the recording holds several
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
+
+    /// Every cluster the recording or store holds, with a CLUSTER column
+    #[arg(long, conflicts_with = "cluster")]
+    pub all_clusters: bool,
 }
 
 #[derive(Debug, Args)]
@@ -536,6 +604,8 @@ pub struct CheckArgs {
     pub all_namespaces: AllNamespacesArg,
     #[command(flatten)]
     pub db: DbArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 
     /// Output format
     #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table)]
@@ -553,6 +623,10 @@ pub struct CheckArgs {
     /// Which recorded cluster (uid or context label), when the recording holds several
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
+
+    /// Every cluster the recording or store holds, with a CLUSTER column
+    #[arg(long, conflicts_with = "cluster")]
+    pub all_clusters: bool,
 
     /// progress: short of its replicas or not Ready for longer than this; finalizers: a deletion waiting longer than this is stuck; pods: a container waiting (ImagePullBackOff, CrashLoopBackOff, …) longer than this
     #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_duration_ms)]
@@ -592,6 +666,8 @@ pub struct ExportArgs {
     pub all_namespaces: AllNamespacesArg,
     #[command(flatten)]
     pub db: DbArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 
     /// Only occurrences whose last time is at or after this: a duration back from now (2h, 30m, 7d) or an RFC 3339 time
     #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
@@ -613,6 +689,8 @@ pub struct CompletionArgs {
 pub struct QueryArgs {
     #[command(flatten)]
     pub db: DbArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 
     /// Output format
     #[arg(short = 'o', long, value_enum, default_value_t = RowsOutput::Table)]
@@ -633,12 +711,22 @@ pub struct QueryArgs {
     /// Shorthand for --param since=…: a duration back from now (2h) or an RFC 3339 time
     #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
     pub since: Option<i64>,
+
+    /// With --store: which cluster to pull (uid or label), when the store holds several
+    #[arg(long, value_name = "ID", requires = "store")]
+    pub cluster: Option<String>,
+
+    /// With --store: pull every cluster the store holds
+    #[arg(long, requires = "store", conflicts_with = "cluster")]
+    pub all_clusters: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct SqlArgs {
     #[command(flatten)]
     pub db: DbArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 
     /// Output format
     #[arg(short = 'o', long, value_enum, default_value_t = RowsOutput::Table)]
@@ -655,6 +743,43 @@ pub struct SqlArgs {
     /// Stop the statement after this long (e.g. 30s, 2m) and exit 2; default: no limit
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
     pub timeout: Option<i64>,
+}
+
+/// `--ship-on-cluster`: a name ON CLUSTER may take.
+fn on_cluster(text: &str) -> Result<String, String> {
+    if crate::ship::clickhouse::valid_cluster_name(text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{text:?} is not a ClickHouse cluster name: letters, digits, _ and - only (as in remote_servers)"
+        ))
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ShipArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+
+    /// Where to: clickhouse://[user[:password]@]host[:port]/database[?secure=true]
+    #[arg(long, required = true, value_name = "URL")]
+    pub to: String,
+
+    /// The password, from this file (else the URL's, else $KUBECTL_DIAG_CLICKHOUSE_PASSWORD)
+    #[arg(long, value_name = "PATH")]
+    pub password_file: Option<PathBuf>,
+
+    /// Create the tables first (IF NOT EXISTS)
+    #[arg(long)]
+    pub create_schema: bool,
+
+    /// With --create-schema: ON CLUSTER this ClickHouse cluster, with Replicated engines
+    #[arg(long, value_name = "NAME", requires = "create_schema", value_parser = on_cluster)]
+    pub on_cluster: Option<String>,
+
+    /// With --create-schema: drop rows in ClickHouse older than this (e.g. 90d); 0 keeps everything
+    #[arg(long, default_value = "0", value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub retain: i64,
 }
 
 /// `--object KIND/NAME`: (Kind as the API spells it, name).

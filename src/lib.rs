@@ -24,6 +24,7 @@ pub mod paths;
 pub mod quantity;
 pub mod record;
 pub mod render;
+pub mod ship;
 pub mod specdiff;
 pub mod store;
 pub mod timeline;
@@ -44,8 +45,24 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     code
 }
 
-fn dispatch(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
+fn dispatch(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
+    // NB: `--store`: the command runs on a recording pulled from the store,
+    // removed when this returns (`pulled` lives until then).
+    let _pulled = match cli.command.store() {
+        Some((url, which)) => {
+            let url = ship::url::ClickHouseUrl::parse(
+                url,
+                std::env::var(ship::url::PASSWORD_ENV).ok().as_deref(),
+            )
+            .map_err(|e| anyhow::anyhow!("--store {e}"))?;
+            let pulled = ship::pull::pull(&url, &which)?;
+            cli.global.db = Some(pulled.path.clone());
+            Some(pulled)
+        }
+        None => None,
+    };
     match &cli.command {
+        Command::Ship(args) => commands::ship::run(&cli.global, args, out, err),
         Command::Record(args) => record::run(&cli.global, args, err),
         Command::Export(args) => commands::export::run(&cli.global, args, out),
         Command::Timeline(args) => {

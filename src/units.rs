@@ -156,12 +156,17 @@ pub fn human_duration(ms: i64) -> String {
 /// 64-bit FNV-1a: stable across versions and platforms (unlike std's hasher),
 /// so it can be stored.
 pub fn fnv1a(s: &str) -> i64 {
+    fnv1a_bytes(s.as_bytes()) as i64
+}
+
+/// [`fnv1a`] of any bytes, unsigned (a batch's digest in its deduplication token).
+pub fn fnv1a_bytes(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.as_bytes() {
+    for b in bytes {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    h as i64
+    h
 }
 
 #[cfg(test)]

@@ -170,6 +170,7 @@ const SUBCOMMANDS: &[Subcommand] = &[
     ),
     ("completion", &["bash"], &[], &[]),
     ("import", &["events.json"], &["-n", "--db"], &[]),
+    ("ship", &["--to", "clickhouse://ch/diag"], &["--db"], &[]),
 ];
 
 /// kubectl's global flags (short or long as the tables above name them, long, a value)

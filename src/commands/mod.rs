@@ -5,5 +5,6 @@ pub mod check;
 pub mod export;
 pub mod import;
 pub mod query;
+pub mod ship;
 pub mod sql;
 pub mod timeline;

@@ -290,6 +290,9 @@ impl Deadline {
 }
 
 pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    if let Some(store) = &args.store.store {
+        return run_clickhouse(store, args, out);
+    }
     let path = crate::paths::db_path(global.db.as_ref());
     let limit = args
         .timeout
@@ -321,6 +324,107 @@ pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::
             );
         }
     }
+    buffered.flush()?;
+    Ok(crate::exit::OK)
+}
+
+/// What `sql --store` lets through to ClickHouse: statements that read.
+const READS: &[&str] = &[
+    "SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "EXISTS",
+];
+
+/// Whether `statement` starts with a reading keyword (after blanks and comments).
+pub fn reads_only(statement: &str) -> bool {
+    let mut s = statement.trim_start();
+    loop {
+        if let Some(rest) = s.strip_prefix("--") {
+            s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = s.strip_prefix('(') {
+            s = rest.trim_start();
+        } else {
+            break;
+        }
+    }
+    let word: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_uppercase();
+    READS.contains(&word.as_str())
+}
+
+/// `sql --store clickhouse://…`: the statement runs in ClickHouse (its SQL,
+/// every cluster's rows; docs/schema.md), read-only twice over: only reading
+/// statements are sent, and each with `readonly=1`, so the server refuses
+/// any write too.
+fn run_clickhouse(store: &str, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let url = crate::ship::url::ClickHouseUrl::parse(
+        store,
+        std::env::var(crate::ship::url::PASSWORD_ENV)
+            .ok()
+            .as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("--store {e}"))?;
+    if !args.param.is_empty() {
+        anyhow::bail!(
+            "--param is for the SQLite recording; against ClickHouse write the values into the statement"
+        );
+    }
+    if !reads_only(&args.statement) {
+        anyhow::bail!(
+            "sql over {} is read-only: only SELECT, WITH, SHOW, DESCRIBE, EXPLAIN and EXISTS are run",
+            url.shown()
+        );
+    }
+    let ch = crate::ship::clickhouse::ClickHouse::new(&url);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let timeout = args
+        .timeout
+        .filter(|ms| *ms > 0)
+        .map(|ms| (ms + 999) / 1000);
+    let text = runtime
+        .block_on(ch.select_json(&args.statement, timeout))
+        .map_err(|e| match e.to_string() {
+            t if t.contains("(READONLY)") => anyhow::anyhow!(
+                "sql over {} is read-only: the server refused a write in the statement",
+                url.shown()
+            ),
+            t => anyhow::anyhow!("{t}"),
+        })?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let columns: Vec<String> = match lines.next() {
+        Some(first) => serde_json::from_str(first)
+            .with_context(|| format!("reading the reply of {}", url.shown()))?,
+        None => Vec::new(),
+    };
+    let mut rows = Vec::new();
+    for line in lines {
+        let values: Vec<serde_json::Value> = serde_json::from_str(line)
+            .with_context(|| format!("reading the reply of {}", url.shown()))?;
+        rows.push(
+            values
+                .into_iter()
+                .map(|v| match v {
+                    serde_json::Value::Null => Cell::Null,
+                    serde_json::Value::Number(n) => n
+                        .as_i64()
+                        .map(Cell::Integer)
+                        .or_else(|| n.as_f64().map(Cell::Real))
+                        .unwrap_or(Cell::Text(n.to_string())),
+                    serde_json::Value::String(s) => Cell::Text(s),
+                    serde_json::Value::Bool(b) => Cell::Integer(i64::from(b)),
+                    other => Cell::Text(other.to_string()),
+                })
+                .collect(),
+        );
+    }
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    render(&ResultSet { columns, rows }, args.output, &mut buffered)?;
     buffered.flush()?;
     Ok(crate::exit::OK)
 }
@@ -358,6 +462,29 @@ mod tests {
         let mut out = Vec::new();
         render(&set(), format, &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn only_reading_statements_go_to_clickhouse() {
+        for ok in [
+            "SELECT 1",
+            "  with x as (select 1) select * from x",
+            "-- c\nSHOW TABLES",
+            "/* a */ (SELECT 1)",
+            "explain select 1",
+        ] {
+            assert!(reads_only(ok), "{ok}");
+        }
+        for bad in [
+            "INSERT INTO t VALUES (1)",
+            "DROP TABLE occurrences",
+            "ALTER TABLE x DELETE WHERE 1",
+            "OPTIMIZE TABLE versions FINAL",
+            "",
+            "-- only a comment",
+        ] {
+            assert!(!reads_only(bad), "{bad}");
+        }
     }
 
     #[test]

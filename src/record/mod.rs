@@ -598,12 +598,23 @@ pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyho
     };
     // Before connecting: a bad -n is refused even with no cluster to reach.
     namespaces(global)?;
+    let password = crate::commands::ship::password_from(
+        "--ship-password-file",
+        args.ship_password_file.as_deref(),
+    )?;
+    let mut destinations = Vec::new();
+    for url in &args.ship {
+        destinations.push(
+            crate::ship::Destination::parse(url, password.as_deref())
+                .map_err(|e| anyhow::anyhow!("--ship {e}"))?,
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(record(global, args, retention, listen, err))
+    runtime.block_on(record(global, args, retention, listen, destinations, err))
 }
 
 async fn record(
@@ -611,6 +622,7 @@ async fn record(
     args: &RecordArgs,
     retention: Retention,
     listen: Option<std::net::SocketAddr>,
+    destinations: Vec<crate::ship::Destination>,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let conn = connect::connect(global).await?;
@@ -639,7 +651,41 @@ async fn record(
     let now = now_ms();
     let cluster = db.register_cluster(&cluster_uid, &conn.context, &conn.server, now)?;
 
+    // --ship: the schema made or checked (a refusal stops here, before any
+    // watch; a server that does not answer is a warning: the outbox waits),
+    // then each destination found or added in the file.
+    let ttl = (args.retain > 0).then_some(args.retain / 1000);
+    for d in &destinations {
+        match d
+            .prepare(
+                args.ship_create_schema,
+                args.ship_on_cluster.as_deref(),
+                ttl,
+            )
+            .await
+        {
+            Ok(()) => {}
+            Err(e) if e.retry() => writeln!(
+                err,
+                "warning: {e}; recording goes on and ships when it answers"
+            )?,
+            Err(e) => return Err(anyhow::anyhow!("--ship {e}")),
+        }
+    }
+    let shown: Vec<String> = destinations.iter().map(|d| d.shown()).collect();
+    let (registered, forgotten) = crate::ship::outbox::register(db.connection(), &shown, now)?;
+    for url in forgotten {
+        writeln!(
+            err,
+            "no longer shipping to {url} (not named by --ship): its outbox is dropped; naming it again sends everything again, which changes nothing there"
+        )?;
+    }
+
     let stats = Arc::new(Stats::default());
+    stats
+        .ship
+        .destinations
+        .store(destinations.len() as u64, Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<Msg>(CHANNEL_CAPACITY);
     let namespaces = namespaces(global)?;
     let event_watches: Vec<Watch<WireEvent>> = namespaces
@@ -765,6 +811,23 @@ async fn record(
 
     let show_status = !args.quiet && std::io::stderr().is_terminal();
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    let (ship_stop, ship_stop_rx) = tokio::sync::watch::channel(false);
+    let destinations: Vec<Arc<crate::ship::Destination>> =
+        destinations.into_iter().map(Arc::new).collect();
+    let mut shippers = tokio::task::JoinSet::new();
+    if !args.once {
+        for (d, r) in destinations.iter().zip(&registered) {
+            let shipper = crate::ship::Shipper {
+                destination: d.clone(),
+                registered: r.clone(),
+                path: path.clone(),
+                tag: format!("{cluster_uid}:{}", r.id),
+                stats: stats.clone(),
+            };
+            let (tx, stop) = (tx.clone(), ship_stop_rx.clone());
+            shippers.spawn(async move { shipper.run(tx, stop).await });
+        }
+    }
     let mut failure: Option<anyhow::Error> = None;
 
     if args.once {
@@ -926,6 +989,8 @@ async fn record(
             status.abort();
         }
     }
+    let _ = ship_stop.send(true);
+    while shippers.join_next().await.is_some() {}
     drop(tx);
     let written = tokio::task::spawn_blocking(move || writer_thread.join())
         .await
@@ -937,6 +1002,26 @@ async fn record(
         Ok(Ok(())) => {}
         Ok(Err(store_err)) => return Err(store_err.into()),
         Err(_) => anyhow::bail!("the writer thread panicked; what was committed before is intact"),
+    }
+    // What the shippers had not sent when the writer stopped: sent now, for
+    // a while (a stop should not hang on a server that is away: the outbox
+    // keeps the rest for the next start).
+    let deadline = Duration::from_secs(if args.once { 120 } else { 10 });
+    for (d, r) in destinations.iter().zip(&registered) {
+        let tag = format!("{cluster_uid}:{}", r.id);
+        match crate::ship::drain(&path, d, r, &tag, deadline).await {
+            Ok((_, 0)) => {}
+            Ok((_, left)) => writeln!(
+                err,
+                "warning: {} is behind by {left} outbox key(s); they are shipped at the next start",
+                d.shown()
+            )?,
+            Err(e) => writeln!(
+                err,
+                "warning: shipping to {}: {e}; what is not shipped stays in the outbox for the next start",
+                d.shown()
+            )?,
+        }
     }
     if let Some(f) = failure {
         return Err(f);
@@ -1002,15 +1087,36 @@ async fn status_line(stats: Arc<Stats>, context: String) {
             n => format!(" ({n} blind now)"),
         };
         eprint!(
-            "\r\x1b[2Krecording {context}: {} changes/s, {} occurrences stored, {} gap(s){blind}, lag {} ms, {:.1} MiB",
+            "\r\x1b[2Krecording {context}: {} changes/s, {} occurrences stored, {} gap(s){blind}, lag {} ms, {:.1} MiB{}",
             changes - previous,
             stats.occurrences.load(Ordering::Relaxed),
             stats.gaps.load(Ordering::Relaxed),
             stats.lag_ms.load(Ordering::Relaxed),
             stats.db_bytes.load(Ordering::Relaxed) as f64 / 1048576.0,
+            ship_status(&stats.ship),
         );
         previous = changes;
     }
+}
+
+/// The status line's part about --ship: rows shipped, what waits, and the failure that stops it.
+fn ship_status(ship: &crate::ship::ShipStats) -> String {
+    if ship.destinations.load(Ordering::Relaxed) == 0 {
+        return String::new();
+    }
+    let rows = ship.rows.load(Ordering::Relaxed);
+    let backlog = ship.backlog.load(Ordering::Relaxed);
+    let behind = ship.behind_ms() / 1000;
+    let error = ship.last_error();
+    let mut s = format!(", shipped {rows} row(s)");
+    if backlog > 0 || behind > 0 {
+        s.push_str(&format!(" ({backlog} waiting, {behind} s behind)"));
+    }
+    if !error.is_empty() {
+        let short: String = error.chars().take(80).collect();
+        s.push_str(&format!(", ship: {short}"));
+    }
+    s
 }
 
 #[cfg(test)]

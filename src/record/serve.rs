@@ -91,6 +91,30 @@ pub fn metrics_text(stats: &Stats, disk: Disk) -> String {
         stats.gaps.load(Ordering::Relaxed),
     );
     metric(
+        "kubectl_diag_ship_rows_total",
+        "counter",
+        "Rows the --ship destinations confirmed.",
+        stats.ship.rows.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_ship_backlog",
+        "gauge",
+        "Outbox keys the --ship destinations have not confirmed yet (the most behind of them).",
+        stats.ship.backlog.load(Ordering::Relaxed),
+    );
+    metric(
+        "kubectl_diag_ship_behind_seconds",
+        "gauge",
+        "How long the oldest change not yet confirmed by a --ship destination has waited (0: caught up).",
+        stats.ship.behind_ms() / 1000,
+    );
+    metric(
+        "kubectl_diag_ship_errors_total",
+        "counter",
+        "Sends to a --ship destination that failed (each retried).",
+        stats.ship.errors.load(Ordering::Relaxed),
+    );
+    metric(
         "kubectl_diag_watches_blind",
         "gauge",
         "Watches whose requests fail now: blind, their interval stored as a gap when they see again or the recorder stops.",

@@ -43,6 +43,13 @@ pub enum Msg {
     /// A reader asks for what the recorder has received (`record::ask`):
     /// the open transaction commits, then `done` is told.
     Commit(tokio::sync::oneshot::Sender<()>),
+    /// A destination confirmed the outbox up to `cursor` (`rows` rows): kept
+    /// in the same transaction as the next changes (`ship::outbox::confirm`).
+    Shipped {
+        destination: i64,
+        cursor: i64,
+        rows: u64,
+    },
 }
 
 /// Counters shared with the status line and /metrics.
@@ -68,6 +75,8 @@ pub struct Stats {
     /// Watches whose requests fail, by their key, with the time (epoch ms) the
     /// failures began: blind now, for /metrics, /healthz and the status line.
     pub blind: Blind,
+    /// `--ship`: what the shippers did.
+    pub ship: crate::ship::ShipStats,
 }
 
 /// The task id under which the recorder's own list probe marks a watch
@@ -183,6 +192,21 @@ impl Batch {
             Msg::Tick => writer.recording().heartbeat(session_id, now_ms())?,
             Msg::Maintain => self.maintain = true,
             Msg::Commit(done) => self.asked.push(done),
+            Msg::Shipped {
+                destination,
+                cursor,
+                rows,
+            } => crate::ship::outbox::confirm(
+                writer.connection(),
+                destination,
+                cursor,
+                rows,
+                now_ms(),
+            )
+            .map_err(|source| StoreError::Sqlite {
+                path: PathBuf::from("the recording's outbox"),
+                source,
+            })?,
         }
         Ok(())
     }

@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/005_spec_diffs.sql"),
     include_str!("../../queries/migrations/006_update_count_fields.sql"),
     include_str!("../../queries/migrations/007_audit.sql"),
+    include_str!("../../queries/migrations/008_outbox.sql"),
 ];
 
 /// The schema version this build writes.

@@ -598,7 +598,11 @@ mod tests {
             },
             Msg::Position { rv, .. } => format!("position {rv}"),
             Msg::Gap(gap) => format!("gap {}: {}", gap.reason, gap.detail),
-            Msg::Tick | Msg::Maintain | Msg::ResourceTypes(_) | Msg::Commit(_) => "timer".into(),
+            Msg::Tick
+            | Msg::Maintain
+            | Msg::ResourceTypes(_)
+            | Msg::Commit(_)
+            | Msg::Shipped { .. } => "timer".into(),
         }
     }
 

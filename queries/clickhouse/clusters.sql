@@ -1,0 +1,1 @@
+SELECT cluster, label FROM clusters FINAL ORDER BY label, cluster

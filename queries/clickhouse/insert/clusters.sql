@@ -1,0 +1,1 @@
+INSERT INTO clusters (cluster, label, server, added, ver) FORMAT RowBinary

@@ -1,0 +1,1 @@
+INSERT INTO gaps (cluster, resource, start, finish, reason, detail, ver) FORMAT RowBinary

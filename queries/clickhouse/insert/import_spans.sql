@@ -1,0 +1,1 @@
+INSERT INTO import_spans (cluster, source, start, finish, ver) FORMAT RowBinary

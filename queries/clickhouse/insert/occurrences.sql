@@ -1,0 +1,1 @@
+INSERT INTO occurrences (cluster, event_uid, event_namespace, event_name, count, n, first, last, message, ver) FORMAT RowBinary

@@ -1,0 +1,1 @@
+INSERT INTO relations (cluster, kind, namespace, name, uid, rel, parent_kind, parent_namespace, parent_name, parent_uid, since, ver) FORMAT RowBinary

@@ -1,0 +1,1 @@
+INSERT INTO watched (cluster, resource, updated, ver) FORMAT RowBinary

@@ -1,0 +1,3 @@
+SELECT cluster, label, server, added, ver
+FROM clusters FINAL
+WHERE has(?, cluster)

@@ -1,0 +1,3 @@
+SELECT cluster, resource, start, finish, reason, detail, ver
+FROM gaps FINAL
+WHERE has(?, cluster)

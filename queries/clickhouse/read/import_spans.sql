@@ -1,0 +1,3 @@
+SELECT cluster, source, start, finish, ver
+FROM import_spans FINAL
+WHERE has(?, cluster)

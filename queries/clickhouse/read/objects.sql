@@ -1,0 +1,3 @@
+SELECT cluster, kind, namespace, name, uid, api_version, created, first_seen, deleted, deleted_after, ver
+FROM objects FINAL
+WHERE has(?, cluster)

@@ -1,0 +1,3 @@
+SELECT cluster, resource, updated, ver
+FROM watched FINAL
+WHERE has(?, cluster)

@@ -1,0 +1,2 @@
+INSERT INTO temp.st_clusters (cluster, label, server, added, ver)
+VALUES (?, ?, ?, ?, ?)

@@ -1,0 +1,2 @@
+INSERT INTO temp.st_gaps (cluster, resource, start, finish, reason, detail, ver)
+VALUES (?, ?, ?, ?, ?, ?, ?)

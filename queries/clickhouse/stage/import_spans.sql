@@ -1,0 +1,2 @@
+INSERT INTO temp.st_import_spans (cluster, source, start, finish, ver)
+VALUES (?, ?, ?, ?, ?)

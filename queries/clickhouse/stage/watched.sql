@@ -1,0 +1,2 @@
+INSERT INTO temp.st_watched (cluster, resource, updated, ver)
+VALUES (?, ?, ?, ?)

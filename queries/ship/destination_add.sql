@@ -1,0 +1,1 @@
+INSERT INTO ship_destinations (url, cursor, added) VALUES (:url, :cursor, :now) RETURNING id

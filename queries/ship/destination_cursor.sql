@@ -1,0 +1,1 @@
+SELECT cursor FROM ship_destinations WHERE id = :id

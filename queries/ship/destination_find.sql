@@ -1,0 +1,1 @@
+SELECT id, cursor FROM ship_destinations WHERE url = :url

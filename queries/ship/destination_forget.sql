@@ -1,0 +1,1 @@
+DELETE FROM ship_destinations WHERE id = :id

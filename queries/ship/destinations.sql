@@ -1,0 +1,1 @@
+SELECT id, url, cursor FROM ship_destinations ORDER BY id

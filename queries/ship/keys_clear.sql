@@ -1,0 +1,1 @@
+DELETE FROM temp.ship_keys

@@ -1,0 +1,91 @@
+//! `kubectl diag ship --db FILE --to clickhouse://…`: a recording (or an
+//! import) sent once. The file is only read: its rows go through an outbox
+//! in the connection's temporary schema, in the batches the recorder would
+//! send, so sending the same file again changes nothing in ClickHouse.
+
+use std::io::Write;
+
+use anyhow::Context as _;
+
+use crate::cli::{GlobalArgs, ShipArgs};
+use crate::ship::{self, Destination, outbox};
+use crate::store::{Mode, Recording};
+
+/// Reads a password file (given as `flag`): its first line, without the newline.
+pub fn password_from(flag: &str, path: Option<&std::path::Path>) -> anyhow::Result<Option<String>> {
+    let Some(path) = path else { return Ok(None) };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        anyhow::anyhow!(
+            "{flag} {}: cannot read it ({e}); give a file holding the password",
+            path.display()
+        )
+    })?;
+    Ok(Some(text.lines().next().unwrap_or_default().to_string()))
+}
+
+pub fn run(
+    global: &GlobalArgs,
+    args: &ShipArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let password = password_from("--password-file", args.password_file.as_deref())?;
+    let destination = Destination::parse(&args.to, password.as_deref())
+        .map_err(|e| anyhow::anyhow!("--to {e}"))?;
+    let path = crate::paths::db_path(global.db.as_ref());
+    let recording = Recording::open(&path, Mode::ReadOnly)?;
+    let clusters = recording.clusters(None)?;
+    let conn = recording.into_connection();
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    let newest = outbox::open_one_off(&conn).context("reading the recording")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let ttl = (args.retain > 0).then_some(args.retain / 1000);
+    runtime.block_on(destination.prepare(args.create_schema, args.on_cluster.as_deref(), ttl))?;
+    // NB: the file's clusters in the token, so two files never share one.
+    let tag = clusters
+        .iter()
+        .map(|(_, uid, _)| uid.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let started = std::time::Instant::now();
+    let (mut cursor, mut rows, mut batches) = (0i64, 0u64, 0u64);
+    while let Some(batch) = outbox::take(&conn, cursor, outbox::BATCH_KEYS)? {
+        let mut failures = 0;
+        loop {
+            match runtime.block_on(destination.send(&tag, &batch)) {
+                Ok(()) => break,
+                // NB: a server that is briefly away is waited for, a few times;
+                // a refusal is said at once.
+                Err(e) if e.retry() && failures < 5 => {
+                    writeln!(
+                        err,
+                        "warning: {e}; trying again in {} s",
+                        ship::backoff(failures).as_secs()
+                    )?;
+                    std::thread::sleep(ship::backoff(failures));
+                    failures += 1;
+                }
+                Err(e) => {
+                    return Err(anyhow::anyhow!(
+                        "{e}\n{rows} row(s) of {} were sent before this; running ship again sends them again, which changes nothing there",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        rows += batch.rows() as u64;
+        batches += 1;
+        cursor = batch.last;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "shipped {rows} row(s) of {} cluster(s) in {batches} batch(es) ({newest} key(s)) to {} in {secs:.1} s",
+        clusters.len(),
+        destination.shown()
+    )?;
+    Ok(crate::exit::OK)
+}

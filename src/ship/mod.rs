@@ -1,0 +1,303 @@
+//! Shipping a recording to stores a fleet already runs, and reading it back.
+//!
+//! The SQLite recording stays the durable source of truth: triggers fill an
+//! outbox ([`outbox`]) while a destination exists, a shipper sends it in
+//! batches ([`Shipper`]) and the writer moves the destination's cursor only
+//! when the destination confirmed. A batch sent twice changes nothing where
+//! it lands (deduplication tokens, ReplacingMergeTree keys), so a crash
+//! between a send and its confirmation costs a resend, never a loss or a
+//! double. [`pull`] reads a store back into a recording for the readers.
+
+pub mod clickhouse;
+pub mod outbox;
+pub mod pull;
+pub mod rowbinary;
+pub mod tables;
+pub mod url;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use self::clickhouse::{ChError, ClickHouse};
+use self::outbox::{BATCH_KEYS, Batch, Registered};
+use crate::record::sink::{Msg, Stats};
+
+const SQL_CURSOR: &str = include_str!("../../queries/ship/destination_cursor.sql");
+
+/// What the shippers tell the status line and /metrics.
+#[derive(Debug, Default)]
+pub struct ShipStats {
+    /// Destinations shipped to.
+    pub destinations: AtomicU64,
+    /// Rows the destinations confirmed, this session.
+    pub rows: AtomicU64,
+    /// Outbox keys not confirmed yet (the largest over destinations).
+    pub backlog: AtomicU64,
+    /// Failed sends, this session.
+    pub errors: AtomicU64,
+    /// Since when (epoch ms) something waits to be shipped; 0: caught up.
+    behind_since: AtomicU64,
+    /// The last failure, until a send succeeds.
+    last_error: std::sync::Mutex<String>,
+}
+
+impl ShipStats {
+    pub fn fail(&self, error: String) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        self.behind();
+        if let Ok(mut e) = self.last_error.lock() {
+            *e = error;
+        }
+    }
+
+    pub fn ok(&self) {
+        if let Ok(mut e) = self.last_error.lock() {
+            e.clear();
+        }
+    }
+
+    /// Something waits to be sent.
+    pub fn behind(&self) {
+        let now = crate::record::sink::now_ms().unsigned_abs();
+        let _ = self
+            .behind_since
+            .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    pub fn caught_up(&self) {
+        self.backlog.store(0, Ordering::Relaxed);
+        self.behind_since.store(0, Ordering::Relaxed);
+    }
+
+    /// How long the oldest unshipped change has waited, in ms (0: none waits).
+    pub fn behind_ms(&self) -> u64 {
+        match self.behind_since.load(Ordering::Relaxed) {
+            0 => 0,
+            since => crate::record::sink::now_ms()
+                .unsigned_abs()
+                .saturating_sub(since),
+        }
+    }
+
+    /// The failure that stops shipping now, if any.
+    pub fn last_error(&self) -> String {
+        self.last_error
+            .lock()
+            .map(|e| e.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// A place to ship to.
+pub enum Destination {
+    ClickHouse(ClickHouse),
+}
+
+impl Destination {
+    /// Parses `--ship`/`--to`: `clickhouse://…`.
+    pub fn parse(text: &str, password: Option<&str>) -> Result<Destination, url::UrlError> {
+        let env = std::env::var(url::PASSWORD_ENV).ok();
+        let password = password.or(env.as_deref());
+        Ok(Destination::ClickHouse(ClickHouse::new(
+            &url::ClickHouseUrl::parse(text, password)?,
+        )))
+    }
+
+    /// How it is shown and stored: never with a password.
+    pub fn shown(&self) -> String {
+        match self {
+            Destination::ClickHouse(c) => c.url().shown(),
+        }
+    }
+
+    /// Before the first batch: the schema made (when asked) or checked.
+    pub async fn prepare(
+        &self,
+        create_schema: bool,
+        on_cluster: Option<&str>,
+        ttl_secs: Option<i64>,
+    ) -> Result<(), ChError> {
+        match self {
+            Destination::ClickHouse(c) => {
+                if create_schema {
+                    c.create_schema(on_cluster, ttl_secs).await
+                } else {
+                    c.probe().await
+                }
+            }
+        }
+    }
+
+    /// Sends one batch; Ok only once the destination has taken all of it.
+    pub async fn send(&self, tag: &str, batch: &Batch) -> Result<(), ChError> {
+        match self {
+            Destination::ClickHouse(c) => c.send(tag, batch).await,
+        }
+    }
+}
+
+/// A read-only connection to the recording for a shipper (its temp tables only are written).
+pub fn reader(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(crate::store::BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    outbox::prepare(&conn)?;
+    Ok(conn)
+}
+
+/// The wait before the n-th retry: 1 s doubling to 30 s.
+pub fn backoff(failures: u32) -> Duration {
+    Duration::from_secs((1u64 << failures.min(5)).min(30))
+}
+
+/// One destination's sender inside `record`.
+pub struct Shipper {
+    pub destination: Arc<Destination>,
+    pub registered: Registered,
+    pub path: PathBuf,
+    /// What deduplication tokens start with: the recorded cluster's uid and the destination's id.
+    pub tag: String,
+    pub stats: Arc<Stats>,
+}
+
+impl Shipper {
+    /// Sends until `stop` turns true: takes what the writer committed, sends
+    /// it, and tells the writer the new cursor. Returns the cursor reached.
+    pub async fn run(
+        self,
+        tx: tokio::sync::mpsc::Sender<Msg>,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> i64 {
+        let mut cursor = self.registered.cursor;
+        let mut conn = match reader(&self.path) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                self.stats.ship.fail(format!("reading the outbox: {e}"));
+                None
+            }
+        };
+        let mut failures = 0u32;
+        while !*stop.borrow() {
+            let Some(c) = conn.take() else { break };
+            let commits = self.stats.commits.load(Ordering::Relaxed);
+            let taken = tokio::task::spawn_blocking(move || {
+                let b = outbox::take(&c, cursor, BATCH_KEYS);
+                let newest = outbox::newest(&c).unwrap_or(0);
+                (c, b, newest)
+            })
+            .await;
+            let Ok((c, taken, newest)) = taken else { break };
+            conn = Some(c);
+            self.stats.ship.backlog.store(
+                newest.saturating_sub(cursor).max(0) as u64,
+                Ordering::Relaxed,
+            );
+            let batch = match taken {
+                Ok(Some(b)) => {
+                    self.stats.ship.behind();
+                    b
+                }
+                Ok(None) => {
+                    self.stats.ship.caught_up();
+                    // Nothing new until the writer commits again.
+                    while !*stop.borrow() && self.stats.commits.load(Ordering::Relaxed) == commits {
+                        tokio::select! {
+                            _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+                            _ = stop.changed() => {}
+                        }
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    self.stats.ship.fail(e.to_string());
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff(failures)) => {}
+                        _ = stop.changed() => {}
+                    }
+                    failures += 1;
+                    continue;
+                }
+            };
+            match self.destination.send(&self.tag, &batch).await {
+                Ok(()) => {
+                    failures = 0;
+                    cursor = batch.last;
+                    let rows = batch.rows() as u64;
+                    self.stats.ship.rows.fetch_add(rows, Ordering::Relaxed);
+                    self.stats.ship.ok();
+                    let msg = Msg::Shipped {
+                        destination: self.registered.id,
+                        cursor,
+                        rows,
+                    };
+                    if tx.send(msg).await.is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    self.stats.ship.fail(e.to_string());
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff(failures)) => {}
+                        _ = stop.changed() => {}
+                    }
+                    failures += 1;
+                }
+            }
+        }
+        cursor
+    }
+}
+
+/// After the writer stopped: sends what is left in the outbox and records
+/// the cursor itself, until done or `deadline`. Returns rows sent and what is left.
+pub async fn drain(
+    path: &Path,
+    destination: &Destination,
+    registered: &Registered,
+    tag: &str,
+    deadline: Duration,
+) -> Result<(u64, i64), String> {
+    let started = std::time::Instant::now();
+    let conn = crate::store::open(path, crate::store::Mode::Write).map_err(|e| e.to_string())?;
+    outbox::prepare(&conn).map_err(|e| e.to_string())?;
+    let mut cursor: i64 = conn
+        .query_row(
+            SQL_CURSOR,
+            rusqlite::named_params! {":id": registered.id},
+            |r| r.get(0),
+        )
+        .map_err(|e| e.to_string())?;
+    let mut sent = 0u64;
+    loop {
+        let Some(batch) = outbox::take(&conn, cursor, BATCH_KEYS).map_err(|e| e.to_string())?
+        else {
+            return Ok((sent, 0));
+        };
+        if started.elapsed() > deadline {
+            let newest = outbox::newest(&conn).unwrap_or(cursor);
+            return Ok((sent, newest - cursor));
+        }
+        destination
+            .send(tag, &batch)
+            .await
+            .map_err(|e| e.to_string())?;
+        let rows = batch.rows() as u64;
+        outbox::confirm(
+            &conn,
+            registered.id,
+            batch.last,
+            rows,
+            crate::record::sink::now_ms(),
+        )
+        .map_err(|e| e.to_string())?;
+        cursor = batch.last;
+        sent += rows;
+    }
+}

@@ -1,0 +1,291 @@
+//! The outbox in the recording: which rows changed since a destination last
+//! confirmed, read as batches of rows per table ready to send.
+//!
+//! Triggers (migration 8) append a key per inserted or changed row while a
+//! destination exists; each destination has a cursor, the last seq it
+//! confirmed, moved by the writer thread in its own transaction
+//! ([`confirm`]). `kubectl diag ship` uses a temporary outbox of its own
+//! ([`open_one_off`]), so the file is only read.
+
+use rusqlite::{Connection, named_params};
+
+use super::rowbinary;
+use super::tables::{self, Table};
+use crate::store::StoreError;
+
+const SQL_TEMP: &str = include_str!("../../queries/ship/temp.sql");
+const SQL_TEMP_OUTBOX: &str = include_str!("../../queries/ship/temp_outbox.sql");
+const SQL_KEYS_ALL: &str = include_str!("../../queries/ship/keys_all.sql");
+const SQL_TAKE: &str = include_str!("../../queries/ship/outbox_take.sql");
+const SQL_KEY_ADD: &str = include_str!("../../queries/ship/key_add.sql");
+const SQL_KEYS_CLEAR: &str = include_str!("../../queries/ship/keys_clear.sql");
+const SQL_LAST: &str = include_str!("../../queries/ship/outbox_last.sql");
+const SQL_FIND: &str = include_str!("../../queries/ship/destination_find.sql");
+const SQL_ADD: &str = include_str!("../../queries/ship/destination_add.sql");
+const SQL_ALL: &str = include_str!("../../queries/ship/destinations.sql");
+const SQL_FORGET: &str = include_str!("../../queries/ship/destination_forget.sql");
+const SQL_CONFIRM: &str = include_str!("../../queries/ship/destination_confirm.sql");
+const SQL_TRIM: &str = include_str!("../../queries/ship/outbox_trim.sql");
+
+/// How many outbox keys one batch takes at most.
+pub const BATCH_KEYS: i64 = 20_000;
+
+/// One table's part of a batch: its rows in RowBinary.
+#[derive(Debug)]
+pub struct Part {
+    pub table: &'static Table,
+    pub rows: usize,
+    pub data: Vec<u8>,
+}
+
+/// What one batch sends: the outbox seqs it covers and the rows they name,
+/// as the rows are now (a key whose row is gone, say by retention, sends nothing).
+#[derive(Debug)]
+pub struct Batch {
+    pub first: i64,
+    pub last: i64,
+    pub parts: Vec<Part>,
+}
+
+impl Batch {
+    pub fn rows(&self) -> usize {
+        self.parts.iter().map(|p| p.rows).sum()
+    }
+}
+
+/// Why reading the outbox failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OutboxError {
+    #[error("reading the outbox: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("a row of {table} cannot be sent: {source}")]
+    Row {
+        table: &'static str,
+        source: rowbinary::RowBinaryError,
+    },
+}
+
+/// Makes a connection able to take batches (its temporary key table).
+pub fn prepare(conn: &Connection) -> Result<(), rusqlite::Error> {
+    conn.execute_batch(SQL_TEMP)
+}
+
+/// `kubectl diag ship`: a temporary outbox holding every row of the file.
+/// Returns the newest seq (0: nothing to send).
+pub fn open_one_off(conn: &Connection) -> Result<i64, rusqlite::Error> {
+    prepare(conn)?;
+    conn.execute_batch(SQL_TEMP_OUTBOX)?;
+    conn.execute(SQL_KEYS_ALL, [])?;
+    conn.query_row(SQL_LAST, [], |r| r.get(0))
+}
+
+/// The next batch after `after`, or None when the outbox holds nothing newer.
+pub fn take(conn: &Connection, after: i64, limit: i64) -> Result<Option<Batch>, OutboxError> {
+    let keys: Vec<(i64, i64, i64, i64)> = {
+        let mut st = conn.prepare_cached(SQL_TAKE)?;
+        st.query_map(named_params! {":after": after, ":limit": limit}, |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<Result<_, _>>()?
+    };
+    let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+        return Ok(None);
+    };
+    let (first, last) = (first.0, last.0);
+    let tx = conn.unchecked_transaction()?;
+    {
+        let mut add = tx.prepare_cached(SQL_KEY_ADD)?;
+        for (_, tbl, a, b) in &keys {
+            add.execute(named_params! {":tbl": tbl, ":a": a, ":b": b})?;
+        }
+    }
+    let mut parts = Vec::new();
+    for table in tables::TABLES {
+        if !keys.iter().any(|k| k.1 == table.code) {
+            continue;
+        }
+        let mut st = tx.prepare_cached(table.select)?;
+        let mut rows = st.query([])?;
+        let (mut data, mut count) = (Vec::new(), 0usize);
+        while let Some(row) = rows.next()? {
+            for (i, (name, ty)) in table.columns.iter().enumerate() {
+                let v: rusqlite::types::Value = row.get(i)?;
+                rowbinary::write(&mut data, name, *ty, &v).map_err(|source| OutboxError::Row {
+                    table: table.name,
+                    source,
+                })?;
+            }
+            count += 1;
+        }
+        if count > 0 {
+            parts.push(Part {
+                table,
+                rows: count,
+                data,
+            });
+        }
+    }
+    tx.execute(SQL_KEYS_CLEAR, [])?;
+    // NB: a read transaction on the file, rolled back: only temp rows changed.
+    drop(tx);
+    Ok(Some(Batch { first, last, parts }))
+}
+
+/// The newest seq in the outbox.
+pub fn newest(conn: &Connection) -> Result<i64, rusqlite::Error> {
+    conn.query_row(SQL_LAST, [], |r| r.get(0))
+}
+
+/// A destination of this recording, as the recorder starts.
+#[derive(Debug, Clone)]
+pub struct Registered {
+    pub id: i64,
+    pub url: String,
+    pub cursor: i64,
+    /// It was new: everything already in the file was put in the outbox for it.
+    pub new: bool,
+}
+
+/// The recorder's destinations (`urls`, without passwords): each found or
+/// added (a new one gets every row already in the file); any other this
+/// file had is forgotten, so that no outbox grows for a destination nobody
+/// ships to (returned, to be told). One transaction.
+pub fn register(
+    conn: &Connection,
+    urls: &[String],
+    now: i64,
+) -> Result<(Vec<Registered>, Vec<String>), StoreError> {
+    let fail = |source| StoreError::Sqlite {
+        path: std::path::PathBuf::from("the recording's outbox"),
+        source,
+    };
+    crate::store::in_transaction(conn, fail, |tx| {
+        let existing: Vec<(i64, String, i64)> = {
+            let mut st = tx.prepare(SQL_ALL).map_err(fail)?;
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .and_then(Iterator::collect)
+                .map_err(fail)?
+        };
+        let mut forgotten = Vec::new();
+        for (id, url, _) in &existing {
+            if !urls.contains(url) {
+                tx.execute(SQL_FORGET, named_params! {":id": id})
+                    .map_err(fail)?;
+                forgotten.push(url.clone());
+            }
+        }
+        let mut out = Vec::new();
+        for url in urls {
+            let found: Option<(i64, i64)> = tx
+                .query_row(SQL_FIND, named_params! {":url": url}, |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .map(Some)
+                .or_else(|e| match e {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                    e => Err(e),
+                })
+                .map_err(fail)?;
+            match found {
+                Some((id, cursor)) => out.push(Registered {
+                    id,
+                    url: url.clone(),
+                    cursor,
+                    new: false,
+                }),
+                None => {
+                    let cursor: i64 = tx.query_row(SQL_LAST, [], |r| r.get(0)).map_err(fail)?;
+                    let id: i64 = tx
+                        .query_row(
+                            SQL_ADD,
+                            named_params! {":url": url, ":cursor": cursor, ":now": now},
+                            |r| r.get(0),
+                        )
+                        .map_err(fail)?;
+                    // NB: after the row above, so the triggers see a destination;
+                    // the keys land after `cursor`, so only the new one is sent them
+                    // (the others too, which changes nothing where they go).
+                    tx.execute(SQL_KEYS_ALL, []).map_err(fail)?;
+                    out.push(Registered {
+                        id,
+                        url: url.clone(),
+                        cursor,
+                        new: true,
+                    });
+                }
+            }
+        }
+        tx.execute(SQL_TRIM, []).map_err(fail)?;
+        Ok((out, forgotten))
+    })
+}
+
+/// A destination confirmed everything up to `cursor` (`rows` rows): its
+/// cursor moves, and what all destinations have leaves the outbox. Called by
+/// the writer, inside its transaction.
+pub fn confirm(
+    conn: &Connection,
+    id: i64,
+    cursor: i64,
+    rows: u64,
+    now: i64,
+) -> Result<(), rusqlite::Error> {
+    conn.prepare_cached(SQL_CONFIRM)?
+        .execute(named_params! {":id": id, ":cursor": cursor, ":rows": rows as i64, ":now": now})?;
+    conn.prepare_cached(SQL_TRIM)?.execute([])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Mode, Recording};
+
+    fn file() -> (tempfile::TempDir, Recording) {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = Recording::open(&dir.path().join("diag.db"), Mode::Write).unwrap();
+        (dir, rec)
+    }
+
+    #[test]
+    fn nothing_enters_the_outbox_while_no_destination_exists() {
+        let (_d, rec) = file();
+        rec.register_cluster("uid-1", "ctx", "", 1).unwrap();
+        assert_eq!(newest(rec.connection()).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_new_destination_is_sent_what_the_file_already_holds_then_what_changes() {
+        let (_d, rec) = file();
+        let conn = rec.connection();
+        rec.register_cluster("uid-1", "ctx", "https://a", 1)
+            .unwrap();
+        let (reg, forgotten) = register(conn, &["clickhouse://h:1/db".into()], 5).unwrap();
+        assert!(forgotten.is_empty());
+        assert!(reg[0].new);
+        prepare(conn).unwrap();
+        let batch = take(conn, reg[0].cursor, BATCH_KEYS).unwrap().unwrap();
+        assert_eq!(batch.parts.len(), 1);
+        assert_eq!(batch.parts[0].table.name, "clusters");
+        assert_eq!(batch.parts[0].rows, 1);
+        // Confirmed: the outbox is empty; a change adds one key.
+        confirm(conn, reg[0].id, batch.last, 1, 6).unwrap();
+        assert!(take(conn, batch.last, BATCH_KEYS).unwrap().is_none());
+        rec.register_cluster("uid-2", "ctx2", "", 7).unwrap();
+        let next = take(conn, batch.last, BATCH_KEYS).unwrap().unwrap();
+        assert_eq!(next.rows(), 1);
+        // Registered again: the same cursor, nothing re-sent.
+        let (again, _) = register(conn, &["clickhouse://h:1/db".into()], 8).unwrap();
+        assert!(!again[0].new);
+        assert_eq!(again[0].cursor, batch.last);
+        // A recorder without --ship forgets it, and the outbox empties.
+        let (none, forgotten) = register(conn, &[], 9).unwrap();
+        assert!(none.is_empty());
+        assert_eq!(forgotten, vec!["clickhouse://h:1/db".to_string()]);
+        assert_eq!(
+            conn.query_row("SELECT count(*) FROM outbox", [], |r| r.get::<_, i64>(0))
+                .unwrap(),
+            0
+        );
+    }
+}

@@ -1,0 +1,427 @@
+//! The tables a recording ships: for each, its outbox code, the SQLite
+//! statement that reads its rows by key (`queries/ship/`), and its columns as
+//! ClickHouse declares them (`queries/clickhouse/schema.sql`), in the order
+//! both use. One list, so the sender, the reader and the schema cannot drift
+//! (a unit test compares the list with the DDL).
+
+/// A column's type, as RowBinary writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    /// `String` (also `LowCardinality(String)`, the same on the wire).
+    Str,
+    /// `Nullable(String)`.
+    NStr,
+    /// `Int64`.
+    Int,
+    /// `Nullable(Int64)`.
+    NInt,
+    /// `UInt8`: a flag.
+    Flag,
+    /// `DateTime64(3, 'UTC')`: epoch milliseconds.
+    Time,
+    /// `Nullable(DateTime64(3, 'UTC'))`.
+    NTime,
+    /// `UInt64`: the ReplacingMergeTree version.
+    Ver,
+}
+
+/// One shipped table.
+#[derive(Debug)]
+pub struct Table {
+    /// Its name in ClickHouse.
+    pub name: &'static str,
+    /// Its code in the outbox (`outbox.tbl`, set by the triggers of migration 8).
+    pub code: i64,
+    /// The SQLite statement: this table's rows for the keys in `temp.ship_keys`.
+    pub select: &'static str,
+    /// The ClickHouse statement that inserts its rows (`queries/clickhouse/insert/`).
+    pub insert: &'static str,
+    /// The ClickHouse statement that reads a set of clusters' rows back (`queries/clickhouse/read/`).
+    pub read: &'static str,
+    /// The SQLite statement that stages a row read back (`queries/clickhouse/stage/`).
+    pub stage: &'static str,
+    /// The columns, in the statements' order; the first is always `cluster`.
+    pub columns: &'static [(&'static str, Ty)],
+}
+
+/// The statements of the table named `$name`, each from its folder.
+macro_rules! statements {
+    ($name:literal) => {
+        (
+            include_str!(concat!("../../queries/ship/", $name, ".sql")),
+            include_str!(concat!("../../queries/clickhouse/insert/", $name, ".sql")),
+            include_str!(concat!("../../queries/clickhouse/read/", $name, ".sql")),
+            include_str!(concat!("../../queries/clickhouse/stage/", $name, ".sql")),
+        )
+    };
+}
+
+const fn table(
+    name: &'static str,
+    code: i64,
+    sql: (&'static str, &'static str, &'static str, &'static str),
+    columns: &'static [(&'static str, Ty)],
+) -> Table {
+    Table {
+        name,
+        code,
+        select: sql.0,
+        insert: sql.1,
+        read: sql.2,
+        stage: sql.3,
+        columns,
+    }
+}
+
+use Ty::*;
+
+/// Every shipped table, parents before children (a reader that joins sees
+/// the parent first when both are in one batch).
+pub const TABLES: &[Table] = &[
+    table(
+        "clusters",
+        9,
+        statements!("clusters"),
+        &[
+            ("cluster", Str),
+            ("label", Str),
+            ("server", Str),
+            ("added", Time),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "resource_types",
+        10,
+        statements!("resource_types"),
+        &[
+            ("cluster", Str),
+            ("api_version", Str),
+            ("plural", Str),
+            ("kind", Str),
+            ("singular", Str),
+            ("short_names", Str),
+            ("namespaced", Flag),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "sessions",
+        8,
+        statements!("sessions"),
+        &[
+            ("cluster", Str),
+            ("host", Str),
+            ("pid", Int),
+            ("version", Str),
+            ("started", Time),
+            ("heartbeat", Time),
+            ("stopped", NTime),
+            ("mode", Str),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "watched",
+        14,
+        statements!("watched"),
+        &[
+            ("cluster", Str),
+            ("resource", Str),
+            ("updated", Time),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "objects",
+        3,
+        statements!("objects"),
+        &[
+            ("cluster", Str),
+            ("kind", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("uid", Str),
+            ("api_version", Str),
+            ("created", NTime),
+            ("first_seen", NTime),
+            ("deleted", NTime),
+            ("deleted_after", NTime),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "relations",
+        6,
+        statements!("relations"),
+        &[
+            ("cluster", Str),
+            ("kind", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("uid", Str),
+            ("rel", Str),
+            ("parent_kind", Str),
+            ("parent_namespace", Str),
+            ("parent_name", Str),
+            ("parent_uid", Str),
+            ("since", Time),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "versions",
+        4,
+        statements!("versions"),
+        &[
+            ("cluster", Str),
+            ("kind", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("uid", Str),
+            ("id", Int),
+            ("at", Time),
+            ("state", Str),
+            ("writers", Str),
+            ("seen", Time),
+            ("generation", Int),
+            ("observed_generation", NInt),
+            ("diff", NStr),
+            ("resource_version", NStr),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "update_counts",
+        5,
+        statements!("update_counts"),
+        &[
+            ("cluster", Str),
+            ("kind", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("uid", Str),
+            ("minute", Int),
+            ("manager", Str),
+            ("field", NStr),
+            ("updates", Int),
+            ("versions", Int),
+            ("generation", Int),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "events",
+        2,
+        statements!("events"),
+        &[
+            ("cluster", Str),
+            ("uid", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("object_kind", Str),
+            ("object_namespace", Str),
+            ("object_name", Str),
+            ("object_uid", Str),
+            ("object_api_version", Str),
+            ("field_path", Str),
+            ("reason", Str),
+            ("type", Str),
+            ("action", Str),
+            ("controller", Str),
+            ("instance", Str),
+            ("host", Str),
+            ("related_kind", NStr),
+            ("related_namespace", NStr),
+            ("related_name", NStr),
+            ("related_uid", NStr),
+            ("deleted", NTime),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "occurrences",
+        1,
+        statements!("occurrences"),
+        &[
+            ("cluster", Str),
+            ("event_uid", Str),
+            ("event_namespace", Str),
+            ("event_name", Str),
+            ("count", Int),
+            ("n", Int),
+            ("first", Time),
+            ("last", Time),
+            ("message", Str),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "gaps",
+        7,
+        statements!("gaps"),
+        &[
+            ("cluster", Str),
+            ("resource", Str),
+            ("start", Time),
+            ("finish", Time),
+            ("reason", Str),
+            ("detail", Str),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "type_changes",
+        11,
+        statements!("type_changes"),
+        &[
+            ("cluster", Str),
+            ("at", Time),
+            ("resource", Str),
+            ("api_version", Str),
+            ("kind", Str),
+            ("change", Str),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "refusals",
+        12,
+        statements!("refusals"),
+        &[
+            ("cluster", Str),
+            ("at", Time),
+            ("verb", Str),
+            ("user", Str),
+            ("api_group", Str),
+            ("resource", Str),
+            ("subresource", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("code", Int),
+            ("reason", Str),
+            ("message", Str),
+            ("ver", Ver),
+        ],
+    ),
+    table(
+        "import_spans",
+        13,
+        statements!("import_spans"),
+        &[
+            ("cluster", Str),
+            ("source", Str),
+            ("start", Time),
+            ("finish", Time),
+            ("ver", Ver),
+        ],
+    ),
+];
+
+/// The table of an outbox code.
+pub fn by_code(code: i64) -> Option<&'static Table> {
+    TABLES.iter().find(|t| t.code == code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The DDL's columns, per table, in order, with their types.
+    fn ddl() -> Vec<(String, Vec<(String, String)>)> {
+        let schema = include_str!("../../queries/clickhouse/schema.sql");
+        let mut tables = Vec::new();
+        for stmt in schema.split("\n;\n") {
+            let Some(rest) = stmt.split("CREATE TABLE IF NOT EXISTS ").nth(1) else {
+                continue;
+            };
+            let name = rest.split_whitespace().next().unwrap().to_string();
+            let body = &rest[rest.find('(').unwrap() + 1..rest.find(") ENGINE").unwrap()];
+            let cols = body
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    let l = l.trim_end_matches(',');
+                    let (n, t) = l.split_once(char::is_whitespace).unwrap();
+                    (n.to_string(), t.trim().to_string())
+                })
+                .collect();
+            tables.push((name, cols));
+        }
+        tables
+    }
+
+    #[test]
+    fn the_table_list_matches_the_clickhouse_schema_column_for_column() {
+        let ddl = ddl();
+        assert_eq!(ddl.len(), TABLES.len());
+        for t in TABLES {
+            let (_, cols) = ddl
+                .iter()
+                .find(|(n, _)| n == t.name)
+                .unwrap_or_else(|| panic!("{} is not in schema.sql", t.name));
+            let ours: Vec<_> = t.columns.iter().map(|(n, _)| n.to_string()).collect();
+            let theirs: Vec<_> = cols.iter().map(|(n, _)| n.clone()).collect();
+            assert_eq!(ours, theirs, "{}", t.name);
+            for ((name, ty), (_, decl)) in t.columns.iter().zip(cols) {
+                let want = match ty {
+                    Str => &["String", "LowCardinality(String)"][..],
+                    NStr => &["Nullable(String)"],
+                    Int => &["Int64"],
+                    NInt => &["Nullable(Int64)"],
+                    Flag => &["UInt8"],
+                    Time => &["DateTime64(3, 'UTC')"],
+                    NTime => &["Nullable(DateTime64(3, 'UTC'))"],
+                    Ver => &["UInt64"],
+                };
+                assert!(want.contains(&decl.as_str()), "{}.{name}: {decl}", t.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_select_reads_as_many_columns_as_the_table_has() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::store::migrate::migrate(&conn, std::path::Path::new(":memory:")).unwrap();
+        conn.execute_batch(include_str!("../../queries/ship/temp.sql"))
+            .unwrap();
+        for t in TABLES {
+            let st = conn.prepare(t.select).unwrap();
+            assert_eq!(st.column_count(), t.columns.len(), "{}", t.name);
+        }
+        let codes: std::collections::HashSet<_> = TABLES.iter().map(|t| t.code).collect();
+        assert_eq!(codes.len(), TABLES.len());
+    }
+}
+
+#[cfg(test)]
+mod statement_tests {
+    use super::*;
+
+    #[test]
+    fn the_clickhouse_and_staging_statements_name_the_columns_in_order() {
+        for t in TABLES {
+            let names: Vec<&str> = t.columns.iter().map(|(n, _)| *n).collect();
+            let list = names.join(", ");
+            assert!(
+                t.insert
+                    .contains(&format!("INSERT INTO {} ({list})", t.name)),
+                "{}",
+                t.name
+            );
+            assert!(
+                t.read
+                    .contains(&format!("SELECT {list}\nFROM {} FINAL", t.name)),
+                "{}",
+                t.name
+            );
+            assert!(
+                t.stage.contains(&format!("st_{} ({list})", t.name)),
+                "{}",
+                t.name
+            );
+            assert_eq!(t.stage.matches('?').count(), names.len(), "{}", t.name);
+        }
+    }
+}
