@@ -21,7 +21,10 @@ code inside chdb. What this front adds (and nothing more): the HTTP part of
     auth) with X-ClickHouse-Exception-Code and the engine's message as body;
   * GET /ping answers "Ok.".
   * For fault tests only: while the file named by DIAG_CLICKHOUSE_REFUSE
-    exists, every request is answered 503.
+    exists, every request is answered 503; while DIAG_CLICKHOUSE_SLOW names a
+    file that exists, each INSERT is done, then its answer waits the seconds
+    the file holds (and the file `<that name>.held` says one is held) (a confirmation that comes late, or never: the window in
+    which a client killed mid-batch has sent rows it was not told were taken).
 
 One engine session serves every request, one at a time (chdb is not
 thread-safe); that is enough for tests and benchmarks on one machine.
@@ -33,6 +36,7 @@ import re
 import sys
 import tempfile
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -55,6 +59,7 @@ SESSION = None
 USER = os.environ.get("DIAG_CLICKHOUSE_USER", "default")
 PASSWORD = os.environ.get("DIAG_CLICKHOUSE_PASSWORD", "")
 REFUSE = os.environ.get("DIAG_CLICKHOUSE_REFUSE", "")
+SLOW = os.environ.get("DIAG_CLICKHOUSE_SLOW", "")
 TMP = None
 
 
@@ -153,7 +158,12 @@ class Handler(BaseHTTPRequestHandler):
             user, key = self.credentials(params)
             if user != USER or key != PASSWORD:
                 raise Fault(516, f"Code: 516. DB::Exception: {user}: Authentication failed: password is incorrect, or there is no user with such name. (AUTHENTICATION_FAILED)", 403)
+            self.delay = 0
             result = self.run(params, pairs, body)
+            if self.delay:
+                # NB: a marker the fault tests wait for: an insert is taken, its answer held.
+                open(SLOW + ".held", "w").close()
+                time.sleep(self.delay)
             self.reply(200, result, [("Content-Type", "application/octet-stream")])
         except Fault as f:
             message = f.message if f.message.startswith("Code:") else f"Code: {f.code}. DB::Exception: {f.message}"
@@ -198,6 +208,11 @@ class Handler(BaseHTTPRequestHandler):
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             SESSION.query(f"{head} FROM INFILE {quote(path)}{settings} FORMAT {fmt}")
+            if SLOW and os.path.exists(SLOW):
+                with open(SLOW) as f:
+                    # NB: waited for outside the engine's lock (handle_request),
+                    # so that other clients can see the rows meanwhile.
+                    self.delay = float(f.read().strip() or "3")
             return b""
         finally:
             os.unlink(path)

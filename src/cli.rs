@@ -712,12 +712,12 @@ pub struct QueryArgs {
     #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
     pub since: Option<i64>,
 
-    /// With --store: which cluster to pull (uid or label), when the store holds several
-    #[arg(long, value_name = "ID", requires = "store")]
+    /// Only this cluster's rows (uid or label), when the recording or store holds several
+    #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
 
-    /// With --store: pull every cluster the store holds
-    #[arg(long, requires = "store", conflicts_with = "cluster")]
+    /// The query once per cluster the recording or store holds, with a CLUSTER column
+    #[arg(long, conflicts_with = "cluster")]
     pub all_clusters: bool,
 }
 

@@ -61,7 +61,7 @@ JOIN temp.st_objects o ON o.cluster = v.cluster AND o.kind = v.kind AND o.namesp
      AND o.name = v.name AND o.uid = v.uid
 JOIN temp.sid st ON st.s = v.state JOIN temp.sid wr ON wr.s = v.writers
 LEFT JOIN temp.sid df ON df.s = v.diff
-ORDER BY v.cluster, o.rowid, v.at, v.id;
+ORDER BY v.cluster, v.id;
 
 INSERT OR IGNORE INTO update_counts (object_id, minute, manager, updates, versions, generation, field)
 SELECT o.rowid, u.minute, mg.id, u.updates, u.versions, u.generation, fd.id

@@ -9,6 +9,10 @@
 -- a validated cluster name and a number): @ON_CLUSTER@, @ENGINE@ (ReplacingMergeTree
 -- or its Replicated form), @TTL(column)@ (from record --retain), @SETTINGS@.
 -- Statements are separated by a line holding only ';'.
+--
+-- `id` (objects, events, versions) is the row's id in the recording it came
+-- from: not part of any key, it keeps the recording's order among facts of
+-- the same millisecond when a reader pulls them back.
 
 CREATE TABLE IF NOT EXISTS clusters @ON_CLUSTER@ (
     cluster  String,
@@ -59,6 +63,7 @@ CREATE TABLE IF NOT EXISTS objects @ON_CLUSTER@ (
     first_seen     Nullable(DateTime64(3, 'UTC')),
     deleted        Nullable(DateTime64(3, 'UTC')),
     deleted_after  Nullable(DateTime64(3, 'UTC')),
+    id             Int64,
     ver            UInt64
 ) ENGINE = @ENGINE@ ORDER BY (cluster, kind, namespace, name, uid) @SETTINGS@
 ;
@@ -132,6 +137,7 @@ CREATE TABLE IF NOT EXISTS events @ON_CLUSTER@ (
     related_name        Nullable(String),
     related_uid         Nullable(String),
     deleted             Nullable(DateTime64(3, 'UTC')),
+    id                  Int64,
     ver                 UInt64
 ) ENGINE = @ENGINE@ ORDER BY (cluster, namespace, name, uid) @SETTINGS@
 ;

@@ -7,7 +7,7 @@ SELECT c.uid,
        evns.s,
        CASE WHEN typeof(e.name) = 'integer' THEN nm.s || '.' || printf('%llx', e.name) ELSE e.name END,
        ki.s, ns.s, nm.s, o.uid, av.s, fp.s, re.s, ty.s, act.s, ctl.s, ins.s, ho.s,
-       rk.s, rn.s, rm.s, r.uid, e.deleted, coalesce(e.deleted, 0)
+       rk.s, rn.s, rm.s, r.uid, e.deleted, e.id, coalesce(e.deleted, 0)
 FROM temp.ship_keys k
 JOIN events e ON e.id = k.a
 JOIN clusters c ON c.id = e.cluster_id

@@ -16,3 +16,6 @@ WHERE o.cluster_id = :cluster AND o.first_seen IS NOT NULL
   AND ((o.created >= :since AND o.created <= :until)
        OR (o.deleted >= :since AND o.deleted <= :until))
   AND (:namespace IS NULL OR ns.s = :namespace)
+-- NB: in the order the recording first knew the objects; the plan order
+-- followed the ids of kind names, which differ between two copies of a recording.
+ORDER BY o.id

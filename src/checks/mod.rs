@@ -90,6 +90,9 @@ pub struct FindingObject {
     pub namespace: String,
     pub name: String,
     pub uid: String,
+    /// `check --all-clusters`: the cluster's label (its uid when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
 }
 
 impl From<&ObjectRef> for FindingObject {
@@ -100,6 +103,7 @@ impl From<&ObjectRef> for FindingObject {
             namespace: r.namespace.clone(),
             name: r.name.clone(),
             uid: r.uid.clone(),
+            cluster: None,
         }
     }
 }

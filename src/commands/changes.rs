@@ -31,9 +31,54 @@ pub fn run(
     }
     let path = crate::paths::db_path(global.db.as_ref());
     let recording = store::Recording::open(&path, Mode::ReadOnly)?;
-    let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
-    let mut items = recording.feed(cluster, since, until, namespace.as_deref())?;
+    let clusters = if args.all_clusters {
+        let all = recording.clusters(None)?;
+        if all.is_empty() {
+            anyhow::bail!(
+                "the recording {} holds no cluster yet: record one with `kubectl diag record`",
+                path.display()
+            );
+        }
+        all
+    } else {
+        vec![super::check::choose_cluster(
+            &recording,
+            args.cluster.as_deref(),
+        )?]
+    };
+    let mut feeds = Vec::new();
+    for (cluster, uid, label) in &clusters {
+        let items = feed_of(
+            &recording,
+            *cluster,
+            label,
+            args,
+            since,
+            until,
+            namespace.as_deref(),
+        )?;
+        feeds.push((uid.clone(), label.clone(), items));
+    }
+    if args.all_clusters {
+        return all_clusters(&feeds, since, until, args.output, namespace, out, paint);
+    }
+    let items = feeds.pop().map(|f| f.2).unwrap_or_default();
+    render(&items, since, until, args.output, namespace, out, paint)?;
+    Ok(crate::exit::OK)
+}
+
+/// One cluster's changes in the window, as --kinds and -n choose.
+fn feed_of(
+    recording: &store::Recording,
+    cluster: i64,
+    label: &str,
+    args: &ChangesArgs,
+    since: i64,
+    until: i64,
+    namespace: Option<&str>,
+) -> anyhow::Result<Vec<Item>> {
+    let mut items = recording.feed(cluster, since, until, namespace)?;
     if !args.kinds.is_empty() {
         let recorded = recording.resource_types(cluster)?;
         let builtin = super::timeline::builtin_types();
@@ -56,14 +101,113 @@ pub fn run(
         }
         items.retain(|i| kinds.contains(&i.kind));
     }
-    match args.output {
+    Ok(items)
+}
+
+/// `--all-clusters`: every cluster's changes in one feed, newest last, with a
+/// CLUSTER column (`cluster` in each JSON item).
+fn all_clusters(
+    feeds: &[(String, String, Vec<Item>)],
+    since: i64,
+    until: i64,
+    output: CheckOutput,
+    namespace: Option<String>,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<u8> {
+    if output == CheckOutput::Json {
+        #[derive(serde::Serialize)]
+        struct Clustered<'a> {
+            cluster: &'a str,
+            cluster_uid: &'a str,
+            #[serde(flatten)]
+            item: &'a Item,
+        }
+        #[derive(serde::Serialize)]
+        struct Fleet<'a> {
+            #[serde(serialize_with = "crate::units::ser_rfc3339")]
+            since: i64,
+            #[serde(serialize_with = "crate::units::ser_rfc3339")]
+            until: i64,
+            items: Vec<Clustered<'a>>,
+        }
+        let mut items: Vec<Clustered<'_>> = feeds
+            .iter()
+            .flat_map(|(uid, label, items)| {
+                items.iter().map(move |item| Clustered {
+                    cluster: label,
+                    cluster_uid: uid,
+                    item,
+                })
+            })
+            .collect();
+        items.sort_by_key(|c| c.item.at);
+        let text = serde_json::to_string_pretty(&Fleet {
+            since,
+            until,
+            items,
+        })?;
+        writeln!(out, "{text}")?;
+        return Ok(crate::exit::OK);
+    }
+    let mut lines: Vec<(&str, Line)> = Vec::new();
+    for (_, label, items) in feeds {
+        let folded = if output == CheckOutput::Wide {
+            crate::changes::lines(items)
+        } else {
+            crate::changes::fold(items)
+        };
+        lines.extend(folded.into_iter().map(|l| (label.as_str(), l)));
+    }
+    if lines.is_empty() {
+        let scope = namespace
+            .map(|n| format!(" in namespace {n}"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "No changes recorded{scope} in {} cluster(s) between {} and {}.",
+            feeds.len(),
+            rfc3339(since),
+            rfc3339(until)
+        )?;
+        return Ok(crate::exit::OK);
+    }
+    // NB: a stable sort: within a cluster, the fold's own order stays.
+    lines.sort_by_key(|(_, l)| l.at);
+    let rows = lines.iter().map(|(cluster, l)| {
+        vec![
+            crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
+            escape(cluster).into_owned(),
+            escape(&l.object).into_owned(),
+            paint.dim(&escape(&l.by)),
+            escape(&l.change).into_owned(),
+        ]
+    });
+    crate::render::plain_table(
+        out,
+        ["TIME (UTC)", "CLUSTER", "OBJECT", "BY", "CHANGE"],
+        rows,
+    )?;
+    Ok(crate::exit::OK)
+}
+
+fn render(
+    items: &[Item],
+    since: i64,
+    until: i64,
+    output: CheckOutput,
+    namespace: Option<String>,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<()> {
+    match output {
         CheckOutput::Json => {
             // NB: rendered first and written as bytes, so that a closed pipe is an
             // io::Error that main recognises, not a serde_json one.
             let text = serde_json::to_string_pretty(&Feed {
                 since,
                 until,
-                items: &items,
+                items,
             })?;
             writeln!(out, "{text}")?;
         }
@@ -78,10 +222,10 @@ pub fn run(
                 rfc3339(until)
             )?;
         }
-        CheckOutput::Wide => table(&crate::changes::lines(&items), out, paint)?,
-        _ => table(&crate::changes::fold(&items), out, paint)?,
+        CheckOutput::Wide => table(&crate::changes::lines(items), out, paint)?,
+        _ => table(&crate::changes::fold(items), out, paint)?,
     }
-    Ok(crate::exit::OK)
+    Ok(())
 }
 
 /// NB: times are RFC 3339, as in `timeline -o json` and `check -o json`;

@@ -82,6 +82,14 @@ pub fn run(
         && !crate::paths::db_path(None).exists();
     let reconstructed_at = args.at.filter(|_| no_recording);
     let recorded = (global.db.is_some() || args.at.is_some()) && reconstructed_at.is_none();
+    if args.all_clusters {
+        if !recorded {
+            anyhow::bail!(
+                "--all-clusters reads a recording or a store: pass --db PATH or --store clickhouse://…"
+            );
+        }
+        return all_clusters(global, args, namespace.as_deref(), out, err, paint);
+    }
 
     let (snap, source) = if recorded {
         let path = crate::paths::db_path(global.db.as_ref());
@@ -145,6 +153,71 @@ pub fn run(
         // NB: the summary covers what is reported: a recording holds every namespace.
         report.summary = checks::scheduling::summarize(&report.findings);
     }
+    render(&report, &source, args.output, out, paint)?;
+    let failing = report.findings.iter().any(|f| f.severity >= args.fail_on);
+    Ok(if failing {
+        crate::exit::FINDINGS
+    } else {
+        crate::exit::OK
+    })
+}
+
+/// `check --all-clusters`: each cluster of the recording checked at its own
+/// latest moment (or --at), the findings in one report with a CLUSTER column.
+fn all_clusters(
+    global: &GlobalArgs,
+    args: &CheckArgs,
+    namespace: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<u8> {
+    let options = options(args);
+    let path = crate::paths::db_path(global.db.as_ref());
+    let recording = Recording::open(&path, Mode::ReadOnly)?;
+    let clusters = recording.clusters(None)?;
+    if clusters.is_empty() {
+        anyhow::bail!(
+            "the recording {} holds no cluster yet: record one with `kubectl diag record`",
+            path.display()
+        );
+    }
+    let mut report = Report::default();
+    let mut newest = 0;
+    for (cluster, uid, label) in &clusters {
+        let latest = recording.latest_time(*cluster)?;
+        let at = args.at.unwrap_or(latest);
+        if at > latest + 60_000 {
+            writeln!(
+                err,
+                "warning: {label}: --at {} is after its last recorded moment ({})",
+                rfc3339(at),
+                rfc3339(latest)
+            )?;
+        }
+        newest = newest.max(at);
+        let snap = recording.snapshot(*cluster, at, args.window)?;
+        let mut one = checks::run(&snap, &args.checks, &options);
+        let name = if label.is_empty() { uid } else { label };
+        for f in &mut one.findings {
+            f.object.cluster = Some(name.clone());
+        }
+        report.findings.extend(one.findings);
+        report
+            .notes
+            .extend(one.notes.into_iter().map(|n| format!("{name}: {n}")));
+    }
+    if let Some(ns) = namespace {
+        report.findings.retain(|f| {
+            f.object.namespace == *ns || (f.object.kind == "Namespace" && f.object.name == *ns)
+        });
+    }
+    report.summary = checks::scheduling::summarize(&report.findings);
+    let source = Source {
+        kind: "recording",
+        cluster: format!("{} cluster(s)", clusters.len()),
+        at: newest,
+    };
     render(&report, &source, args.output, out, paint)?;
     let failing = report.findings.iter().any(|f| f.severity >= args.fail_on);
     Ok(if failing {
@@ -246,6 +319,7 @@ fn fold<'a>(findings: &[&'a Finding]) -> Vec<Vec<&'a Finding>> {
                 && first.code == f.code
                 && first.severity == f.severity
                 && first.object.namespace == f.object.namespace
+                && first.object.cluster == f.object.cluster
                 && first.object.kind == f.object.kind
                 && first.summary == f.summary
         };
@@ -391,14 +465,17 @@ pub fn render(
                     paint.bold(&findings[0].check.name().to_uppercase()),
                     findings.len()
                 )?;
-                let mut header = vec![
+                // `--all-clusters`: which cluster, first.
+                let fleet = findings.iter().any(|f| f.object.cluster.is_some());
+                let mut header = if fleet { vec!["CLUSTER"] } else { Vec::new() };
+                header.extend([
                     "SEVERITY",
                     "CODE",
                     "NAMESPACE",
                     "OBJECT",
                     "SINCE",
                     "SUMMARY",
-                ];
+                ]);
                 if wide {
                     header.push("UID");
                 }
@@ -428,7 +505,12 @@ pub fn render(
                         escape(&object).into_owned()
                     };
                     let since = group.iter().filter_map(|f| f.since_ms).min();
-                    let mut row = vec![
+                    let mut row = if fleet {
+                        vec![escape(f.object.cluster.as_deref().unwrap_or("")).into_owned()]
+                    } else {
+                        Vec::new()
+                    };
+                    row.extend([
                         paint_severity(paint, f.severity),
                         f.code.to_string(),
                         escape(&f.object.namespace).into_owned(),
@@ -437,13 +519,18 @@ pub fn render(
                             .map(|s| human_duration(source.at - s))
                             .unwrap_or_else(|| "-".into()),
                         escape(&f.summary).into_owned(),
-                    ];
+                    ]);
                     if wide {
                         row.push(escape(&f.object.uid).into_owned());
                     }
                     let mut rows = vec![row];
                     if f.check == Check::Progress {
-                        rows.extend(cause_rows(f, wide));
+                        rows.extend(cause_rows(f, wide).into_iter().map(|mut r| {
+                            if fleet {
+                                r.insert(0, String::new());
+                            }
+                            r
+                        }));
                     }
                     rows
                 });

@@ -264,6 +264,9 @@ pub fn run(
     let params = bind(q, &given, chrono::Utc::now())?;
     let path = crate::paths::db_path(global.db.as_ref());
     let conn = store::open(&path, Mode::ReadOnly)?;
+    if args.all_clusters || args.cluster.is_some() {
+        return by_cluster(&conn, &path, q, &params, args, out);
+    }
     conn.pragma_update(None, "query_only", true)?;
     // NB: buffered, as in `sql`: main's stdout is line-buffered.
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
@@ -277,6 +280,104 @@ pub fn run(
             );
         }
     }
+    buffered.flush()?;
+    Ok(crate::exit::OK)
+}
+
+const SQL_SCOPE: &str = include_str!("../../queries/store/cluster_scope.sql");
+const SQL_SCOPE_SET: &str = include_str!("../../queries/store/cluster_scope_set.sql");
+const SQL_CLUSTERS: &str = include_str!("../../queries/store/clusters_all.sql");
+
+/// `--cluster` (one cluster's rows) and `--all-clusters` (the query once per
+/// cluster, a CLUSTER column first): the recording's tables shadowed by
+/// views of one cluster (queries/store/cluster_scope.sql), so any query works
+/// unchanged.
+fn by_cluster(
+    conn: &rusqlite::Connection,
+    path: &std::path::Path,
+    q: &NamedQuery,
+    params: &[(String, String)],
+    args: &QueryArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let recording_clusters = {
+        let mut st = conn.prepare(SQL_CLUSTERS)?;
+        st.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?
+    };
+    let chosen: Vec<_> = match &args.cluster {
+        Some(name) => {
+            let found: Vec<_> = recording_clusters
+                .iter()
+                .filter(|(_, uid, label)| uid == name || label == name)
+                .cloned()
+                .collect();
+            if found.len() != 1 {
+                let listed: Vec<String> = recording_clusters
+                    .iter()
+                    .map(|(_, u, l)| format!("{l} ({u})"))
+                    .collect();
+                bail!(
+                    "--cluster {name}: {} cluster(s) of {} match; it holds {}",
+                    found.len(),
+                    path.display(),
+                    listed.join(", ")
+                );
+            }
+            found
+        }
+        None => recording_clusters,
+    };
+    conn.execute_batch(SQL_SCOPE)
+        .context("scoping the query to one cluster")?;
+    let mut merged: Option<super::sql::ResultSet> = None;
+    for (id, uid, label) in &chosen {
+        conn.pragma_update(None, "query_only", false)?;
+        conn.execute(SQL_SCOPE_SET, rusqlite::named_params! {":id": id})?;
+        conn.pragma_update(None, "query_only", true)?;
+        let set = super::sql::execute(conn, &q.sql, params)
+            .with_context(|| format!("running query {} ({})", q.name, q.source))?;
+        let name = if label.is_empty() { uid } else { label };
+        // NB: a query that names its cluster already (recorder-gaps) gets no second column.
+        let tag = args.all_clusters
+            && !set
+                .columns
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case("cluster"));
+        let m = merged.get_or_insert_with(|| super::sql::ResultSet {
+            columns: if tag {
+                std::iter::once("cluster".to_string())
+                    .chain(set.columns.iter().cloned())
+                    .collect()
+            } else {
+                set.columns.clone()
+            },
+            rows: Vec::new(),
+        });
+        for row in set.rows {
+            if tag {
+                m.rows.push(
+                    std::iter::once(super::sql::Cell::Text(name.clone()))
+                        .chain(row)
+                        .collect(),
+                );
+            } else {
+                m.rows.push(row);
+            }
+        }
+    }
+    let set = merged.unwrap_or(super::sql::ResultSet {
+        columns: Vec::new(),
+        rows: Vec::new(),
+    });
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    super::sql::render(&set, args.output, &mut buffered)?;
     buffered.flush()?;
     Ok(crate::exit::OK)
 }

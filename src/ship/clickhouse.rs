@@ -80,15 +80,10 @@ impl ClickHouse {
                 detail,
                 hint: ": check the user and password (URL, KUBECTL_DIAG_CLICKHOUSE_PASSWORD or --ship-password-file)",
             },
-            Some(60 | 16 | 47) => ChError::Refused {
+            Some(60 | 16 | 47 | 81) => ChError::Refused {
                 url,
                 detail,
-                hint: ": the kubectl-diag tables are missing or older; create them with --ship-create-schema (or from queries/clickhouse/schema.sql)",
-            },
-            Some(81) => ChError::Refused {
-                url,
-                detail,
-                hint: ": create the database first (CREATE DATABASE …), or name another",
+                hint: ": the kubectl-diag database or tables are missing or older; create them with record --ship-create-schema or ship --create-schema (or from queries/clickhouse/schema.sql)",
             },
             Some(164 | 497) => ChError::Refused {
                 url,
@@ -111,6 +106,23 @@ impl ClickHouse {
         on_cluster: Option<&str>,
         ttl_secs: Option<i64>,
     ) -> Result<(), ChError> {
+        // NB: the database first, from a client that names none (a request
+        // naming a database that does not exist fails before it runs).
+        let bare = Client::default()
+            .with_url(self.url.http())
+            .with_user(self.url.user.clone())
+            .with_password(self.url.password.clone())
+            .with_validation(false);
+        let on = on_cluster
+            .map(|c| format!(" ON CLUSTER {c}"))
+            .unwrap_or_default();
+        bare.query(&format!(
+            "CREATE DATABASE IF NOT EXISTS {}{on}",
+            self.url.database
+        ))
+        .execute()
+        .await
+        .map_err(|e| self.explain(e))?;
         for stmt in schema_statements(on_cluster, ttl_secs) {
             self.client
                 .query(&stmt)

@@ -1,3 +1,4 @@
-SELECT cluster, kind, namespace, name, uid, api_version, created, first_seen, deleted, deleted_after, ver
+SELECT cluster, kind, namespace, name, uid, api_version, created, first_seen, deleted, deleted_after, id, ver
 FROM objects FINAL
 WHERE has(?, cluster)
+ORDER BY cluster, id

@@ -1,3 +1,4 @@
 SELECT cluster, kind, namespace, name, uid, id, at, state, writers, seen, generation, observed_generation, diff, resource_version, ver
 FROM versions FINAL
 WHERE has(?, cluster)
+ORDER BY cluster, id

@@ -1,0 +1,1 @@
+UPDATE temp.scope SET id = :id

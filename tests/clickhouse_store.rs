@@ -1,0 +1,669 @@
+//! The ClickHouse store against a real ClickHouse engine (chdb-core behind
+//! scripts/clickhouse-front.py; docs/testing.md) and the real control plane:
+//! `record --ship`, `ship`, and every reader with `--store`. Each test runs
+//! a front of its own (its own port and data), so one can be killed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::{Background, TestNamespace, diag, run_ok, wait_until};
+use k8s_openapi::api::core::v1::{ConfigMap, Event};
+use kube::api::{DeleteParams, PostParams};
+use serde_json::json;
+
+const PASSWORD: &str = "diag-test-password";
+
+/// A ClickHouse front of this test's own; stopped when dropped.
+struct Front {
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Front {
+    fn start() -> Front {
+        let port = common::free_local_addr()
+            .rsplit_once(':')
+            .unwrap()
+            .1
+            .parse()
+            .unwrap();
+        let front = Front {
+            dir: tempfile::tempdir().unwrap(),
+            port,
+        };
+        front.script("up");
+        front
+    }
+
+    fn script(&self, verb: &str) -> Output {
+        self.script_with(&[verb])
+    }
+
+    fn script_with(&self, args: &[&str]) -> Output {
+        let verb = args.join(" ");
+        let out = Command::new(common::repo_root().join("scripts/clickhouse"))
+            .args(args)
+            .env("DIAG_CLICKHOUSE_DIR", self.dir.path())
+            .env("DIAG_CLICKHOUSE_PORT", self.port.to_string())
+            .env("DIAG_CLICKHOUSE_USER", "diag")
+            .env("DIAG_CLICKHOUSE_PASSWORD", PASSWORD)
+            .output()
+            .expect("running scripts/clickhouse");
+        assert!(
+            out.status.success(),
+            "scripts/clickhouse {verb} failed (the engine is installed by scripts/test and .ci/run; \
+             tests never skip themselves):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// The URL without its password (given through the environment).
+    fn url(&self) -> String {
+        format!("clickhouse://diag@127.0.0.1:{}/diag", self.port)
+    }
+
+    /// One statement over HTTP, its TSV answer, or why it failed.
+    fn try_sql(&self, statement: &str) -> Result<String, String> {
+        let out = Command::new("curl")
+            .args([
+                "-sS",
+                "-u",
+                &format!("diag:{PASSWORD}"),
+                "-w",
+                "\n%{http_code}",
+            ])
+            .arg(format!("http://127.0.0.1:{}/?database=diag", self.port))
+            .args(["--data-binary", statement])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (body, code) = text.rsplit_once('\n').unwrap_or((&text, ""));
+        if out.status.success() && code == "200" {
+            Ok(body.to_string())
+        } else {
+            Err(format!(
+                "{code} {body}{}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    }
+
+    fn sql(&self, statement: &str) -> String {
+        self.try_sql(statement)
+            .unwrap_or_else(|e| panic!("{statement}: {e}"))
+    }
+
+    fn count(&self, statement: &str) -> i64 {
+        self.sql(statement).trim().parse().unwrap()
+    }
+
+    /// A count, or -1 while the tables are not there yet.
+    fn count_or_none(&self, statement: &str) -> i64 {
+        self.try_sql(statement)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(-1)
+    }
+}
+
+impl Drop for Front {
+    fn drop(&mut self) {
+        let _ = Command::new(common::repo_root().join("scripts/clickhouse"))
+            .arg("down")
+            .env("DIAG_CLICKHOUSE_DIR", self.dir.path())
+            .env("DIAG_CLICKHOUSE_PORT", self.port.to_string())
+            .output();
+    }
+}
+
+/// `kubectl-diag` with the ClickHouse password in its environment.
+fn diag_ch(db: &Path) -> Command {
+    let mut cmd = diag(db);
+    cmd.env("KUBECTL_DIAG_CLICKHOUSE_PASSWORD", PASSWORD);
+    cmd
+}
+
+fn sqlite_count(db: &Path, sql: &str) -> i64 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
+}
+
+fn recorder(db: &Path, ns: &str, extra: &[&str]) -> Background {
+    Background::new(
+        diag_ch(db)
+            .args(["record", "--quiet", "-n", ns, "--commit-every", "1s"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+async fn warning(api: &kube::Api<Event>, ns: &str, name: &str, i: usize) {
+    let ev: Event = serde_json::from_value(json!({
+        "metadata": {"name": format!("{name}.{i:x}")},
+        "involvedObject": {"kind": "Pod", "name": name, "namespace": ns, "apiVersion": "v1",
+                           "uid": "11111111-2222-3333-4444-555555555555"},
+        "reason": "BackOff", "type": "Warning",
+        "message": format!("Back-off restarting failed container web ({i})"),
+        "count": 1, "firstTimestamp": "2026-11-29T03:00:00Z", "lastTimestamp": "2026-11-29T03:00:00Z",
+        "source": {"component": "kubelet", "host": "kwok-small"}
+    }))
+    .unwrap();
+    api.create(&PostParams::default(), &ev).await.unwrap();
+}
+
+/// The facts in the file and in ClickHouse (FINAL: as every reader counts them), table by table.
+fn assert_same_counts(db: &Path, front: &Front) {
+    for (table, sqlite) in [
+        ("occurrences", "SELECT count(*) FROM occurrences"),
+        ("events", "SELECT count(*) FROM events"),
+        ("objects", "SELECT count(*) FROM objects"),
+        ("versions", "SELECT count(*) FROM versions"),
+        ("gaps", "SELECT count(*) FROM gaps"),
+        ("sessions", "SELECT count(*) FROM recorder_sessions"),
+    ] {
+        let want = sqlite_count(db, sqlite);
+        let got = front.count(&format!("SELECT count() FROM {table} FINAL"));
+        assert_eq!(
+            got, want,
+            "{table}: ClickHouse holds {got}, the recording {want}"
+        );
+    }
+}
+
+/// A Deployment rolled to a new image, a ConfigMap stuck on its finalizer,
+/// Warning Events: recorded with --ship; timeline, changes, check and export
+/// against ClickHouse print what they print against the file.
+#[tokio::test]
+async fn a_recorded_scenario_reads_the_same_from_clickhouse_as_from_the_file() {
+    let front = Front::start();
+    let ns = TestNamespace::new("ch-same").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let rec = recorder(
+        &db,
+        &ns.name,
+        &["--ship", &front.url(), "--ship-create-schema"],
+    );
+    common::wait_until(
+        Duration::from_secs(30),
+        "the recorder's first lists",
+        || {
+            let db = db.clone();
+            async move {
+                db.exists()
+                    && rusqlite::Connection::open(&db)
+                        .and_then(|c| {
+                            c.query_row("SELECT count(*) FROM watch_positions", [], |r| {
+                                r.get::<_, i64>(0)
+                            })
+                        })
+                        .is_ok_and(|n| n > 0)
+            }
+        },
+    )
+    .await;
+    common::apply(
+        &ns.name,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {type: kwok}
+      tolerations: [{key: kwok.x-k8s.io/node, operator: Exists, effect: NoSchedule}]
+      containers: [{name: web, image: "nginx:1.25"}]
+"#,
+    );
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
+    common::wait_available(&deployments, "web", 2).await;
+    common::kubectl(&[
+        "-n",
+        &ns.name,
+        "set",
+        "image",
+        "deploy/web",
+        "web=nginx:1.27",
+    ]);
+    let cms: kube::Api<ConfigMap> = ns.api();
+    let cm: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "held", "finalizers": ["example.com/never"]}
+    }))
+    .unwrap();
+    cms.create(&PostParams::default(), &cm).await.unwrap();
+    cms.delete("held", &DeleteParams::default()).await.unwrap();
+    let events: kube::Api<Event> = ns.api();
+    for i in 0..5 {
+        warning(&events, &ns.name, "web-1", i).await;
+    }
+    common::wait_available(&deployments, "web", 2).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(rec.terminate().success());
+
+    assert_same_counts(&db, &front);
+    let until = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    for args in [
+        vec!["timeline", "deploy/web", "-n", &ns.name, "--until", &until],
+        vec![
+            "timeline",
+            "deploy/web",
+            "-n",
+            &ns.name,
+            "--until",
+            &until,
+            "-o",
+            "json",
+        ],
+        vec![
+            "changes", "-n", &ns.name, "--since", "1h", "--until", &until,
+        ],
+        vec![
+            "check",
+            "-n",
+            &ns.name,
+            "--at",
+            &until,
+            "--stuck-after",
+            "1s",
+        ],
+        vec![
+            "check",
+            "-n",
+            &ns.name,
+            "--at",
+            &until,
+            "--stuck-after",
+            "1s",
+            "-o",
+            "json",
+        ],
+        vec!["export"],
+        vec!["query", "warnings-by-reason", "--since", "2000d"],
+    ] {
+        let file = diag_ch(&db)
+            .args(&args)
+            .args(["--db", db.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let store = diag_ch(&db)
+            .env_remove("KUBECTL_DIAG_DB")
+            .args(&args)
+            .args(["--store", &front.url()])
+            .output()
+            .unwrap();
+        let (file_out, store_out) = (
+            String::from_utf8_lossy(&file.stdout),
+            String::from_utf8_lossy(&store.stdout),
+        );
+        assert_eq!(
+            file.status.code(),
+            store.status.code(),
+            "{args:?}: exit codes\nfile stderr: {}\nstore stderr: {}",
+            String::from_utf8_lossy(&file.stderr),
+            String::from_utf8_lossy(&store.stderr)
+        );
+        assert!(!file_out.trim().is_empty(), "{args:?} printed nothing");
+        assert_eq!(
+            file_out, store_out,
+            "{args:?}: the store's output differs from the file's"
+        );
+    }
+    // What the scenario is about, on the first screen of the store's check.
+    let check = diag_ch(&db)
+        .env_remove("KUBECTL_DIAG_DB")
+        .args([
+            "check",
+            "-n",
+            &ns.name,
+            "--at",
+            &until,
+            "--stuck-after",
+            "1s",
+            "--store",
+            &front.url(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        text.lines()
+            .take(25)
+            .any(|l| l.contains("F001") && l.contains("ConfigMap/held")),
+        "{text}"
+    );
+    common::kubectl(&[
+        "-n",
+        &ns.name,
+        "patch",
+        "configmap",
+        "held",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+}
+
+/// The front killed for 30 s while the recorder ships, then the recorder
+/// killed with SIGKILL mid-batch and started again: ClickHouse ends with
+/// every row of the file once, and the outbox empty.
+#[tokio::test]
+async fn the_store_down_for_30s_and_the_recorder_killed_mid_batch_lose_and_double_nothing() {
+    let front = Front::start();
+    let ns = TestNamespace::new("ch-fault").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let url = front.url();
+    let listen = common::free_local_addr();
+    let rec = recorder(
+        &db,
+        &ns.name,
+        &["--ship", &url, "--ship-create-schema", "--listen", &listen],
+    );
+    let events: kube::Api<Event> = ns.api();
+    wait_until(
+        Duration::from_secs(30),
+        "the first rows in ClickHouse",
+        || async { front.count_or_none("SELECT count() FROM clusters FINAL") > 0 },
+    )
+    .await;
+    for i in 0..20 {
+        warning(&events, &ns.name, "before", i).await;
+    }
+    front.script("kill");
+    for i in 0..40 {
+        warning(&events, &ns.name, "during", i).await;
+        tokio::time::sleep(Duration::from_millis(750)).await;
+    }
+    // The recorder says it is behind and failing, and records all the same.
+    let metrics = Command::new("curl")
+        .args(["-s", &format!("http://{listen}/metrics")])
+        .output()
+        .unwrap();
+    let metrics = String::from_utf8_lossy(&metrics.stdout);
+    let value = |name: &str| -> i64 {
+        metrics
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} not in /metrics:\n{metrics}"))
+    };
+    assert!(value("kubectl_diag_ship_errors_total") > 0, "{metrics}");
+    assert!(value("kubectl_diag_ship_backlog") > 0, "{metrics}");
+    assert!(value("kubectl_diag_ship_behind_seconds") >= 20, "{metrics}");
+    // A server that refuses (503) for a while: the same, then it catches up.
+    front.script("up");
+    front.script_with(&["refuse", "on"]);
+    for i in 0..5 {
+        warning(&events, &ns.name, "refused", i).await;
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        front.count_or_none("SELECT count() FROM clusters FINAL"),
+        -1
+    );
+    // Mid-batch: the server takes the next insert but answers only after
+    // the recorder is gone, so the recorder never learns it was taken.
+    front.script_with(&["slow", "30"]);
+    front.script_with(&["refuse", "off"]);
+    // NB: the shipper may wait out its backoff (at most 30 s) before it tries.
+    let held = front.dir.path().join("slow.held");
+    wait_until(
+        Duration::from_secs(90),
+        "an insert taken and not yet answered",
+        || async { held.exists() },
+    )
+    .await;
+    rec.kill_9();
+    front.script_with(&["slow", "off"]);
+    for i in 0..10 {
+        warning(&events, &ns.name, "after", i).await;
+    }
+    let rec = recorder(&db, &ns.name, &["--ship", &url]);
+    wait_until(
+        Duration::from_secs(60),
+        "every Event in ClickHouse",
+        || async {
+            front.count_or_none(&format!(
+                "SELECT count() FROM events FINAL WHERE namespace = '{}'",
+                ns.name
+            )) == 75
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(rec.terminate().success());
+    assert_same_counts(&db, &front);
+    assert_eq!(
+        sqlite_count(&db, "SELECT count(*) FROM outbox"),
+        0,
+        "the outbox is empty after a clean stop"
+    );
+    // No row twice, whichever way it was read.
+    let keys = front.count("SELECT count() FROM (SELECT cluster, event_namespace, event_name, event_uid, count FROM occurrences FINAL GROUP BY ALL)");
+    assert_eq!(keys, front.count("SELECT count() FROM occurrences FINAL"));
+    let gaps = front.count("SELECT count() FROM gaps FINAL WHERE reason = 'not-running'");
+    assert!(
+        gaps >= 1,
+        "the SIGKILL's blind interval is a gap in the store too"
+    );
+}
+
+/// Two clusters in one database (the recorded one and an import shipped with
+/// `ship`): changes, check and query with --all-clusters name each; sending
+/// the import again changes nothing.
+#[tokio::test]
+async fn two_clusters_in_one_store_are_asked_together() {
+    let front = Front::start();
+    let ns = TestNamespace::new("ch-fleet").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let events: kube::Api<Event> = ns.api();
+    for i in 0..3 {
+        warning(&events, &ns.name, "web-1", i).await;
+    }
+    run_ok(diag_ch(&db).args([
+        "record",
+        "--once",
+        "--quiet",
+        "-n",
+        &ns.name,
+        "--ship",
+        &front.url(),
+        "--ship-create-schema",
+    ]));
+    let import = dir.path().join("import.db");
+    let audit = common::repo_root().join("tests/fixtures/audit/widget-status-forbidden.jsonl");
+    run_ok(
+        diag(&import)
+            .args(["import", "--cluster", "staging-eu"])
+            .arg(&audit),
+    );
+    let first = run_ok(diag_ch(&import).args(["ship", "--to", &front.url()]));
+    assert!(
+        String::from_utf8_lossy(&first.stdout).contains("shipped"),
+        "{first:?}"
+    );
+    let refusals = front.count("SELECT count() FROM refusals");
+    run_ok(diag_ch(&import).args(["ship", "--to", &front.url()]));
+    assert_eq!(
+        front.count("SELECT count() FROM refusals"),
+        refusals,
+        "a second ship inserted nothing new"
+    );
+
+    let store = |args: &[&str]| -> String {
+        let out = diag_ch(&db)
+            .env_remove("KUBECTL_DIAG_DB")
+            .args(args)
+            .args(["--store", &front.url()])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let changes = store(&["changes", "--all-clusters", "--since", "2000d"]);
+    assert!(
+        changes.lines().next().unwrap().contains("CLUSTER"),
+        "{changes}"
+    );
+    assert!(changes.contains("staging-eu"), "{changes}");
+    let check = store(&["check", "--all-clusters"]);
+    assert!(
+        check
+            .lines()
+            .take(25)
+            .any(|l| l.contains("staging-eu") && l.contains("H004")),
+        "{check}"
+    );
+    let query = store(&[
+        "query",
+        "warnings-by-reason",
+        "--since",
+        "2000d",
+        "--all-clusters",
+    ]);
+    assert!(query.lines().next().unwrap().contains("CLUSTER"), "{query}");
+    assert!(query.contains("BackOff"), "{query}");
+    // One cluster among several is chosen by name; none chosen is an error that lists them.
+    let one = diag_ch(&db)
+        .env_remove("KUBECTL_DIAG_DB")
+        .args(["changes", "--since", "2000d", "--store", &front.url()])
+        .output()
+        .unwrap();
+    assert_eq!(one.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&one.stderr).contains("--cluster"),
+        "{one:?}"
+    );
+    let chosen = store(&[
+        "timeline",
+        "widgets.example.com/cart",
+        "-n",
+        "shop",
+        "--cluster",
+        "staging-eu",
+    ]);
+    assert!(chosen.contains("refused"), "{chosen}");
+}
+
+/// `sql --store` reads; a write is refused by us and by the server, and changes nothing.
+#[tokio::test]
+async fn sql_writes_against_clickhouse_are_refused() {
+    let front = Front::start();
+    let dir = tempfile::tempdir().unwrap();
+    let import = dir.path().join("import.db");
+    let audit = common::repo_root().join("tests/fixtures/audit/widget-status-forbidden.jsonl");
+    run_ok(
+        diag(&import)
+            .args(["import", "--cluster", "staging-eu"])
+            .arg(&audit),
+    );
+    run_ok(diag_ch(&import).args(["ship", "--to", &front.url(), "--create-schema"]));
+    let before = front.count("SELECT count() FROM refusals");
+    let sql = |statement: &str| {
+        diag_ch(&import)
+            .args(["sql", "--store", &front.url(), statement])
+            .output()
+            .unwrap()
+    };
+    let read = sql("SELECT cluster, count() AS n FROM refusals FINAL GROUP BY cluster");
+    assert!(read.status.success(), "{read:?}");
+    assert!(String::from_utf8_lossy(&read.stdout).contains("staging-eu"));
+    for write in [
+        "DROP TABLE refusals",
+        "INSERT INTO refusals (cluster) VALUES ('x')",
+        "SELECT 1; TRUNCATE TABLE refusals",
+        "ALTER TABLE refusals DELETE WHERE 1",
+    ] {
+        let out = sql(write);
+        assert_eq!(out.status.code(), Some(2), "{write}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("read-only"),
+            "{write}: {out:?}"
+        );
+    }
+    assert_eq!(front.count("SELECT count() FROM refusals"), before);
+}
+
+/// A wrong password or a missing schema stops `record --ship` before it
+/// records anything, saying what to fix; a store that does not answer is a
+/// warning and the recording goes on.
+#[tokio::test]
+async fn a_store_that_refuses_stops_the_recorder_and_one_that_is_away_does_not() {
+    let front = Front::start();
+    let ns = TestNamespace::new("ch-refuse").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let wrong = diag(&db)
+        .env("KUBECTL_DIAG_CLICKHOUSE_PASSWORD", "wrong")
+        .args([
+            "record",
+            "--once",
+            "--quiet",
+            "-n",
+            &ns.name,
+            "--ship",
+            &front.url(),
+            "--ship-create-schema",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(2), "{wrong:?}");
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        said.contains("password") && !said.contains(PASSWORD),
+        "{said}"
+    );
+    let no_schema = diag_ch(&db)
+        .args([
+            "record",
+            "--once",
+            "--quiet",
+            "-n",
+            &ns.name,
+            "--ship",
+            &front.url(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(no_schema.status.code(), Some(2), "{no_schema:?}");
+    assert!(
+        String::from_utf8_lossy(&no_schema.stderr).contains("--ship-create-schema"),
+        "{no_schema:?}"
+    );
+    let away: PathBuf = dir.path().join("away.db");
+    let port = common::free_local_addr();
+    let out = diag_ch(&away)
+        .args([
+            "record",
+            "--once",
+            "--quiet",
+            "-n",
+            &ns.name,
+            "--ship",
+            &format!("clickhouse://diag@{port}/diag"),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("does not answer"),
+        "{out:?}"
+    );
+    assert!(
+        sqlite_count(&away, "SELECT count(*) FROM outbox") > 0,
+        "what was not shipped waits in the outbox"
+    );
+}
