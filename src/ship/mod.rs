@@ -132,6 +132,13 @@ impl Destination {
         }
     }
 
+    /// The rows it is sent, table by table (what [`outbox::take`] reads for it).
+    pub fn tables(&self) -> &'static [tables::Table] {
+        match self {
+            Destination::ClickHouse(_) => tables::TABLES,
+        }
+    }
+
     /// Sends one batch; Ok only once the destination has taken all of it.
     pub async fn send(&self, tag: &str, batch: &Batch) -> Result<(), ChError> {
         match self {
@@ -187,8 +194,9 @@ impl Shipper {
         while !*stop.borrow() {
             let Some(c) = conn.take() else { break };
             let commits = self.stats.commits.load(Ordering::Relaxed);
+            let tables = self.destination.tables();
             let taken = tokio::task::spawn_blocking(move || {
-                let b = outbox::take(&c, cursor, BATCH_KEYS);
+                let b = outbox::take(&c, cursor, BATCH_KEYS, tables);
                 let newest = outbox::newest(&c).unwrap_or(0);
                 (c, b, newest)
             })
@@ -276,7 +284,8 @@ pub async fn drain(
         .map_err(|e| e.to_string())?;
     let mut sent = 0u64;
     loop {
-        let Some(batch) = outbox::take(&conn, cursor, BATCH_KEYS).map_err(|e| e.to_string())?
+        let Some(batch) = outbox::take(&conn, cursor, BATCH_KEYS, destination.tables())
+            .map_err(|e| e.to_string())?
         else {
             return Ok((sent, 0));
         };

@@ -10,7 +10,7 @@
 use rusqlite::{Connection, named_params};
 
 use super::rowbinary;
-use super::tables::{self, Table};
+use super::tables::Table;
 use crate::store::StoreError;
 
 const SQL_TEMP: &str = include_str!("../../queries/ship/temp.sql");
@@ -79,8 +79,15 @@ pub fn open_one_off(conn: &Connection) -> Result<i64, rusqlite::Error> {
     conn.query_row(SQL_LAST, [], |r| r.get(0))
 }
 
-/// The next batch after `after`, or None when the outbox holds nothing newer.
-pub fn take(conn: &Connection, after: i64, limit: i64) -> Result<Option<Batch>, OutboxError> {
+/// The next batch after `after`, or None when the outbox holds nothing newer:
+/// the rows `tables` read for its keys (each destination reads its own:
+/// [`super::Destination::tables`]).
+pub fn take(
+    conn: &Connection,
+    after: i64,
+    limit: i64,
+    tables: &'static [Table],
+) -> Result<Option<Batch>, OutboxError> {
     let keys: Vec<(i64, i64, i64, i64)> = {
         let mut st = conn.prepare_cached(SQL_TAKE)?;
         st.query_map(named_params! {":after": after, ":limit": limit}, |r| {
@@ -100,7 +107,7 @@ pub fn take(conn: &Connection, after: i64, limit: i64) -> Result<Option<Batch>, 
         }
     }
     let mut parts = Vec::new();
-    for table in tables::TABLES {
+    for table in tables {
         if !keys.iter().any(|k| k.1 == table.code) {
             continue;
         }
@@ -239,6 +246,7 @@ pub fn confirm(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ship::tables;
     use crate::store::{Mode, Recording};
 
     fn file() -> (tempfile::TempDir, Recording) {
@@ -264,15 +272,23 @@ mod tests {
         assert!(forgotten.is_empty());
         assert!(reg[0].new);
         prepare(conn).unwrap();
-        let batch = take(conn, reg[0].cursor, BATCH_KEYS).unwrap().unwrap();
+        let batch = take(conn, reg[0].cursor, BATCH_KEYS, tables::TABLES)
+            .unwrap()
+            .unwrap();
         assert_eq!(batch.parts.len(), 1);
         assert_eq!(batch.parts[0].table.name, "clusters");
         assert_eq!(batch.parts[0].rows, 1);
         // Confirmed: the outbox is empty; a change adds one key.
         confirm(conn, reg[0].id, batch.last, 1, 6).unwrap();
-        assert!(take(conn, batch.last, BATCH_KEYS).unwrap().is_none());
+        assert!(
+            take(conn, batch.last, BATCH_KEYS, tables::TABLES)
+                .unwrap()
+                .is_none()
+        );
         rec.register_cluster("uid-2", "ctx2", "", 7).unwrap();
-        let next = take(conn, batch.last, BATCH_KEYS).unwrap().unwrap();
+        let next = take(conn, batch.last, BATCH_KEYS, tables::TABLES)
+            .unwrap()
+            .unwrap();
         assert_eq!(next.rows(), 1);
         // Registered again: the same cursor, nothing re-sent.
         let (again, _) = register(conn, &["clickhouse://h:1/db".into()], 8).unwrap();
