@@ -97,6 +97,9 @@ def engine_fault(error):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # NB: the headers and the body go out in two writes; with Nagle's algorithm
+    # and the client's delayed ACK each small reply waited about 40 ms.
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet: the tests read stderr only on failure
         if os.environ.get("DIAG_CLICKHOUSE_LOG"):

@@ -248,6 +248,32 @@ spec:
     for i in 0..5 {
         warning(&events, &ns.name, "web-1", i).await;
     }
+    // A fight: two field managers taking one label from each other, 40 times.
+    let contested: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "contested"}, "data": {"k": "v"}
+    }))
+    .unwrap();
+    cms.create(&PostParams::default(), &contested)
+        .await
+        .unwrap();
+    for i in 0..40 {
+        let (manager, value) = if i % 2 == 0 {
+            ("fighter-a", "a")
+        } else {
+            ("fighter-b", "b")
+        };
+        let params = kube::api::PatchParams {
+            field_manager: Some(manager.into()),
+            ..Default::default()
+        };
+        cms.patch(
+            "contested",
+            &params,
+            &kube::api::Patch::Merge(json!({"metadata": {"labels": {"owner": value}}})),
+        )
+        .await
+        .unwrap();
+    }
     common::wait_available(&deployments, "web", 2).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert!(rec.terminate().success());
@@ -277,6 +303,8 @@ spec:
             &until,
             "--stuck-after",
             "1s",
+            "--window",
+            "1m",
         ],
         vec![
             "check",
@@ -286,6 +314,8 @@ spec:
             &until,
             "--stuck-after",
             "1s",
+            "--window",
+            "1m",
             "-o",
             "json",
         ],
@@ -331,6 +361,8 @@ spec:
             &until,
             "--stuck-after",
             "1s",
+            "--window",
+            "1m",
             "--store",
             &front.url(),
         ])
@@ -341,6 +373,12 @@ spec:
         text.lines()
             .take(25)
             .any(|l| l.contains("F001") && l.contains("ConfigMap/held")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .take(25)
+            .any(|l| l.contains("H002") && l.contains("fighter-a") && l.contains("fighter-b")),
         "{text}"
     );
     common::kubectl(&[

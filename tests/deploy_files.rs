@@ -48,3 +48,35 @@ fn recorder_yaml_points_to_docs_that_exist_and_sets_seccomp() {
     assert!(recorder.contains("seccompProfile: {type: RuntimeDefault}"));
     assert!(recorder.contains("kind: NetworkPolicy"));
 }
+
+/// The shipping patch's command line is one kubectl-diag takes, and its
+/// password comes from the Secret, never from the arguments.
+#[test]
+fn the_clickhouse_patch_is_a_command_line_the_recorder_takes() {
+    let patch = read("deploy/ship-clickhouse.patch.yaml");
+    let doc: serde_json::Value = serde_saphyr::from_str(&patch).unwrap();
+    let container = &doc["spec"]["template"]["spec"]["containers"][0];
+    let args: Vec<&str> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let cli = kubectl_diag::cli::Cli::try_parse_args_from(
+        std::iter::once("kubectl-diag").chain(args.iter().copied()),
+    )
+    .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+    let kubectl_diag::cli::Command::Record(record) = &cli.command else {
+        panic!("not record: {args:?}")
+    };
+    assert_eq!(record.ship.len(), 1);
+    let url = kubectl_diag::ship::url::ClickHouseUrl::parse(&record.ship[0], None).unwrap();
+    assert!(url.password.is_empty(), "no password in the arguments");
+    assert_eq!(
+        container["env"][0]["name"],
+        kubectl_diag::ship::url::PASSWORD_ENV
+    );
+    let objects = read("deploy/ship-clickhouse.yaml");
+    assert!(objects.contains("kind: Secret") && objects.contains("policyTypes: [\"Egress\"]"));
+    assert!(read("docs/deploy.md").contains("## Shipping to ClickHouse"));
+}

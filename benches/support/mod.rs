@@ -93,6 +93,27 @@ pub fn spawn_writer(
     std::thread::JoinHandle<Result<(), kubectl_diag::store::StoreError>>,
     std::sync::Arc<kubectl_diag::record::sink::Stats>,
 ) {
+    spawn_writer_every(
+        conn,
+        path,
+        cluster,
+        session_id,
+        kubectl_diag::record::flush::DEFAULT_COMMIT_EVERY,
+    )
+}
+
+/// [`spawn_writer`] with another `--commit-every`.
+pub fn spawn_writer_every(
+    conn: kubectl_diag::store::Recording,
+    path: &std::path::Path,
+    cluster: i64,
+    session_id: i64,
+    commit_every: std::time::Duration,
+) -> (
+    tokio::sync::mpsc::Sender<kubectl_diag::record::sink::Msg>,
+    std::thread::JoinHandle<Result<(), kubectl_diag::store::StoreError>>,
+    std::sync::Arc<kubectl_diag::record::sink::Stats>,
+) {
     use kubectl_diag::record::retention::Retention;
     use kubectl_diag::record::sink::{self, Stats};
     use kubectl_diag::store::writer::Writer;
@@ -110,7 +131,7 @@ pub fn spawn_writer(
                 rx,
                 stats,
                 Retention::default(),
-                kubectl_diag::record::flush::DEFAULT_COMMIT_EVERY,
+                commit_every,
             )
         })
     };

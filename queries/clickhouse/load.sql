@@ -4,13 +4,14 @@
 -- fnv1a(text) (the strings table's hash), uid_key(text) (a UUID as its 16
 -- bytes), event_name(name, object name) (client-go's names as an integer).
 
--- Objects known only from an Event, or from a relation's child, when their own row was not shipped yet.
+-- NB: first: the NOT EXISTS below scanned every object for every Event without it (280 ms of 1 s).
+CREATE INDEX temp.st_objects_key ON st_objects (cluster, kind, namespace, name, uid);
+-- Objects known only from an Event, when their own row was not shipped yet.
 INSERT INTO temp.st_objects (cluster, kind, namespace, name, uid, api_version, ver)
 SELECT DISTINCT e.cluster, e.object_kind, e.object_namespace, e.object_name, e.object_uid, e.object_api_version, 0
 FROM temp.st_events e
 WHERE NOT EXISTS (SELECT 1 FROM temp.st_objects o WHERE o.cluster = e.cluster AND o.kind = e.object_kind
                   AND o.namespace = e.object_namespace AND o.name = e.object_name AND o.uid = e.object_uid);
-CREATE INDEX temp.st_objects_key ON st_objects (cluster, kind, namespace, name, uid);
 CREATE INDEX temp.st_events_key ON st_events (cluster, namespace, name, uid);
 
 INSERT INTO clusters (uid, label, server, added)

@@ -91,6 +91,22 @@ fn split(object: &[String]) -> anyhow::Result<(String, String)> {
     }
 }
 
+/// `timeline --store`: the namespaces whose rows the timeline can show (its
+/// object's, where Node Events live, and "" for cluster-scoped objects), so
+/// that only they are pulled from the store; None (everything) for a
+/// cluster-scoped object, whose children may be in any namespace.
+pub fn store_slice(global: &GlobalArgs, args: &TimelineArgs) -> Option<Vec<String>> {
+    let (type_name, _) = split(&args.object).ok()?;
+    if builtin_types()
+        .resolve(&type_name)
+        .is_some_and(|t| !t.namespaced)
+    {
+        return None;
+    }
+    let namespace = crate::k8s::connect::default_namespace(global);
+    Some(vec![namespace, String::new(), "default".to_string()])
+}
+
 pub fn run(
     global: &GlobalArgs,
     args: &TimelineArgs,

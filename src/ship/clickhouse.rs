@@ -197,11 +197,21 @@ impl ClickHouse {
         Ok(out)
     }
 
-    /// A table's rows of these clusters, as RowBinary.
-    pub async fn read(&self, table: &Table, clusters: &[String]) -> Result<bytes::Bytes, ChError> {
-        self.client
-            .query(table.read)
-            .bind(clusters)
+    /// A table's rows of these clusters, as RowBinary; of these namespaces
+    /// only, for a table that has one (its statement takes three values).
+    pub async fn read(
+        &self,
+        table: &Table,
+        clusters: &[String],
+        namespaces: Option<&[String]>,
+    ) -> Result<bytes::Bytes, ChError> {
+        let mut query = self.client.query(table.read).bind(clusters);
+        if table.read.matches('?').count() == 3 {
+            query = query
+                .bind(namespaces.is_none())
+                .bind(namespaces.unwrap_or_default());
+        }
+        query
             // NB: the same refusal of writes as `sql` on SQLite, by the server itself.
             .with_setting("readonly", "1")
             .fetch_bytes("RowBinary")

@@ -119,8 +119,14 @@ pub fn choose(
     }
 }
 
-/// Pulls the clusters of `which` into a new recording.
-pub fn pull(url: &ClickHouseUrl, which: &Which) -> anyhow::Result<Pulled> {
+/// Pulls the clusters of `which` into a new recording: all of their rows, or
+/// with `namespaces` only the rows of those namespaces (cluster-scoped
+/// objects, whose namespace is "", always come along).
+pub fn pull(
+    url: &ClickHouseUrl,
+    which: &Which,
+    namespaces: Option<&[String]>,
+) -> anyhow::Result<Pulled> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -137,11 +143,15 @@ pub fn pull(url: &ClickHouseUrl, which: &Which) -> anyhow::Result<Pulled> {
     };
     let rec = Recording::open(&pulled.path, Mode::Write)?;
     let conn = rec.connection();
+    // NB: a throwaway file, removed when the command ends: nothing to make durable.
+    conn.pragma_update(None, "synchronous", "OFF")?;
+    conn.pragma_update(None, "journal_mode", "MEMORY")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
     register_functions(conn)?;
     conn.execute_batch(SQL_STAGE)?;
     let tx = conn.unchecked_transaction()?;
     for table in TABLES {
-        let bytes = runtime.block_on(ch.read(table, &uids))?;
+        let bytes = runtime.block_on(ch.read(table, &uids, namespaces))?;
         let mut st = tx.prepare_cached(table.stage)?;
         let mut at = 0usize;
         let mut row: Vec<Value> = Vec::with_capacity(table.columns.len());
