@@ -242,7 +242,7 @@ async fn main() {
         );
         let conn = store::open(&path, Mode::Write).unwrap();
         let t = Instant::now();
-        let (reg, _) = outbox::register(&conn, &[shown.clone()], 0).unwrap();
+        let (reg, _) = outbox::register(&conn, std::slice::from_ref(&shown), 0).unwrap();
         let newest = outbox::newest(&conn).unwrap();
         println!(
             "destination added: {newest} outbox keys in {:.1}s",
@@ -286,7 +286,7 @@ async fn main() {
     let ship = !args.iter().any(|a| a == "--no-ship");
     let registered = if ship {
         Some(
-            outbox::register(rec.connection(), &[shown.clone()], 0)
+            outbox::register(rec.connection(), std::slice::from_ref(&shown), 0)
                 .unwrap()
                 .0
                 .remove(0),
