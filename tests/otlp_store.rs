@@ -757,7 +757,7 @@ async fn the_collector_down_for_30s_and_the_recorder_killed_mid_batch_lose_nothi
         .filter(|n| **n > 1)
         .count();
     eprintln!(
-        "{} records in the collector's files, {} occurrence uids, {held} of them in the held batch, \
+        "{} records in the collector's files, {} occurrence uids, {held} of them there when the recorder was killed, \
          {twice} sent twice (the held batch, sent again)",
         collector.records().len(),
         collector.uids("occurrence").len()

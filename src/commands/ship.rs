@@ -38,6 +38,11 @@ pub fn run(
     )?;
     let destination = Destination::parse(&args.to, password.as_deref(), &headers)
         .map_err(|e| anyhow::anyhow!("--to {e}"))?;
+    if !headers.is_empty() && !destination.takes_headers() {
+        anyhow::bail!(
+            "--header/--header-file: headers are for an OTLP --to (otlp+http://…); ClickHouse takes a password (--password-file)"
+        );
+    }
     let path = crate::paths::db_path(global.db.as_ref());
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let clusters = recording.clusters(None)?;

@@ -615,6 +615,11 @@ pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyho
                 .map_err(|e| anyhow::anyhow!("--ship {e}"))?,
         );
     }
+    if !headers.is_empty() && !destinations.iter().any(|d| d.takes_headers()) {
+        anyhow::bail!(
+            "--ship-header/--ship-header-file: headers are for OTLP destinations (--ship otlp+http://…); ClickHouse takes a password (--ship-password-file)"
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
