@@ -1141,4 +1141,105 @@ mod tests {
         assert_eq!(req.resource_logs.len(), 2);
         assert_eq!(req.resource_logs[0].scope_logs[0].log_records.len(), 2);
     }
+
+    /// A server answering each request with the next of `answers` (status line, headers, body).
+    fn canned(answers: Vec<Vec<u8>>) -> u16 {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let mut answers = answers.into_iter();
+            for mut conn in listener.incoming().flatten() {
+                let Some(answer) = answers.next() else { return };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let n = conn.read(&mut chunk).unwrap_or(0);
+                    buf.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&buf).to_ascii_lowercase();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let len: usize = text
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .map_or(0, |v| v.trim().parse().unwrap());
+                        if buf.len() >= end + 4 + len || n == 0 {
+                            break;
+                        }
+                    } else if n == 0 {
+                        break;
+                    }
+                }
+                let _ = conn.write_all(&answer);
+            }
+        });
+        port
+    }
+
+    fn answer(status: &str, headers: &str, body: &[u8]) -> Vec<u8> {
+        let mut a = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/x-protobuf\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        a.extend_from_slice(body);
+        a
+    }
+
+    #[tokio::test]
+    async fn answers_are_read_as_the_otlp_spec_says() {
+        use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsPartialSuccess;
+        let rejected = ExportLogsServiceResponse {
+            partial_success: Some(ExportLogsPartialSuccess {
+                rejected_log_records: 3,
+                error_message: "too old".into(),
+            }),
+        }
+        .encode_to_vec();
+        let warned = ExportLogsServiceResponse {
+            partial_success: Some(ExportLogsPartialSuccess {
+                rejected_log_records: 0,
+                error_message: "took all, but".into(),
+            }),
+        }
+        .encode_to_vec();
+        let port = canned(vec![
+            answer("200 OK", "", &[0x0a, 0x00]),
+            answer("200 OK", "", &warned),
+            answer("200 OK", "", &rejected),
+            answer("429 Too Many Requests", "Retry-After: 7\r\n", b""),
+            answer("503 Service Unavailable", "", b""),
+            answer("400 Bad Request", "", b"bad"),
+            answer("401 Unauthorized", "", b""),
+        ]);
+        let otlp = Otlp::new(
+            OtlpUrl::parse(&format!("otlp+http://127.0.0.1:{port}")).unwrap(),
+            &[("Authorization".into(), "Bearer s3cret".into())],
+        )
+        .unwrap();
+        assert!(
+            otlp.probe().await.is_ok(),
+            "an empty partial_success is success"
+        );
+        assert!(
+            otlp.probe().await.is_ok(),
+            "a warning that rejected nothing is success"
+        );
+        let e = otlp.probe().await.unwrap_err();
+        assert!(
+            matches!(e, ChError::Refused { .. }) && e.to_string().contains("rejected 3"),
+            "{e}"
+        );
+        let e = otlp.probe().await.unwrap_err();
+        assert!(e.retry() && e.wait(0) == Duration::from_secs(7), "{e}");
+        let e = otlp.probe().await.unwrap_err();
+        assert!(
+            matches!(e, ChError::Unavailable { .. }) && e.wait(2) == super::super::backoff(2),
+            "{e}"
+        );
+        let e = otlp.probe().await.unwrap_err();
+        assert!(!e.retry() && e.to_string().contains("400"), "{e}");
+        let e = otlp.probe().await.unwrap_err();
+        assert!(!e.retry() && e.to_string().contains("--ship-header"), "{e}");
+        assert!(!e.to_string().contains("s3cret"));
+    }
 }
