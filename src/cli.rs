@@ -488,9 +488,19 @@ pub struct RecordArgs {
     pub configmap_values: bool,
 
     /// Also ship what is recorded to this store, exactly once, from an outbox in the recording
-    /// (repeatable): clickhouse://[user[:password]@]host[:port]/database[?secure=true]
+    /// (repeatable): clickhouse://[user[:password]@]host[:port]/database[?secure=true], or OTLP
+    /// logs to a collector: otlp+http://host[:4318][/v1/logs] (or otlp+https://)
     #[arg(long, value_name = "URL")]
     pub ship: Vec<String>,
+
+    /// A header sent with every OTLP request, such as an API key (repeatable): 'Name: value'.
+    /// Never printed; prefer --ship-header-file for secrets
+    #[arg(long, value_name = "HEADER", requires = "ship")]
+    pub ship_header: Vec<String>,
+
+    /// OTLP headers from this file: one 'Name: value' a line (# comments and blank lines skipped)
+    #[arg(long, value_name = "PATH", requires = "ship")]
+    pub ship_header_file: Option<PathBuf>,
 
     /// The --ship password, from this file (else the URL's, else $KUBECTL_DIAG_CLICKHOUSE_PASSWORD)
     #[arg(long, value_name = "PATH", requires = "ship")]
@@ -761,9 +771,19 @@ pub struct ShipArgs {
     #[command(flatten)]
     pub db: DbArg,
 
-    /// Where to: clickhouse://[user[:password]@]host[:port]/database[?secure=true]
+    /// Where to: clickhouse://[user[:password]@]host[:port]/database[?secure=true], or
+    /// otlp+http://host[:4318][/v1/logs] (or otlp+https://) for OTLP logs
     #[arg(long, required = true, value_name = "URL")]
     pub to: String,
+
+    /// With an OTLP --to: a header sent with every request, such as an API key (repeatable):
+    /// 'Name: value'. Never printed; prefer --header-file for secrets
+    #[arg(long, value_name = "HEADER")]
+    pub header: Vec<String>,
+
+    /// With an OTLP --to: headers from this file, one 'Name: value' a line
+    #[arg(long, value_name = "PATH")]
+    pub header_file: Option<PathBuf>,
 
     /// The password, from this file (else the URL's, else $KUBECTL_DIAG_CLICKHOUSE_PASSWORD)
     #[arg(long, value_name = "PATH")]

@@ -1,5 +1,5 @@
-//! `kubectl diag ship --db FILE --to clickhouse://…`: a recording (or an
-//! import) sent once. The file is only read: its rows go through an outbox
+//! `kubectl diag ship --db FILE --to clickhouse://…` (or `--to otlp+http://…`):
+//! a recording (or an import) sent once. The file is only read: its rows go through an outbox
 //! in the connection's temporary schema, in the batches the recorder would
 //! send, so sending the same file again changes nothing in ClickHouse.
 
@@ -30,8 +30,19 @@ pub fn run(
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let password = password_from("--password-file", args.password_file.as_deref())?;
-    let destination = Destination::parse(&args.to, password.as_deref())
+    let headers = ship::otlp::parse_headers(
+        &args.header,
+        args.header_file.as_deref(),
+        "--header",
+        "--header-file",
+    )?;
+    let destination = Destination::parse(&args.to, password.as_deref(), &headers)
         .map_err(|e| anyhow::anyhow!("--to {e}"))?;
+    if !headers.is_empty() && !destination.takes_headers() {
+        anyhow::bail!(
+            "--header/--header-file: headers are for an OTLP --to (otlp+http://…); ClickHouse takes a password (--password-file)"
+        );
+    }
     let path = crate::paths::db_path(global.db.as_ref());
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let clusters = recording.clusters(None)?;
@@ -63,9 +74,9 @@ pub fn run(
                     writeln!(
                         err,
                         "warning: {e}; trying again in {} s",
-                        ship::backoff(failures).as_secs()
+                        e.wait(failures).as_secs()
                     )?;
-                    std::thread::sleep(ship::backoff(failures));
+                    std::thread::sleep(e.wait(failures));
                     failures += 1;
                 }
                 Err(e) => {

@@ -602,11 +602,22 @@ pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyho
         "--ship-password-file",
         args.ship_password_file.as_deref(),
     )?;
+    let headers = crate::ship::otlp::parse_headers(
+        &args.ship_header,
+        args.ship_header_file.as_deref(),
+        "--ship-header",
+        "--ship-header-file",
+    )?;
     let mut destinations = Vec::new();
     for url in &args.ship {
         destinations.push(
-            crate::ship::Destination::parse(url, password.as_deref())
+            crate::ship::Destination::parse(url, password.as_deref(), &headers)
                 .map_err(|e| anyhow::anyhow!("--ship {e}"))?,
+        );
+    }
+    if !headers.is_empty() && !destinations.iter().any(|d| d.takes_headers()) {
+        anyhow::bail!(
+            "--ship-header/--ship-header-file: headers are for OTLP destinations (--ship otlp+http://…); ClickHouse takes a password (--ship-password-file)"
         );
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -18,6 +18,13 @@ pub enum ChError {
     /// It could not be reached, or answered 5xx/503: worth trying again as it is.
     #[error("{url} does not answer: {detail}")]
     Unavailable { url: String, detail: String },
+    /// It asked to be asked again later (429/503 with Retry-After): worth trying again after `after`.
+    #[error("{url} is busy: {detail} (asks to wait {} s)", after.as_secs())]
+    Busy {
+        url: String,
+        detail: String,
+        after: std::time::Duration,
+    },
     /// It refused: something must change first (credentials, the schema, the database).
     #[error("{url} refused: {detail}{hint}")]
     Refused {
@@ -29,7 +36,16 @@ pub enum ChError {
 
 impl ChError {
     pub fn retry(&self) -> bool {
-        matches!(self, ChError::Unavailable { .. })
+        matches!(self, ChError::Unavailable { .. } | ChError::Busy { .. })
+    }
+
+    /// How long to wait before the next try, after `failures` failures: what the
+    /// destination asked for (Retry-After), else the backoff.
+    pub fn wait(&self, failures: u32) -> std::time::Duration {
+        match self {
+            ChError::Busy { after, .. } => *after,
+            _ => super::backoff(failures),
+        }
     }
 }
 

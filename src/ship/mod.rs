@@ -9,6 +9,7 @@
 //! double. [`pull`] reads a store back into a recording for the readers.
 
 pub mod clickhouse;
+pub mod otlp;
 pub mod outbox;
 pub mod pull;
 pub mod rowbinary;
@@ -95,22 +96,47 @@ impl ShipStats {
 /// A place to ship to.
 pub enum Destination {
     ClickHouse(ClickHouse),
+    /// OTLP/HTTP logs (`otlp+http://`, `otlp+https://`).
+    Otlp(otlp::Otlp),
 }
 
 impl Destination {
-    /// Parses `--ship`/`--to`: `clickhouse://…`.
-    pub fn parse(text: &str, password: Option<&str>) -> Result<Destination, url::UrlError> {
+    /// Parses `--ship`/`--to`: `clickhouse://…`, `otlp+http://…` or `otlp+https://…`;
+    /// `headers` (`Name`, `value`) are sent with every OTLP request (ClickHouse has none:
+    /// callers refuse headers when no destination is OTLP, [`Destination::takes_headers`]).
+    pub fn parse(
+        text: &str,
+        password: Option<&str>,
+        headers: &[(String, String)],
+    ) -> Result<Destination, url::UrlError> {
+        if text.starts_with("otlp+") {
+            return Ok(Destination::Otlp(otlp::Otlp::new(
+                otlp::OtlpUrl::parse(text)?,
+                headers,
+            )?));
+        }
         let env = std::env::var(url::PASSWORD_ENV).ok();
         let password = password.or(env.as_deref());
-        Ok(Destination::ClickHouse(ClickHouse::new(
-            &url::ClickHouseUrl::parse(text, password)?,
-        )))
+        let url = url::ClickHouseUrl::parse(text, password).map_err(|mut e| {
+            if !text.contains("://") || text.starts_with("http") {
+                e.why
+                    .push_str("; or an OTLP collector: otlp+http://host:4318");
+            }
+            e
+        })?;
+        Ok(Destination::ClickHouse(ClickHouse::new(&url)))
     }
 
-    /// How it is shown and stored: never with a password.
+    /// Whether it sends `--ship-header`s.
+    pub fn takes_headers(&self) -> bool {
+        matches!(self, Destination::Otlp(_))
+    }
+
+    /// How it is shown and stored: never with a password or a header.
     pub fn shown(&self) -> String {
         match self {
             Destination::ClickHouse(c) => c.url().shown(),
+            Destination::Otlp(o) => o.url().shown(),
         }
     }
 
@@ -129,6 +155,8 @@ impl Destination {
                     c.probe().await
                 }
             }
+            // NB: OTLP has no schema: an empty request checks that it answers and takes our headers.
+            Destination::Otlp(o) => o.probe().await,
         }
     }
 
@@ -136,6 +164,7 @@ impl Destination {
     pub fn tables(&self) -> &'static [tables::Table] {
         match self {
             Destination::ClickHouse(_) => tables::TABLES,
+            Destination::Otlp(_) => otlp::OTLP_TABLES,
         }
     }
 
@@ -143,6 +172,7 @@ impl Destination {
     pub async fn send(&self, tag: &str, batch: &Batch) -> Result<(), ChError> {
         match self {
             Destination::ClickHouse(c) => c.send(tag, batch).await,
+            Destination::Otlp(o) => o.send(batch).await,
         }
     }
 }
@@ -250,9 +280,10 @@ impl Shipper {
                     }
                 }
                 Err(e) => {
+                    let wait = e.wait(failures);
                     self.stats.ship.fail(e.to_string());
                     tokio::select! {
-                        _ = tokio::time::sleep(backoff(failures)) => {}
+                        _ = tokio::time::sleep(wait) => {}
                         _ = stop.changed() => {}
                     }
                     failures += 1;

@@ -1,0 +1,1245 @@
+//! The OTLP logs destination: `otlp+http://host:4318` (or `otlp+https://`),
+//! OTLP/HTTP with gzipped protobuf bodies built from the `opentelemetry-proto`
+//! messages, sent by our own hyper client so that each answer is read: a batch
+//! counts as shipped only when every request of it got a 2xx whose
+//! `partial_success` rejected nothing.
+//!
+//! Only occurrences, object versions and gaps become log records (their own
+//! statements, [`OTLP_TABLES`], read from the same outbox as ClickHouse's);
+//! the outbox's other keys (objects, relations, update counts, sessions, …)
+//! send nothing here. The vocabulary is the collector's `k8seventsreceiver`
+//! for Events, `kubectl_diag.*` for the rest (docs/schema.md, "OTLP logs").
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use opentelemetry_proto::tonic::collector::logs::v1::{
+    ExportLogsServiceRequest, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
+use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use prost::Message as _;
+use rusqlite::types::Value;
+
+use super::clickhouse::ChError;
+use super::outbox::Batch;
+use super::rowbinary;
+use super::tables::{Table, Ty};
+
+/// The outbox codes of the rows that become records (migration 8's triggers).
+pub const CODE_OCCURRENCE: i64 = 1;
+pub const CODE_VERSION: i64 = 4;
+pub const CODE_GAP: i64 = 7;
+
+/// How many records one request carries at most (a batch of the outbox may be several requests).
+pub const RECORDS_PER_REQUEST: usize = 2_000;
+
+/// How long one request may take before it counts as unanswered.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The longest Retry-After honoured (a longer one waits this long, then asks again).
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+use Ty::*;
+
+const fn otlp_table(
+    name: &'static str,
+    code: i64,
+    select: &'static str,
+    columns: &'static [(&'static str, Ty)],
+) -> Table {
+    Table {
+        name,
+        code,
+        select,
+        insert: "",
+        read: "",
+        stage: "",
+        columns,
+    }
+}
+
+/// What the OTLP destination reads from the outbox: one statement per kind
+/// of record, each reading all its record says (`queries/ship/otlp/`).
+pub const OTLP_TABLES: &[Table] = &[
+    otlp_table(
+        "occurrences",
+        CODE_OCCURRENCE,
+        include_str!("../../queries/ship/otlp/occurrences.sql"),
+        &[
+            ("cluster", Str),
+            ("cluster_name", Str),
+            ("event_uid", Str),
+            ("event_namespace", Str),
+            ("event_name", Str),
+            ("count", Int),
+            ("n", Int),
+            ("first", Time),
+            ("last", Time),
+            ("message", Str),
+            ("type", Str),
+            ("reason", Str),
+            ("action", Str),
+            ("controller", Str),
+            ("instance", Str),
+            ("host", Str),
+            ("kind", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("uid", Str),
+            ("api_version", Str),
+            ("field_path", Str),
+            ("start", Time),
+        ],
+    ),
+    otlp_table(
+        "versions",
+        CODE_VERSION,
+        include_str!("../../queries/ship/otlp/versions.sql"),
+        &[
+            ("cluster", Str),
+            ("cluster_name", Str),
+            ("kind", Str),
+            ("namespace", Str),
+            ("name", Str),
+            ("uid", Str),
+            ("api_version", Str),
+            ("id", Int),
+            ("at", Time),
+            ("state", Str),
+            ("writers", Str),
+            ("generation", Int),
+            ("observed_generation", NInt),
+            ("diff", NStr),
+            ("resource_version", NStr),
+        ],
+    ),
+    otlp_table(
+        "gaps",
+        CODE_GAP,
+        include_str!("../../queries/ship/otlp/gaps.sql"),
+        &[
+            ("cluster", Str),
+            ("cluster_name", Str),
+            ("id", Int),
+            ("resource", Str),
+            ("start", Time),
+            ("finish", Time),
+            ("reason", Str),
+            ("detail", Str),
+        ],
+    ),
+];
+
+// ---------------------------------------------------------------- the URL
+
+/// An OTLP/HTTP logs endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtlpUrl {
+    pub secure: bool,
+    pub host: String,
+    pub port: u16,
+    /// The path requests are posted to (default `/v1/logs`).
+    pub path: String,
+}
+
+impl OtlpUrl {
+    /// `otlp+http://host[:port][/path]` or `otlp+https://…`; port 4318 (http) or
+    /// 443 (https) when left out, path `/v1/logs` when left out (or `/`).
+    pub fn parse(text: &str) -> Result<OtlpUrl, super::url::UrlError> {
+        let fail = |why: &str| super::url::UrlError {
+            given: text.split('@').next_back().unwrap_or_default().to_string(),
+            why: why.to_string(),
+        };
+        let (secure, rest) = if let Some(r) = text.strip_prefix("otlp+https://") {
+            (true, r)
+        } else if let Some(r) = text.strip_prefix("otlp+http://") {
+            (false, r)
+        } else {
+            return Err(fail(
+                "not an OTLP URL: write otlp+http://host[:port][/path] or otlp+https://… (e.g. otlp+http://collector:4318)",
+            ));
+        };
+        if rest.contains('?') || rest.contains('#') {
+            return Err(fail(
+                "a query or fragment is not understood: give credentials with --ship-header/--header",
+            ));
+        }
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        if authority.contains('@') {
+            return Err(fail(
+                "credentials do not go in the URL: give them as a header (--ship-header-file/--header-file)",
+            ));
+        }
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) if !h.is_empty() && !p.contains(']') => {
+                let port = p.parse::<u16>().map_err(|_| {
+                    fail(&format!("{p:?} is not a port: give a number such as 4318"))
+                })?;
+                (h.to_string(), port)
+            }
+            _ => (authority.to_string(), if secure { 443 } else { 4318 }),
+        };
+        if host.is_empty() {
+            return Err(fail("no host: write otlp+http://HOST:4318"));
+        }
+        let path = if path.is_empty() || path == "/" {
+            "/v1/logs".to_string()
+        } else {
+            path.to_string()
+        };
+        Ok(OtlpUrl {
+            secure,
+            host,
+            port,
+            path,
+        })
+    }
+
+    /// As it is shown and stored (it holds no secret: headers are never part of it).
+    pub fn shown(&self) -> String {
+        format!(
+            "otlp+{}://{}:{}{}",
+            if self.secure { "https" } else { "http" },
+            self.host,
+            self.port,
+            self.path
+        )
+    }
+
+    /// The HTTP URL requests go to.
+    pub fn http(&self) -> String {
+        format!(
+            "{}://{}:{}{}",
+            if self.secure { "https" } else { "http" },
+            self.host,
+            self.port,
+            self.path
+        )
+    }
+}
+
+// ---------------------------------------------------------------- headers
+
+/// Headers from `--ship-header 'Name: value'` (each) and a header file (one per
+/// line; blank lines and lines starting with `#` skipped). The value is never
+/// part of an error message.
+pub fn parse_headers(
+    given: &[String],
+    file: Option<&std::path::Path>,
+    flag: &str,
+    file_flag: &str,
+) -> anyhow::Result<Vec<(String, String)>> {
+    let mut lines: Vec<(String, String)> = given
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (format!("{flag} #{}", i + 1), h.clone()))
+        .collect();
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            anyhow::anyhow!(
+                "{file_flag} {}: cannot read it ({e}); give a file of 'Name: value' lines",
+                path.display()
+            )
+        })?;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim_end_matches('\r');
+            if line.trim().is_empty() || line.trim_start().starts_with('#') {
+                continue;
+            }
+            lines.push((
+                format!("{file_flag} {} line {}", path.display(), i + 1),
+                line.to_string(),
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for (whence, line) in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            anyhow::bail!("{whence}: not 'Name: value' (no colon)");
+        };
+        let (name, value) = (name.trim(), value.trim());
+        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            anyhow::bail!("{whence}: {name:?} is not a header name");
+        }
+        if http::HeaderValue::from_str(value).is_err() {
+            anyhow::bail!(
+                "{whence}: the value of {name} is not a valid header value (its text is not shown)"
+            );
+        }
+        let lower = name.to_ascii_lowercase();
+        if matches!(
+            lower.as_str(),
+            "content-type" | "content-encoding" | "content-length" | "host" | "transfer-encoding"
+        ) {
+            anyhow::bail!("{whence}: {name} is set by kubectl-diag itself");
+        }
+        out.push((name.to_string(), value.to_string()));
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- log.record.uid
+
+/// RFC 9562's namespace for names that are URLs.
+const NAMESPACE_URL: [u8; 16] = [
+    0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8,
+];
+
+/// UUID version 5 (SHA-1) of `name` in the URL namespace, as Python's
+/// `uuid.uuid5(uuid.NAMESPACE_URL, name)` gives it.
+pub fn uuid5(name: &str) -> String {
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY);
+    ctx.update(&NAMESPACE_URL);
+    ctx.update(name.as_bytes());
+    let d = ctx.finish();
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&d.as_ref()[..16]);
+    b[6] = (b[6] & 0x0f) | 0x50;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// The `log.record.uid` of an occurrence row: cluster uid, Event uid, the row's count.
+pub fn occurrence_uid(cluster: &str, event_uid: &str, count: i64) -> String {
+    uuid5(&format!(
+        "kubectl-diag:occurrence/{cluster}/{event_uid}/{count}"
+    ))
+}
+
+/// Of an object version: cluster uid, the object (its uid, or kind/namespace/name
+/// when it has none), and its resourceVersion (or, when the version has none,
+/// `at:` its time in ms and `:` the version's row id).
+pub fn version_uid(
+    cluster: &str,
+    object: (&str, &str, &str, &str),
+    resource_version: Option<&str>,
+    at: i64,
+    id: i64,
+) -> String {
+    let (uid, kind, namespace, name) = object;
+    let who = if uid.is_empty() {
+        format!("{kind}/{namespace}/{name}")
+    } else {
+        uid.to_string()
+    };
+    let which = match resource_version {
+        Some(rv) if !rv.is_empty() => rv.to_string(),
+        _ => format!("at:{at}:{id}"),
+    };
+    uuid5(&format!("kubectl-diag:version/{cluster}/{who}/{which}"))
+}
+
+/// Of a gap: cluster uid, resource, start (ms), reason.
+pub fn gap_uid(cluster: &str, resource: &str, start: i64, reason: &str) -> String {
+    uuid5(&format!(
+        "kubectl-diag:gap/{cluster}/{resource}/{start}/{reason}"
+    ))
+}
+
+// ---------------------------------------------------------------- records
+
+/// The attribute names this module writes for an Event occurrence, as the
+/// collector's k8seventsreceiver names them (checked against its source by a test).
+pub mod names {
+    pub const CLUSTER_UID: &str = "k8s.cluster.uid";
+    pub const CLUSTER_NAME: &str = "k8s.cluster.name";
+    pub const SERVICE_NAME: &str = "service.name";
+    pub const NODE_NAME: &str = "k8s.node.name";
+    pub const OBJECT_KIND: &str = "k8s.object.kind";
+    pub const OBJECT_NAME: &str = "k8s.object.name";
+    pub const OBJECT_UID: &str = "k8s.object.uid";
+    pub const OBJECT_FIELDPATH: &str = "k8s.object.fieldpath";
+    pub const OBJECT_API_VERSION: &str = "k8s.object.api_version";
+    pub const OBJECT_RESOURCE_VERSION: &str = "k8s.object.resource_version";
+    pub const EVENT_REASON: &str = "k8s.event.reason";
+    pub const EVENT_ACTION: &str = "k8s.event.action";
+    pub const EVENT_START_TIME: &str = "k8s.event.start_time";
+    pub const EVENT_NAME: &str = "k8s.event.name";
+    pub const EVENT_UID: &str = "k8s.event.uid";
+    pub const EVENT_COUNT: &str = "k8s.event.count";
+    pub const EVENT_REPORTING_CONTROLLER: &str = "k8s.event.reporting_controller";
+    pub const EVENT_REPORTING_INSTANCE: &str = "k8s.event.reporting_instance";
+    pub const NAMESPACE_NAME: &str = "k8s.namespace.name";
+    pub const RECORD_UID: &str = "log.record.uid";
+}
+
+fn s(v: impl Into<String>) -> Option<AnyValue> {
+    Some(AnyValue {
+        value: Some(any_value::Value::StringValue(v.into())),
+    })
+}
+
+fn i(v: i64) -> Option<AnyValue> {
+    Some(AnyValue {
+        value: Some(any_value::Value::IntValue(v)),
+    })
+}
+
+fn kv(key: &str, value: Option<AnyValue>) -> KeyValue {
+    KeyValue {
+        key: key.to_string(),
+        value,
+        ..Default::default()
+    }
+}
+
+/// Epoch ms as RFC 3339 in UTC with milliseconds.
+fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+        .unwrap_or_default()
+}
+
+/// Epoch ms as Go's `time.Time.String()` of a `metav1.Time` (what the collector
+/// writes in k8s.event.start_time: whole seconds, `+0000 UTC`).
+fn go_time(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S +0000 UTC").to_string())
+        .unwrap_or_default()
+}
+
+fn nanos(ms: i64) -> u64 {
+    u64::try_from(ms).unwrap_or(0).saturating_mul(1_000_000)
+}
+
+/// The collector's severity for an Event type (k8s_event_to_logdata.go's severityMap,
+/// matched case-insensitively): (number, text); (0, "") for a type it does not know.
+pub fn severity(event_type: &str) -> (i32, String) {
+    let n = match event_type.to_ascii_lowercase().as_str() {
+        "normal" => 9,    // SEVERITY_NUMBER_INFO
+        "warning" => 13,  // SEVERITY_NUMBER_WARN
+        "error" => 17,    // SEVERITY_NUMBER_ERROR
+        "critical" => 21, // SEVERITY_NUMBER_FATAL
+        _ => return (0, String::new()),
+    };
+    (n, event_type.to_string())
+}
+
+/// One row read back from a part.
+struct Row<'a> {
+    table: &'static Table,
+    values: &'a [Value],
+}
+
+impl Row<'_> {
+    fn get(&self, name: &str) -> &Value {
+        let i = self
+            .table
+            .columns
+            .iter()
+            .position(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("{}: no column {name}", self.table.name));
+        &self.values[i]
+    }
+
+    fn s(&self, name: &str) -> String {
+        match self.get(name) {
+            Value::Text(t) => t.clone(),
+            Value::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+            Value::Integer(n) => n.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    fn ns(&self, name: &str) -> Option<String> {
+        match self.get(name) {
+            Value::Null => None,
+            _ => Some(self.s(name)),
+        }
+    }
+
+    fn i(&self, name: &str) -> i64 {
+        match self.get(name) {
+            Value::Integer(n) => *n,
+            _ => 0,
+        }
+    }
+
+    fn ni(&self, name: &str) -> Option<i64> {
+        match self.get(name) {
+            Value::Integer(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+/// A record and the resource it belongs to.
+pub struct Record {
+    pub resource: Vec<KeyValue>,
+    pub record: LogRecord,
+}
+
+fn cluster_resource(row: &Row) -> Vec<KeyValue> {
+    vec![
+        kv(names::CLUSTER_UID, s(row.s("cluster"))),
+        kv(names::CLUSTER_NAME, s(row.s("cluster_name"))),
+        kv(names::SERVICE_NAME, s("kubectl-diag")),
+    ]
+}
+
+fn occurrence(row: &Row, now_ns: u64) -> Record {
+    use names::*;
+    let cluster = row.s("cluster");
+    let event_uid = row.s("event_uid");
+    let count = row.i("count");
+    let n = row.i("n");
+    let mut resource = cluster_resource(row);
+    // NB: as the collector, the involved object and the reporting node are the
+    // record's resource; the object's resourceVersion is not recorded, so left out.
+    resource.extend([
+        kv(NODE_NAME, s(row.s("host"))),
+        kv(OBJECT_KIND, s(row.s("kind"))),
+        kv(OBJECT_NAME, s(row.s("name"))),
+        kv(OBJECT_UID, s(row.s("uid"))),
+        kv(OBJECT_FIELDPATH, s(row.s("field_path"))),
+        kv(OBJECT_API_VERSION, s(row.s("api_version"))),
+    ]);
+    let mut attributes = vec![
+        kv(EVENT_REASON, s(row.s("reason"))),
+        kv(EVENT_ACTION, s(row.s("action"))),
+        kv(EVENT_START_TIME, s(go_time(row.i("start")))),
+        kv(EVENT_NAME, s(row.s("event_name"))),
+        kv(EVENT_UID, s(event_uid.clone())),
+        kv(EVENT_REPORTING_CONTROLLER, s(row.s("controller"))),
+        kv(EVENT_REPORTING_INSTANCE, s(row.s("instance"))),
+        kv(NAMESPACE_NAME, s(row.s("namespace"))),
+    ];
+    if count != 0 {
+        attributes.push(kv(EVENT_COUNT, i(count)));
+    }
+    attributes.push(kv(
+        RECORD_UID,
+        s(occurrence_uid(&cluster, &event_uid, count)),
+    ));
+    attributes.push(kv("kubectl_diag.kind", s("occurrence")));
+    if n > 1 {
+        attributes.push(kv("kubectl_diag.occurrences", i(n)));
+        attributes.push(kv("kubectl_diag.first", s(rfc3339(row.i("first")))));
+        attributes.push(kv("kubectl_diag.last", s(rfc3339(row.i("last")))));
+    }
+    let (severity_number, severity_text) = severity(&row.s("type"));
+    Record {
+        resource,
+        record: LogRecord {
+            time_unix_nano: nanos(row.i("last")),
+            observed_time_unix_nano: now_ns,
+            severity_number,
+            severity_text,
+            body: s(row.s("message")),
+            attributes,
+            ..Default::default()
+        },
+    }
+}
+
+fn version(row: &Row, now_ns: u64) -> Record {
+    use names::*;
+    let cluster = row.s("cluster");
+    let (kind, namespace, name, uid) = (
+        row.s("kind"),
+        row.s("namespace"),
+        row.s("name"),
+        row.s("uid"),
+    );
+    let rv = row.ns("resource_version");
+    let mut resource = cluster_resource(row);
+    resource.extend([
+        kv(OBJECT_KIND, s(kind.clone())),
+        kv(OBJECT_NAME, s(name.clone())),
+        kv(OBJECT_UID, s(uid.clone())),
+        kv(OBJECT_API_VERSION, s(row.s("api_version"))),
+    ]);
+    if let Some(rv) = &rv {
+        resource.push(kv(OBJECT_RESOURCE_VERSION, s(rv.clone())));
+    }
+    let record_uid = version_uid(
+        &cluster,
+        (&uid, &kind, &namespace, &name),
+        rv.as_deref(),
+        row.i("at"),
+        row.i("id"),
+    );
+    let diff = row.ns("diff");
+    let mut attributes = vec![
+        kv(RECORD_UID, s(record_uid)),
+        kv("kubectl_diag.kind", s("version")),
+        kv(NAMESPACE_NAME, s(namespace.clone())),
+        kv("kubectl_diag.state", s(row.s("state"))),
+        kv("kubectl_diag.writers", s(row.s("writers"))),
+        kv("kubectl_diag.generation", i(row.i("generation"))),
+    ];
+    if let Some(og) = row.ni("observed_generation") {
+        attributes.push(kv("kubectl_diag.observed_generation", i(og)));
+    }
+    if let Some(d) = &diff {
+        attributes.push(kv("kubectl_diag.diff", s(d.clone())));
+    }
+    let object = if namespace.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {namespace}/{name}")
+    };
+    let body = match &diff {
+        Some(_) => format!("{object} changed its spec"),
+        None => format!("{object} changed"),
+    };
+    Record {
+        resource,
+        record: LogRecord {
+            time_unix_nano: nanos(row.i("at")),
+            observed_time_unix_nano: now_ns,
+            severity_number: 9,
+            severity_text: "INFO".into(),
+            body: s(body),
+            attributes,
+            ..Default::default()
+        },
+    }
+}
+
+fn gap(row: &Row, now_ns: u64) -> Record {
+    use names::*;
+    let cluster = row.s("cluster");
+    let (resource_name, reason) = (row.s("resource"), row.s("reason"));
+    let (start, finish) = (row.i("start"), row.i("finish"));
+    let detail = row.s("detail");
+    let attributes = vec![
+        kv(
+            RECORD_UID,
+            s(gap_uid(&cluster, &resource_name, start, &reason)),
+        ),
+        kv("kubectl_diag.kind", s("gap")),
+        kv("kubectl_diag.gap.start", s(rfc3339(start))),
+        kv("kubectl_diag.gap.end", s(rfc3339(finish))),
+        kv("kubectl_diag.gap.reason", s(reason.clone())),
+        kv("kubectl_diag.gap.resource", s(resource_name.clone())),
+        kv("kubectl_diag.gap.detail", s(detail.clone())),
+    ];
+    let mut body = format!(
+        "not recorded: {resource_name} from {} to {} ({reason})",
+        rfc3339(start),
+        rfc3339(finish)
+    );
+    if !detail.is_empty() {
+        body.push_str(&format!(": {detail}"));
+    }
+    Record {
+        resource: cluster_resource(row),
+        record: LogRecord {
+            time_unix_nano: nanos(start),
+            observed_time_unix_nano: now_ns,
+            severity_number: 13,
+            severity_text: "WARN".into(),
+            body: s(body),
+            attributes,
+            ..Default::default()
+        },
+    }
+}
+
+/// The log records of a batch, in the order of its parts.
+pub fn records(batch: &Batch, now_ns: u64) -> Result<Vec<Record>, rowbinary::RowBinaryError> {
+    let mut out = Vec::new();
+    for part in &batch.parts {
+        let build: fn(&Row, u64) -> Record = match part.table.code {
+            CODE_OCCURRENCE => occurrence,
+            CODE_VERSION => version,
+            CODE_GAP => gap,
+            _ => continue,
+        };
+        let mut at = 0usize;
+        let mut values = Vec::with_capacity(part.table.columns.len());
+        for _ in 0..part.rows {
+            values.clear();
+            for (name, ty) in part.table.columns {
+                values.push(rowbinary::read(&part.data, &mut at, name, *ty)?);
+            }
+            out.push(build(
+                &Row {
+                    table: part.table,
+                    values: &values,
+                },
+                now_ns,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// One request: records grouped by their resource (same attributes, one ResourceLogs).
+pub fn request(records: impl IntoIterator<Item = Record>) -> ExportLogsServiceRequest {
+    let mut groups: Vec<ResourceLogs> = Vec::new();
+    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    for r in records {
+        let key = Resource {
+            attributes: r.resource.clone(),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let at = *index.entry(key).or_insert_with(|| {
+            groups.push(ResourceLogs {
+                resource: Some(Resource {
+                    attributes: r.resource,
+                    ..Default::default()
+                }),
+                scope_logs: vec![ScopeLogs {
+                    scope: Some(InstrumentationScope {
+                        name: "kubectl-diag".into(),
+                        version: env!("CARGO_PKG_VERSION").into(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            });
+            groups.len() - 1
+        });
+        groups[at].scope_logs[0].log_records.push(r.record);
+    }
+    ExportLogsServiceRequest {
+        resource_logs: groups,
+    }
+}
+
+// ---------------------------------------------------------------- the client
+
+type Client = hyper_util::client::legacy::Client<
+    hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
+    Full<Bytes>,
+>;
+
+/// An OTLP/HTTP logs destination.
+pub struct Otlp {
+    url: OtlpUrl,
+    headers: Vec<(http::HeaderName, http::HeaderValue)>,
+    client: Client,
+}
+
+impl Otlp {
+    pub fn new(url: OtlpUrl, headers: &[(String, String)]) -> Result<Otlp, super::url::UrlError> {
+        let fail = |why: String| super::url::UrlError {
+            given: url.shown(),
+            why,
+        };
+        let mut hs = Vec::new();
+        for (n, v) in headers {
+            let name = http::HeaderName::from_bytes(n.as_bytes())
+                .map_err(|_| fail(format!("{n:?} is not a header name")))?;
+            let mut value = http::HeaderValue::from_str(v)
+                .map_err(|_| fail(format!("the value of {n} is not a valid header value")))?;
+            value.set_sensitive(true);
+            hs.push((name, value));
+        }
+        let builder = hyper_rustls::HttpsConnectorBuilder::new();
+        // NB: the system's roots (a collector behind a private CA), else the compiled-in ones.
+        let builder = match builder.with_native_roots() {
+            Ok(b) => b,
+            Err(_) => hyper_rustls::HttpsConnectorBuilder::new().with_webpki_roots(),
+        };
+        let connector = builder.https_or_http().enable_http1().build();
+        let client =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .pool_idle_timeout(Duration::from_secs(30))
+                .build(connector);
+        Ok(Otlp {
+            url,
+            headers: hs,
+            client,
+        })
+    }
+
+    pub fn url(&self) -> &OtlpUrl {
+        &self.url
+    }
+
+    /// An empty request: the endpoint answers, and takes our headers.
+    pub async fn probe(&self) -> Result<(), ChError> {
+        self.post(&ExportLogsServiceRequest::default(), 0).await
+    }
+
+    /// Sends a batch's records, [`RECORDS_PER_REQUEST`] a request; Ok only
+    /// when every request was taken whole.
+    pub async fn send(&self, batch: &Batch) -> Result<(), ChError> {
+        let now_ns = u64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        )
+        .unwrap_or(u64::MAX);
+        let all = records(batch, now_ns).map_err(|e| ChError::Refused {
+            url: self.url.shown(),
+            detail: format!("a row of the outbox cannot be read back: {e}"),
+            hint: "",
+        })?;
+        let mut all = all.into_iter().peekable();
+        while all.peek().is_some() {
+            let chunk: Vec<Record> = all.by_ref().take(RECORDS_PER_REQUEST).collect();
+            let n = chunk.len();
+            self.post(&request(chunk), n).await?;
+        }
+        Ok(())
+    }
+
+    async fn post(&self, req: &ExportLogsServiceRequest, records: usize) -> Result<(), ChError> {
+        let shown = self.url.shown();
+        let unavailable = |detail: String| ChError::Unavailable {
+            url: shown.clone(),
+            detail,
+        };
+        let body = {
+            use std::io::Write as _;
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(&req.encode_to_vec())
+                .and_then(|()| gz.finish())
+                .map_err(|e| unavailable(format!("compressing: {e}")))?
+        };
+        let mut builder = http::Request::post(self.url.http())
+            .header(http::header::CONTENT_TYPE, "application/x-protobuf")
+            .header(http::header::CONTENT_ENCODING, "gzip")
+            .header(
+                http::header::USER_AGENT,
+                concat!("kubectl-diag/", env!("CARGO_PKG_VERSION")),
+            );
+        for (n, v) in &self.headers {
+            builder = builder.header(n, v);
+        }
+        let request = builder
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| unavailable(format!("building the request: {e}")))?;
+        let answer = tokio::time::timeout(REQUEST_TIMEOUT, async {
+            let response = self.client.request(request).await.map_err(|e| {
+                let mut text = e.to_string();
+                let mut source = std::error::Error::source(&e);
+                while let Some(s) = source {
+                    text.push_str(&format!(": {s}"));
+                    source = s.source();
+                }
+                unavailable(text)
+            })?;
+            let (parts, body) = response.into_parts();
+            let bytes = body
+                .collect()
+                .await
+                .map_err(|e| unavailable(format!("reading the answer: {e}")))?
+                .to_bytes();
+            Ok::<_, ChError>((parts, bytes))
+        })
+        .await
+        .map_err(|_| unavailable(format!("no answer in {} s", REQUEST_TIMEOUT.as_secs())))??;
+        let (parts, bytes) = answer;
+        let status = parts.status;
+        if status.is_success() {
+            let reply = ExportLogsServiceResponse::decode(bytes.as_ref()).unwrap_or_default();
+            // NB: a warning with nothing rejected is a success (OTLP spec), and so is a
+            // body that is not a response message (an empty one, say).
+            if let Some(p) = reply.partial_success
+                && p.rejected_log_records > 0
+            {
+                return Err(ChError::Refused {
+                    url: shown,
+                    detail: format!(
+                        "rejected {} of {records} record(s): {}",
+                        p.rejected_log_records, p.error_message
+                    ),
+                    hint: "; the batch is sent again until it is taken whole",
+                });
+            }
+            return Ok(());
+        }
+        let detail = {
+            let text = String::from_utf8_lossy(&bytes);
+            let text: String = text.chars().filter(|c| !c.is_control()).take(200).collect();
+            format!(
+                "HTTP {status}{}",
+                if text.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {text}")
+                }
+            )
+        };
+        let code = status.as_u16();
+        match code {
+            // NB: the OTLP spec's retryable answers; Retry-After honoured when given.
+            429 | 502 | 503 | 504 => {
+                let after = parts
+                    .headers
+                    .get(http::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(|s| Duration::from_secs(s).min(MAX_RETRY_AFTER));
+                Err(match after {
+                    Some(after) => ChError::Busy {
+                        url: shown,
+                        detail,
+                        after,
+                    },
+                    None => unavailable(detail),
+                })
+            }
+            500..=599 => Err(unavailable(detail)),
+            401 | 403 => Err(ChError::Refused {
+                url: shown,
+                detail,
+                hint: "; check the credentials given with --ship-header/--ship-header-file (--header/--header-file for ship)",
+            }),
+            404 | 405 => Err(ChError::Refused {
+                url: shown,
+                detail,
+                hint: "; is the path right? OTLP/HTTP logs are posted to /v1/logs",
+            }),
+            _ => Err(ChError::Refused {
+                url: shown,
+                detail,
+                hint: "",
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_default_their_port_and_path_and_refuse_credentials() {
+        let u = OtlpUrl::parse("otlp+http://collector").unwrap();
+        assert_eq!(u.shown(), "otlp+http://collector:4318/v1/logs");
+        assert_eq!(u.http(), "http://collector:4318/v1/logs");
+        let u = OtlpUrl::parse("otlp+https://otlp.example.com/otlp/v1/logs").unwrap();
+        assert_eq!(u.shown(), "otlp+https://otlp.example.com:443/otlp/v1/logs");
+        let u = OtlpUrl::parse("otlp+http://127.0.0.1:14318/").unwrap();
+        assert_eq!(u.http(), "http://127.0.0.1:14318/v1/logs");
+        let e = OtlpUrl::parse("otlp+http://user:secret@host:4318").unwrap_err();
+        assert!(!e.to_string().contains("secret"), "{e}");
+        assert!(OtlpUrl::parse("otlp+http://host:port").is_err());
+        assert!(OtlpUrl::parse("otlp+http://host/v1/logs?key=1").is_err());
+        assert!(OtlpUrl::parse("http://host:4318").is_err());
+    }
+
+    #[test]
+    fn headers_parse_from_flags_and_files_and_never_show_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("h");
+        std::fs::write(
+            &f,
+            "# key\n\nAuthorization: Bearer s3cret\r\nX-Scope-OrgID: team-a\n",
+        )
+        .unwrap();
+        let h = parse_headers(
+            &["api-key: abc".into()],
+            Some(&f),
+            "--ship-header",
+            "--ship-header-file",
+        )
+        .unwrap();
+        assert_eq!(
+            h,
+            vec![
+                ("api-key".into(), "abc".into()),
+                ("Authorization".into(), "Bearer s3cret".into()),
+                ("X-Scope-OrgID".into(), "team-a".into())
+            ]
+        );
+        let e = parse_headers(
+            &["novalue-s3cret".into()],
+            None,
+            "--ship-header",
+            "--ship-header-file",
+        )
+        .unwrap_err();
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        let e = parse_headers(
+            &["X: bad\u{7f}s3cret".into()],
+            None,
+            "--ship-header",
+            "--ship-header-file",
+        )
+        .unwrap_err();
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        assert!(parse_headers(&["Content-Type: text/plain".into()], None, "a", "b").is_err());
+    }
+
+    #[test]
+    fn record_uids_are_uuid5_of_the_documented_names() {
+        // Python 3: uuid.uuid5(uuid.NAMESPACE_URL, "http://www.example.com/").
+        assert_eq!(
+            uuid5("http://www.example.com/"),
+            "fcde3c85-2270-590f-9e7c-ee003d65e0e2"
+        );
+        assert_eq!(
+            occurrence_uid("c", "e", 3),
+            uuid5("kubectl-diag:occurrence/c/e/3")
+        );
+        assert_eq!(
+            version_uid("c", ("u", "Pod", "ns", "p"), Some("42"), 1, 2),
+            uuid5("kubectl-diag:version/c/u/42")
+        );
+        assert_eq!(
+            version_uid("c", ("", "Pod", "ns", "p"), None, 1, 2),
+            uuid5("kubectl-diag:version/c/Pod/ns/p/at:1:2")
+        );
+        assert_eq!(
+            gap_uid("c", "events", 5, "relist"),
+            uuid5("kubectl-diag:gap/c/events/5/relist")
+        );
+    }
+
+    #[test]
+    fn severities_follow_the_collector() {
+        assert_eq!(severity("Normal"), (9, "Normal".into()));
+        assert_eq!(severity("Warning"), (13, "Warning".into()));
+        assert_eq!(severity("weird"), (0, String::new()));
+    }
+
+    #[test]
+    fn every_otlp_select_reads_as_many_columns_as_its_table_has() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::store::migrate::migrate(&conn, std::path::Path::new(":memory:")).unwrap();
+        conn.execute_batch(include_str!("../../queries/ship/temp.sql"))
+            .unwrap();
+        for t in OTLP_TABLES {
+            let st = conn.prepare(t.select).unwrap();
+            assert_eq!(st.column_count(), t.columns.len(), "{}", t.name);
+        }
+    }
+
+    /// The attribute names of an Event's record are the collector's: the names its
+    /// k8seventsreceiver writes (tests/fixtures/otlp/k8seventsreceiver-attributes.txt,
+    /// copied from its source; the file's header cites it), each where it writes it.
+    #[test]
+    fn event_attribute_names_match_the_collectors_k8seventsreceiver() {
+        let fixture = include_str!("../../tests/fixtures/otlp/k8seventsreceiver-attributes.txt");
+        let mut want_resource = Vec::new();
+        let mut want_record = Vec::new();
+        for line in fixture
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
+            let (place, name) = line.split_once(char::is_whitespace).unwrap();
+            match place {
+                "resource" => want_resource.push(name.trim().to_string()),
+                "record" => want_record.push(name.trim().to_string()),
+                other => panic!("{other}"),
+            }
+        }
+        // One occurrence row, through RowBinary as the outbox gives it.
+        let table = &OTLP_TABLES[0];
+        let mut data = Vec::new();
+        for (name, ty) in table.columns {
+            let v = match ty {
+                Ty::Str => Value::Text(format!("{name}-value")),
+                _ => Value::Integer(match *name {
+                    "count" => 4,
+                    "n" => 2,
+                    _ => 1_700_000_000_000,
+                }),
+            };
+            rowbinary::write(&mut data, name, *ty, &v).unwrap();
+        }
+        let batch = Batch {
+            first: 1,
+            last: 1,
+            parts: vec![super::super::outbox::Part {
+                table,
+                rows: 1,
+                data,
+            }],
+        };
+        let recs = records(&batch, 5).unwrap();
+        assert_eq!(recs.len(), 1);
+        let res: Vec<&str> = recs[0].resource.iter().map(|k| k.key.as_str()).collect();
+        let rec: Vec<&str> = recs[0]
+            .record
+            .attributes
+            .iter()
+            .map(|k| k.key.as_str())
+            .collect();
+        // NB: the involved object's resourceVersion is not recorded (docs/schema.md).
+        for name in want_resource
+            .iter()
+            .filter(|n| *n != "k8s.object.resource_version")
+        {
+            assert!(
+                res.contains(&name.as_str()),
+                "resource attribute {name} missing: {res:?}"
+            );
+        }
+        for name in &want_record {
+            assert!(
+                rec.contains(&name.as_str()),
+                "record attribute {name} missing: {rec:?}"
+            );
+        }
+        // Ours are only what the collector does not have.
+        for name in rec.iter().chain(&res) {
+            let ours = name.starts_with("kubectl_diag.")
+                || matches!(
+                    *name,
+                    "log.record.uid" | "k8s.cluster.uid" | "k8s.cluster.name" | "service.name"
+                );
+            assert!(
+                ours || want_resource.iter().chain(&want_record).any(|w| w == name),
+                "{name} is neither the collector's nor ours"
+            );
+        }
+        assert_eq!(recs[0].record.severity_number, 0); // "type-value" is no Event type
+        assert_eq!(recs[0].record.time_unix_nano, 1_700_000_000_000_000_000);
+        let attr = |k: &str| {
+            recs[0]
+                .record
+                .attributes
+                .iter()
+                .find(|a| a.key == k)
+                .and_then(|a| a.value.clone())
+                .and_then(|v| v.value)
+        };
+        assert_eq!(attr("k8s.event.count"), Some(any_value::Value::IntValue(4)));
+        assert_eq!(
+            attr("kubectl_diag.occurrences"),
+            Some(any_value::Value::IntValue(2))
+        );
+        assert_eq!(
+            attr("k8s.event.start_time"),
+            Some(any_value::Value::StringValue(
+                "2023-11-14 22:13:20 +0000 UTC".into()
+            ))
+        );
+        assert_eq!(
+            attr("log.record.uid"),
+            Some(any_value::Value::StringValue(occurrence_uid(
+                "cluster-value",
+                "event_uid-value",
+                4
+            )))
+        );
+    }
+
+    #[test]
+    fn records_of_one_resource_share_one_resource_logs() {
+        let r = |obj: &str| Record {
+            resource: vec![kv("k8s.object.name", s(obj))],
+            record: LogRecord::default(),
+        };
+        let req = request([r("a"), r("b"), r("a")]);
+        assert_eq!(req.resource_logs.len(), 2);
+        assert_eq!(req.resource_logs[0].scope_logs[0].log_records.len(), 2);
+    }
+
+    /// A server answering each request with the next of `answers` (status line, headers, body).
+    fn canned(answers: Vec<Vec<u8>>) -> u16 {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let mut answers = answers.into_iter();
+            for mut conn in listener.incoming().flatten() {
+                let Some(answer) = answers.next() else { return };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let n = conn.read(&mut chunk).unwrap_or(0);
+                    buf.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&buf).to_ascii_lowercase();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let len: usize = text
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .map_or(0, |v| v.trim().parse().unwrap());
+                        if buf.len() >= end + 4 + len || n == 0 {
+                            break;
+                        }
+                    } else if n == 0 {
+                        break;
+                    }
+                }
+                let _ = conn.write_all(&answer);
+            }
+        });
+        port
+    }
+
+    fn answer(status: &str, headers: &str, body: &[u8]) -> Vec<u8> {
+        let mut a = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/x-protobuf\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        a.extend_from_slice(body);
+        a
+    }
+
+    #[tokio::test]
+    async fn answers_are_read_as_the_otlp_spec_says() {
+        use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsPartialSuccess;
+        let rejected = ExportLogsServiceResponse {
+            partial_success: Some(ExportLogsPartialSuccess {
+                rejected_log_records: 3,
+                error_message: "too old".into(),
+            }),
+        }
+        .encode_to_vec();
+        let warned = ExportLogsServiceResponse {
+            partial_success: Some(ExportLogsPartialSuccess {
+                rejected_log_records: 0,
+                error_message: "took all, but".into(),
+            }),
+        }
+        .encode_to_vec();
+        let port = canned(vec![
+            answer("200 OK", "", &[0x0a, 0x00]),
+            answer("200 OK", "", &warned),
+            answer("200 OK", "", &rejected),
+            answer("429 Too Many Requests", "Retry-After: 7\r\n", b""),
+            answer("503 Service Unavailable", "", b""),
+            answer("400 Bad Request", "", b"bad"),
+            answer("401 Unauthorized", "", b""),
+        ]);
+        let otlp = Otlp::new(
+            OtlpUrl::parse(&format!("otlp+http://127.0.0.1:{port}")).unwrap(),
+            &[("Authorization".into(), "Bearer s3cret".into())],
+        )
+        .unwrap();
+        assert!(
+            otlp.probe().await.is_ok(),
+            "an empty partial_success is success"
+        );
+        assert!(
+            otlp.probe().await.is_ok(),
+            "a warning that rejected nothing is success"
+        );
+        let e = otlp.probe().await.unwrap_err();
+        assert!(
+            matches!(e, ChError::Refused { .. }) && e.to_string().contains("rejected 3"),
+            "{e}"
+        );
+        let e = otlp.probe().await.unwrap_err();
+        assert!(e.retry() && e.wait(0) == Duration::from_secs(7), "{e}");
+        let e = otlp.probe().await.unwrap_err();
+        assert!(
+            matches!(e, ChError::Unavailable { .. }) && e.wait(2) == super::super::backoff(2),
+            "{e}"
+        );
+        let e = otlp.probe().await.unwrap_err();
+        assert!(!e.retry() && e.to_string().contains("400"), "{e}");
+        let e = otlp.probe().await.unwrap_err();
+        assert!(!e.retry() && e.to_string().contains("--ship-header"), "{e}");
+        assert!(!e.to_string().contains("s3cret"));
+    }
+}
