@@ -3,7 +3,7 @@
 //!   scripts/clickhouse up     # prints the URL
 //!   DIAG_CLICKHOUSE_URL=clickhouse://diag:diag-test-password@127.0.0.1:18123/diag \
 //!     cargo bench --bench ship_clickhouse -- catch-up [--occurrences 1000000]
-//!   DIAG_CLICKHOUSE_URL=… cargo bench --bench ship_clickhouse -- live [--rate 1000] [--seconds 30] [--commit-every-ms 5000] [--no-ship]
+//!   DIAG_CLICKHOUSE_URL=… cargo bench --bench ship_clickhouse -- live [--rate 1000] [--seconds 30] [--commit-every-ms 5000] [--no-ship] [--to otlp+http://127.0.0.1:4318]
 //!
 //! catch-up: a recording of N occurrences made through the recorder's writer, then a
 //! destination added (every row into the outbox) and the outbox shipped as the recorder
@@ -215,10 +215,22 @@ async fn main() {
         "catch-up"
     };
     let url = url(&format!("diag_bench_{}", std::process::id()));
-    let shown = url.shown();
+    let _ = url.shown();
     let ch = ClickHouse::new(&url);
     ch.create_schema(None, None).await.unwrap();
-    let destination = Arc::new(Destination::ClickHouse(ClickHouse::new(&url)));
+    // `live --to otlp+http://…`: the same run shipping to an OpenTelemetry Collector
+    // (scripts/otelcol up); the lag is then read from the rows it confirmed.
+    let to = args
+        .iter()
+        .position(|a| a == "--to")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let otlp = to.is_some();
+    let destination = Arc::new(match &to {
+        Some(t) => Destination::parse(t, None, &[]).unwrap(),
+        None => Destination::ClickHouse(ClickHouse::new(&url)),
+    });
+    let shown = destination.shown();
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let path = dir.path().join("ship.db");
     let rec = store::Recording::open(&path, Mode::Write).unwrap();
@@ -333,7 +345,11 @@ async fn main() {
         sent_at.push((now.as_millis() as u64, sent));
         if ship && now >= next_sample {
             next_sample = now + Duration::from_millis(200);
-            let c = count(&ch, "occurrences").await;
+            let c = if otlp {
+                stats.ship.rows.load(Ordering::Relaxed) as i64
+            } else {
+                count(&ch, "occurrences").await
+            };
             samples.push((begin.elapsed().as_millis() as u64, c));
             if sent >= total && c >= total as i64 {
                 break;
