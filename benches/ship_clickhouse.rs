@@ -215,7 +215,6 @@ async fn main() {
         "catch-up"
     };
     let url = url(&format!("diag_bench_{}", std::process::id()));
-    let _ = url.shown();
     let ch = ClickHouse::new(&url);
     ch.create_schema(None, None).await.unwrap();
     // `live --to otlp+http://…`: the same run shipping to an OpenTelemetry Collector
