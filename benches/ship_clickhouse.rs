@@ -24,7 +24,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use kubectl_diag::model::{EventChange, EventObservation, ObjectRef};
 use kubectl_diag::record::sink::Msg;
 use kubectl_diag::ship::clickhouse::ClickHouse;
 use kubectl_diag::ship::url::ClickHouseUrl;
@@ -34,44 +33,9 @@ use kubectl_diag::store::{self, Mode};
 mod support;
 use support::{flag, memory_mib, percentile};
 
-fn change(i: u64) -> EventChange {
-    let pod = i % 5_000;
-    EventChange::Upsert(Box::new(EventObservation {
-        uid: format!("{:08x}-0000-4000-8000-{:012x}", i >> 20, i),
-        namespace: format!("team-{}", pod % 40),
-        name: format!("app-{pod}.{:x}", 0x187c_0000_0000_0000_u64 + i),
-        involved: ObjectRef {
-            api_version: "v1".into(),
-            kind: "Pod".into(),
-            namespace: format!("team-{}", pod % 40),
-            name: format!("app-{pod}"),
-            uid: format!("00000000-0000-4000-8000-{pod:012x}"),
-            field_path: String::new(),
-        },
-        reason: if i.is_multiple_of(3) {
-            "BackOff"
-        } else {
-            "Pulled"
-        }
-        .into(),
-        type_: if i.is_multiple_of(3) {
-            "Warning"
-        } else {
-            "Normal"
-        }
-        .into(),
-        message: format!("Back-off restarting failed container app in pod app-{pod}"),
-        reporting_controller: "kubelet".into(),
-        first: 1_795_000_000_000 + i as i64,
-        last: 1_795_000_000_000 + i as i64,
-        count: 1,
-        ..Default::default()
-    }))
-}
-
 fn msg(i: u64) -> Msg {
     Msg::Change {
-        change: kubectl_diag::model::Change::Event(change(i)),
+        change: kubectl_diag::model::Change::Event(support::event_change(i)),
         resource: "events".into(),
         rv: Some(i.to_string()),
         received: Instant::now(),

@@ -137,3 +137,41 @@ pub fn spawn_writer_every(
     };
     (tx, thread, stats)
 }
+
+/// The i-th Event of a steady stream: 5,000 Pods in 40 namespaces, a third of them Warnings
+/// (record_sink and ship_clickhouse feed the writer with these).
+pub fn event_change(i: u64) -> kubectl_diag::model::EventChange {
+    use kubectl_diag::model::{EventChange, EventObservation, ObjectRef};
+    let pod = i % 5_000;
+    EventChange::Upsert(Box::new(EventObservation {
+        uid: format!("{:08x}-0000-4000-8000-{:012x}", i >> 20, i),
+        namespace: format!("team-{}", pod % 40),
+        name: format!("app-{pod}.{:x}", 0x187c_0000_0000_0000_u64 + i),
+        involved: ObjectRef {
+            api_version: "v1".into(),
+            kind: "Pod".into(),
+            namespace: format!("team-{}", pod % 40),
+            name: format!("app-{pod}"),
+            uid: format!("00000000-0000-4000-8000-{pod:012x}"),
+            field_path: String::new(),
+        },
+        reason: if i.is_multiple_of(3) {
+            "BackOff"
+        } else {
+            "Pulled"
+        }
+        .into(),
+        type_: if i.is_multiple_of(3) {
+            "Warning"
+        } else {
+            "Normal"
+        }
+        .into(),
+        message: format!("Back-off restarting failed container app in pod app-{pod}"),
+        reporting_controller: "kubelet".into(),
+        first: 1_795_000_000_000 + i as i64,
+        last: 1_795_000_000_000 + i as i64,
+        count: 1,
+        ..Default::default()
+    }))
+}
