@@ -621,7 +621,7 @@ pub struct CheckArgs {
     #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table)]
     pub output: CheckOutput,
 
-    /// Checks to run (default: all): progress, finalizers, hotloop, generation, scheduling, pods
+    /// Checks to run (default: all): controllers, progress, finalizers, hotloop, generation, scheduling, pods
     #[arg(value_enum)]
     pub checks: Vec<crate::checks::Check>,
 

@@ -150,6 +150,22 @@ pub struct ObjectState {
         skip_serializing_if = "std::collections::BTreeMap::is_empty"
     )]
     pub requests: std::collections::BTreeMap<String, i64>,
+    /// A Lease's holder and last renewal, kept for live reads only (`check`,
+    /// the reconstruction): the recorder drops it, since a Lease renews
+    /// every few seconds ([`churns`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LeaseSpec>,
+}
+
+/// What a Lease says of its holder: who, and when it last renewed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct LeaseSpec {
+    pub holder: String,
+    /// Epoch ms of `spec.renewTime`.
+    pub renewed: Option<i64>,
+    /// `spec.leaseDurationSeconds`.
+    pub duration_s: i64,
 }
 
 /// One requirement of a node selector term (`matchExpressions`, or

@@ -13,7 +13,11 @@ use crate::units::human_duration;
 
 fn observer(o: &RecordedObject, s: &Snapshot) -> String {
     if let Some(known) = for_kind(&o.object.api_version, &o.object.kind) {
-        return known.to_string();
+        // The controller that would observe it may be the one that is gone.
+        return match super::leases::component_of(known).and_then(|c| super::leases::down(s, c)) {
+            Some((down, _)) => format!("{known} — {down}"),
+            None => known.to_string(),
+        };
     }
     match o.object.api_version.rsplit_once('/') {
         Some((group, _)) if group.contains('.') => describe_operator(group, &s.objects),

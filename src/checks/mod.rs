@@ -9,6 +9,7 @@ pub mod controllers;
 pub mod finalizers;
 pub mod generation;
 pub mod hotloop;
+pub mod leases;
 pub mod pods;
 pub mod progress;
 pub mod scheduling;
@@ -55,7 +56,6 @@ pub const METADATA_ONLY: &[(&str, &str)] = &[
     ("", "podtemplates"),
     ("", "limitranges"),
     ("apps", "controllerrevisions"),
-    ("coordination.k8s.io", "leases"),
     ("discovery.k8s.io", "endpointslices"),
     ("rbac.authorization.k8s.io", "roles"),
     ("rbac.authorization.k8s.io", "rolebindings"),
@@ -316,6 +316,8 @@ impl Relevance {
             o.object.kind.as_str(),
             "Node" | "Deployment" | "StatefulSet" | "DaemonSet"
         ) || s.deletion.is_some()
+            // A leader's Lease: whether the controllers are running at all.
+            || s.lease.as_ref().is_some_and(|l| !l.holder.is_empty())
             // What does not reach its target, and what explains it one level down.
             || progress::relevant(o)
             || generation_lag
@@ -327,6 +329,15 @@ impl Relevance {
             || (o.object.kind == "PersistentVolume" && !s.node_affinity.is_empty())
             || self.terminating_namespaces.contains(&o.object.namespace)
     }
+}
+
+/// Whether a finding belongs to what `-n NS` shows: the namespace's objects,
+/// the Namespace itself, and a control-plane component that is gone (C001),
+/// which stops every namespace alike.
+pub fn concerns(f: &Finding, ns: &str) -> bool {
+    f.object.namespace == ns
+        || (f.object.kind == "Namespace" && f.object.name == ns)
+        || (f.code == Code::C001 && f.details["control_plane"] == true)
 }
 
 /// The chosen checks (all when `selected` is empty), in the order they run.
@@ -366,6 +377,7 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
                 report.summary = summary;
             }
             Check::Pods => report.findings.extend(pods::check(snapshot, options)),
+            Check::Controllers => report.findings.extend(leases::check(snapshot)),
         }
     }
     if chosen(selected).any(|c| c == Check::Progress) {
@@ -385,6 +397,9 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
         report.findings.splice(0..0, progress);
         drop_explained_storms(&mut report.findings);
     }
+    // NB: a control-plane component that is gone explains everything else
+    // that does not move: it leads.
+    report.findings.sort_by_key(|f| f.code != Code::C001);
     report.notes.extend(snapshot.stale_groups.iter().map(|g| {
         format!("API group {g} is unavailable (its aggregated API does not answer discovery)")
     }));

@@ -383,7 +383,35 @@ fn event_text(reason: &str, message: &str) -> (String, bool) {
 /// snapshot (a Pod's own explanation is handed over, not redone).
 pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<Finding> {
     let index = Index::new(&s.objects);
-    let stalls: Vec<Stall> = s.objects.iter().filter_map(stall).collect();
+    let mut stalls: Vec<Stall> = s.objects.iter().filter_map(stall).collect();
+    // A change no controller acts on while its controller is gone: the
+    // status still tells of the generation before, and looks fine.
+    let manager_down = super::leases::down(s, "kube-controller-manager").is_some();
+    stalls.extend(
+        s.objects
+            .iter()
+            .filter(|o| manager_down && WORKLOADS.contains(&o.object.kind.as_str()))
+            .filter(|o| o.state.deletion.is_none() && stall(o).is_none())
+            .filter_map(|o| {
+                let og = o
+                    .state
+                    .observed_generation
+                    .filter(|og| *og < o.state.generation)?;
+                Some(Stall {
+                    object: o,
+                    code: Code::R001,
+                    what: format!(
+                        "generation {} not acted on (its status tells of generation {og})",
+                        o.state.generation
+                    ),
+                    wanted: counter(&o.state, "spec.replicas").unwrap_or(0),
+                    ready: counter(&o.state, "readyReplicas").unwrap_or(0),
+                    missing: 0,
+                    since: o.generation_since,
+                    condition: None,
+                })
+            }),
+    );
     if stalls.is_empty() {
         return Vec::new();
     }
@@ -396,6 +424,19 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             }
         }
     };
+    // Pods no scheduler places while the scheduler is gone: nothing else
+    // says why (the FailedScheduling Event is the scheduler's own).
+    if let Some(down) = super::leases::down(s, "kube-scheduler") {
+        for pod in s.objects.iter().filter(|o| {
+            o.object.kind == "Pod" && o.state.node_name.is_empty() && o.state.deletion.is_none()
+        }) {
+            let since = down.1.max(pod.created.unwrap_or(down.1));
+            add(
+                index.chain(pod),
+                controller_down(down.0.clone(), since, s.at),
+            );
+        }
+    }
     for e in s
         .events
         .iter()
@@ -537,6 +578,15 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             continue;
         }
         let mut list = fold(evidence.remove(&key(st.object)).unwrap_or_default());
+        // The controller that would make it progress is gone: that leads.
+        if let Some(down) =
+            super::controllers::for_kind(&st.object.object.api_version, &st.object.object.kind)
+                .and_then(super::leases::component_of)
+                .and_then(|c| super::leases::down(s, c))
+        {
+            let since = down.1.max(st.object.created.unwrap_or(down.1));
+            list.insert(0, controller_down(down.0, since, s.at));
+        }
         let since = st
             .since
             .or_else(|| earliest(list.iter().map(|e| Some(e.first))))
@@ -577,6 +627,7 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             );
         }
         let cause = match list.first() {
+            Some(e) if e.reason == CONTROLLER_DOWN => e.text.clone(),
             // An R003's own condition: its words follow `Ready=False` directly.
             Some(e) if st.code == Code::R003 && e.reason == st.what => e.text.clone(),
             Some(e) if e.refused && st.missing > 0 => {
@@ -631,6 +682,24 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
 
 /// The same statement from several objects (each Pod's FailedCreate, the
 /// Events and the condition that quote one refusal) is one cause, counted.
+/// The reason of the evidence that a control-plane component is gone.
+const CONTROLLER_DOWN: &str = "ControllerDown";
+
+fn controller_down(text: String, since: i64, at: i64) -> Evidence {
+    Evidence {
+        rank: 0,
+        via: "Lease".to_string(),
+        reason: CONTROLLER_DOWN.to_string(),
+        text,
+        count: 1,
+        first: since,
+        last: at,
+        refused: false,
+        finding: false,
+        also: Vec::new(),
+    }
+}
+
 fn fold(list: Vec<Evidence>) -> Vec<Evidence> {
     let mut out: Vec<Evidence> = Vec::new();
     for e in list {
@@ -752,6 +821,83 @@ mod tests {
             )],
             ..Snapshot::default()
         }
+    }
+
+    fn stale_lease(name: &str, renewed: i64) -> RecordedObject {
+        let mut l = object("Lease", "kube-system", name);
+        l.object.api_version = "coordination.k8s.io/v1".into();
+        l.state.lease = Some(crate::model::LeaseSpec {
+            holder: format!("{name}-host_1"),
+            renewed: Some(renewed),
+            duration_s: 15,
+        });
+        l
+    }
+
+    #[test]
+    fn a_change_nothing_acts_on_while_the_controller_manager_is_gone_names_it() {
+        // Fully ready, of the generation before: the status alone looks fine.
+        let mut d = workload("Deployment", "checkout", 2, 2, 2);
+        d.state.generation = 3;
+        d.state.observed_generation = Some(2);
+        d.generation_since = Some(8 * MIN);
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![d, stale_lease("kube-controller-manager", 7 * MIN)],
+            ..Snapshot::default()
+        };
+        let now = Options {
+            stuck_after_ms: 0,
+            ..Options::default()
+        };
+        let found = check(&snap, &now, &[]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].code, Code::R001);
+        assert!(
+            found[0].summary.starts_with(
+                "generation 3 not acted on (its status tells of generation 2) for 2m — kube-controller-manager has not renewed its Lease kube-system/kube-controller-manager since"
+            ),
+            "{}",
+            found[0].summary
+        );
+        // With the controller-manager renewing, the same object is no stall.
+        let mut fine = snap.clone();
+        fine.objects[1].state.lease.as_mut().unwrap().renewed = Some(10 * MIN - 2_000);
+        assert!(check(&fine, &now, &[]).is_empty());
+    }
+
+    #[test]
+    fn pods_not_placed_while_the_scheduler_is_gone_name_it_as_the_cause() {
+        let mut pod = owned(
+            object("Pod", "shop", "search-5d8f6c-abcde"),
+            "ReplicaSet",
+            "search-5d8f6c",
+        );
+        pod.state.phase = "Pending".into();
+        pod.created = Some(MIN);
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![
+                workload("Deployment", "search", 1, 0, 1),
+                owned(
+                    workload("ReplicaSet", "search-5d8f6c", 1, 0, 1),
+                    "Deployment",
+                    "search",
+                ),
+                pod,
+                stale_lease("kube-scheduler", 30_000),
+            ],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0]
+                .summary
+                .contains("— kube-scheduler has not renewed its Lease kube-system/kube-scheduler"),
+            "{}",
+            found[0].summary
+        );
     }
 
     #[test]

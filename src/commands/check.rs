@@ -147,9 +147,7 @@ pub fn run(
         at_from_live(&mut report, &snap, at);
     }
     if let Some(ns) = &namespace {
-        report.findings.retain(|f| {
-            f.object.namespace == *ns || (f.object.kind == "Namespace" && f.object.name == *ns)
-        });
+        report.findings.retain(|f| checks::concerns(f, ns));
         // NB: the summary covers what is reported: a recording holds every namespace.
         report.summary = checks::scheduling::summarize(&report.findings);
     }
@@ -208,9 +206,7 @@ fn all_clusters(
             .extend(one.notes.into_iter().map(|n| format!("{name}: {n}")));
     }
     if let Some(ns) = namespace {
-        report.findings.retain(|f| {
-            f.object.namespace == *ns || (f.object.kind == "Namespace" && f.object.name == *ns)
-        });
+        report.findings.retain(|f| checks::concerns(f, ns));
     }
     report.summary = checks::scheduling::summarize(&report.findings);
     let source = Source {

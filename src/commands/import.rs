@@ -746,6 +746,7 @@ pub fn run(
     let mut writer = Writer::new(conn, cluster);
     let keep = crate::k8s::object::Decode {
         configmap_values: args.configmap_values,
+        ..Default::default()
     };
     let mut failed = 0;
     for file in &args.files {

@@ -429,13 +429,15 @@ fn lines_for(
     report
         .findings
         .into_iter()
+        // A control-plane component that is gone belongs to every story.
         .filter(|f| {
-            shown(
-                &f.object.kind,
-                &f.object.namespace,
-                &f.object.name,
-                &f.object.uid,
-            )
+            f.code == crate::checks::Code::C001
+                || shown(
+                    &f.object.kind,
+                    &f.object.namespace,
+                    &f.object.name,
+                    &f.object.uid,
+                )
         })
         .map(|f| crate::timeline::summary::CheckLine {
             code: f.code.to_string(),
@@ -508,7 +510,12 @@ fn reconstructed(
     crate::timeline::reconstruct::mark(&mut timeline.entries);
     let snap = crate::checks::Snapshot {
         at: now,
-        objects: fetched.objects.iter().map(|o| o.object.clone()).collect(),
+        objects: fetched
+            .objects
+            .iter()
+            .map(|o| o.object.clone())
+            .chain(fetched.leases.iter().cloned())
+            .collect(),
         has_objects: true,
         events: fetched.snap_events.clone(),
         window_ms: 10 * 60_000,

@@ -591,6 +591,19 @@ pub struct Decode {
     /// diff document as they are, so that its diffs show old → new (cut at
     /// [`crate::specdiff::MAX_VALUE`] bytes). Off, only a digest per value.
     pub configmap_values: bool,
+    /// A Lease's holder and renewal (live reads: `check`, the
+    /// reconstruction). Off for the recorder: a Lease renews every few
+    /// seconds, and only its life cycle makes versions.
+    pub lease: bool,
+}
+
+/// What the leader-election checks read of a Lease's spec.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimLeaseSpec {
+    holder_identity: Option<String>,
+    renew_time: Option<String>,
+    lease_duration_seconds: Option<i64>,
 }
 
 impl WireObject {
@@ -729,6 +742,7 @@ impl WireObject {
             })
             .collect();
         let state = ObjectState {
+            lease: None,
             generation: meta.generation.unwrap_or(0),
             observed_generation: status.observed_generation,
             phase: status.phase.unwrap_or_default(),
@@ -796,6 +810,16 @@ impl WireObject {
             allocatable,
             requests,
         };
+        let lease =
+            (keep.lease && resource.group == "coordination.k8s.io" && resource.kind == "Lease")
+                .then(|| {
+                    let l: SlimLeaseSpec = decode(&self.spec);
+                    crate::model::LeaseSpec {
+                        holder: l.holder_identity.unwrap_or_default(),
+                        renewed: l.renew_time.as_deref().and_then(parse_k8s_time),
+                        duration_s: l.lease_duration_seconds.unwrap_or(0),
+                    }
+                });
         let state = if churns {
             // NB: a Lease renews every few seconds: only its life cycle makes versions,
             // its updates are still counted per minute and writer.
@@ -803,6 +827,7 @@ impl WireObject {
                 deletion: state.deletion,
                 finalizers: state.finalizers,
                 owners: state.owners,
+                lease,
                 ..ObjectState::default()
             }
         } else {
@@ -1181,6 +1206,7 @@ mod tests {
         assert_eq!(texts(hidden), vec!["data[log.level] changed"]);
         let shown = Decode {
             configmap_values: true,
+            ..Decode::default()
         };
         assert_eq!(texts(shown), vec!["data[log.level] info → debug"]);
         assert!(

@@ -24,6 +24,9 @@ pub struct Fetched {
     pub events: Vec<EventLine>,
     /// The same Events as `check` reads them.
     pub snap_events: Vec<SnapEvent>,
+    /// The control plane's leader Leases (`kube-system`): whether the
+    /// controllers that would act on the chain are running at all.
+    pub leases: Vec<RecordedObject>,
 }
 
 /// Which kinds own which, as the controllers create them.
@@ -115,6 +118,8 @@ fn live_object(
         object: RecordedObject {
             object: o.object,
             created: o.created,
+            // As live `check` dates a generation's wait: its last spec write.
+            generation_since: super::snapshot::spec_written(&o.managers),
             state: o.state,
             state_at: now,
             ..RecordedObject::default()
@@ -236,6 +241,32 @@ pub async fn fetch(
             }
         }
         frontier = next;
+    }
+    // NB: what cannot be read here (RBAC) only leaves C001's question
+    // unasked: the story itself does not depend on it.
+    if let Some(lt) = type_of(discovered, "coordination.k8s.io", "Lease") {
+        let lar = api_resource(lt);
+        let leases: Api<WireObject> = Api::namespaced_with(client.clone(), "kube-system", &lar);
+        if let Ok(list) = leases.list(&ListParams::default()).await {
+            let keep = super::object::Decode {
+                lease: true,
+                ..Default::default()
+            };
+            fetched.leases = list
+                .items
+                .into_iter()
+                .map(|l| {
+                    let o = l.into_observation_with(&lar, keep);
+                    RecordedObject {
+                        object: o.object,
+                        created: o.created,
+                        state: o.state,
+                        state_at: now,
+                        ..RecordedObject::default()
+                    }
+                })
+                .collect();
+        }
     }
     // The Events of the namespace about any of them, or about Pods gone
     // that their controllers named `<controller>-…`.

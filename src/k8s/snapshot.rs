@@ -66,7 +66,7 @@ fn progress(enabled: bool, text: std::fmt::Arguments<'_>) {
 /// When the spec last changed, as far as managedFields tell: the latest write
 /// that was not to a subresource (status, scale). Labels count too, so this
 /// is a lower bound of how long a generation has waited.
-fn spec_written(managers: &[ManagerEntry]) -> Option<i64> {
+pub(crate) fn spec_written(managers: &[ManagerEntry]) -> Option<i64> {
     managers
         .iter()
         .filter(|m| m.subresource.is_empty())
@@ -130,7 +130,13 @@ async fn list_type(
             .request(list_request(api.resource_url(), metadata_only, &params)?)
             .await?;
         for item in page.items {
-            let o = item.into_observation(&ar);
+            let o = item.into_observation_with(
+                &ar,
+                super::object::Decode {
+                    lease: true,
+                    ..Default::default()
+                },
+            );
             known.insert(
                 o.object.uid.clone(),
                 (o.state.generation, manager_marks(&o.managers)),
@@ -496,6 +502,18 @@ pub async fn live(
         if let Ok(all) = bound_pods_usage(client).await {
             snapshot.usage = all;
         }
+    }
+    // NB: `-n NS` still asks whether the control plane runs (C001): its
+    // leader Leases live in kube-system. One small list; RBAC may refuse it,
+    // which only leaves that question unasked.
+    if let Some(t) = discovered
+        .types
+        .iter()
+        .find(|t| t.group == "coordination.k8s.io" && t.plural == "leases")
+        .filter(|_| namespace.is_some_and(|ns| ns != "kube-system"))
+        && let Ok((objects, _, _)) = list_type(client, t, Some("kube-system"), relevance).await
+    {
+        snapshot.objects.extend(objects);
     }
     progress(show, format_args!("listing Events…"));
     match list_events(client, namespace, snapshot.at).await {

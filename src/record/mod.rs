@@ -460,6 +460,7 @@ impl WatchParts<'_> {
             chunk_size: self.args.chunk_size.unwrap_or(OBJECT_CHUNK_SIZE),
             decode: crate::k8s::object::Decode {
                 configmap_values: self.args.configmap_values,
+                ..Default::default()
             },
         }
     }

@@ -264,6 +264,56 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
         r.extra.push(e);
         previous = Some(rs);
     }
+    // A template no ReplicaSet carries yet: written, and not acted on (the
+    // controller is gone, or the rollout is refused before its first step).
+    let Some(newest) = previous else { return };
+    let state = &o.state;
+    let last_write = template_writes
+        .iter()
+        .filter_map(|(m, _)| m.time.map(|t| (t, m)))
+        .max_by_key(|(t, _)| *t);
+    let newest_at = newest.object.created.unwrap_or(0);
+    let unobserved = state
+        .observed_generation
+        .is_some_and(|og| og < state.generation);
+    let images_differ = !state.images.is_empty() && state.images != newest.object.state.images;
+    // NB: a write within the tolerance of the newest ReplicaSet may be the
+    // one that made it; with other images than it has, it cannot be.
+    if let Some((at, m)) = last_write.filter(|(t, _)| {
+        (images_differ && *t >= newest_at) || (unobserved && *t > newest_at + WRITE_TOLERANCE_MS)
+    }) {
+        let what = if images_differ {
+            format!(
+                "image {} → {}",
+                newest.object.state.images.join(", "),
+                state.images.join(", ")
+            )
+        } else {
+            "the template".to_string()
+        };
+        let observed = match state.observed_generation {
+            Some(og) if og < state.generation => format!(
+                "; generation {} not observed (status of generation {og})",
+                state.generation
+            ),
+            _ => String::new(),
+        };
+        let mut e = entry(
+            at,
+            o,
+            "Normal",
+            "TemplateChanged",
+            format!(
+                "{what}: no ReplicaSet has this template yet (newest: revision {}, ReplicaSet {}){observed}",
+                newest.revision.unwrap_or(0),
+                newest.object.object.name
+            ),
+            "last",
+            "managedFields: the spec.template manager's latest write, after the newest ReplicaSet's creation",
+        );
+        e.writers = vec![m.label()];
+        r.extra.push(e);
+    }
 }
 
 /// What the cluster's live objects still say, as plain facts.
@@ -492,6 +542,43 @@ mod tests {
             last.message.contains("earlier writes are not kept"),
             "{}",
             last.message
+        );
+    }
+
+    #[test]
+    fn a_template_no_replicaset_carries_yet_is_a_change_by_its_writer() {
+        let mut d = live("Deployment", "checkout", 1_000);
+        d.relation = Some(super::super::Relation::Target);
+        d.object.state.images = vec!["shop:2".into()];
+        d.object.state.generation = 2;
+        d.object.state.observed_generation = Some(1);
+        d.managers = vec![manager(
+            "ci-bot",
+            60_000,
+            &["spec.template.spec.containers[app].image"],
+        )];
+        let objects = vec![d, replica_set("checkout-a", 1, 1_000, "shop:1")];
+        let r = reconstruct(&objects);
+        let e = r
+            .extra
+            .iter()
+            .find(|e| e.reason == "TemplateChanged")
+            .expect("the unrevisioned template");
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some("last")));
+        assert_eq!(e.writers, vec!["ci-bot".to_string()]);
+        assert_eq!(
+            e.message,
+            "image shop:1 → shop:2: no ReplicaSet has this template yet (newest: revision 1, ReplicaSet checkout-a); generation 2 not observed (status of generation 1)"
+        );
+        // Once a ReplicaSet carries it, it is that revision's story.
+        let mut caught_up = objects.clone();
+        caught_up[0].object.state.observed_generation = Some(2);
+        caught_up.push(replica_set("checkout-b", 2, 60_500, "shop:2"));
+        assert!(
+            !reconstruct(&caught_up)
+                .extra
+                .iter()
+                .any(|e| e.reason == "TemplateChanged")
         );
     }
 

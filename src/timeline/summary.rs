@@ -411,7 +411,7 @@ pub fn summarize(
                 // A reconstruction's revisions are the spec's story too.
                 && matches!(
                     e.reason.as_str(),
-                    "SpecChanged" | "ImageChanged" | "Scaled" | "Revision"
+                    "SpecChanged" | "ImageChanged" | "Scaled" | "Revision" | "TemplateChanged"
                 )
         })
         // NB: a scale recorded with its spec diff has no Scaled twin (see

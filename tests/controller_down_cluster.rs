@@ -1,0 +1,162 @@
+//! The controller-manager stops, a Deployment's image is changed, and
+//! nothing moves: no Event says why, because the component that would write
+//! it is the one that is gone. `check` (live) and `timeline` with no
+//! recording name it on their first screen from its stale leader Lease
+//! (C001; issue 29's "the controller-manager stopped, an image changed").
+//!
+//! NB: its own test binary with a single test, because it stops the shared
+//! controller-manager; cargo runs test binaries one after another, so no
+//! other test sees the outage, and the guard starts it again (and waits
+//! until it leads) even when an assertion fails.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::{TestNamespace, apply, cluster_script, kubeconfig, kubectl, wait_until};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
+
+/// Starts the controller-manager again when dropped.
+struct Restart;
+
+impl Drop for Restart {
+    fn drop(&mut self) {
+        // NB: not `cluster_script`, which asserts: a panic while unwinding aborts.
+        let state = kubeconfig().parent().unwrap().to_path_buf();
+        let out = Command::new(common::repo_root().join("scripts/cluster"))
+            .arg("start-controller-manager")
+            .env("DIAG_CLUSTER_DIR", state)
+            .output()
+            .expect("running scripts/cluster");
+        if !out.status.success() {
+            eprintln!(
+                "restarting kube-controller-manager failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+fn diag_no_recording(data: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args(args)
+        .env("KUBECONFIG", kubeconfig())
+        .env_remove("KUBECTL_DIAG_DB")
+        .env("XDG_DATA_HOME", data)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn first_screen(text: &str) -> String {
+    text.lines().take(25).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test]
+async fn a_stopped_controller_manager_is_named_by_its_stale_lease_in_check_and_timeline() {
+    let ns = TestNamespace::new("kcm-down").await;
+    let n = ns.name.as_str();
+    let data = tempfile::tempdir().unwrap();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: checkout}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: checkout}}
+  template:
+    metadata: {labels: {app: checkout}}
+    spec: {containers: [{name: app, image: "shop:1"}]}
+"#,
+    );
+    let deployments: kube::Api<Deployment> = ns.api();
+    wait_until(
+        Duration::from_secs(60),
+        "the Deployment to be ready",
+        || async {
+            let d = deployments.get("checkout").await.unwrap();
+            let s = d.status.unwrap_or_default();
+            s.observed_generation == d.metadata.generation && s.ready_replicas == Some(2)
+        },
+    )
+    .await;
+    let leases: kube::Api<Lease> = kube::Api::namespaced(ns.client.clone(), "kube-system");
+    let lease = leases.get("kube-controller-manager").await.expect(
+        "the test cluster's controller-manager runs with leader election (scripts/cluster)",
+    );
+    let duration = lease.spec.unwrap().lease_duration_seconds.unwrap_or(15) as u64;
+
+    let out = cluster_script(&["stop-controller-manager"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _restart = Restart;
+    kubectl(&[
+        "set",
+        "image",
+        "deploy/checkout",
+        "app=shop:2",
+        "--field-manager=ci-bot",
+        "-n",
+        n,
+    ]);
+    // Stale once twice its duration (at least 30 s) has passed without a renewal.
+    std::thread::sleep(Duration::from_secs((2 * duration).max(30) + 3));
+    let d = deployments.get("checkout").await.unwrap();
+    assert!(
+        d.status.unwrap().observed_generation < d.metadata.generation,
+        "nothing observed the change while the controller-manager was stopped"
+    );
+
+    // Live check: C001 first, and the Deployment's stall names it.
+    let (code, table, stderr) = diag_no_recording(data.path(), &["check", "-n", n]);
+    assert_eq!(code, Some(1), "{stderr}\n{table}");
+    let screen = first_screen(&table);
+    for expected in [
+        "C001",
+        "kube-controller-manager has not renewed its Lease kube-system/kube-controller-manager",
+        "it is not running, or cannot reach the apiserver",
+    ] {
+        assert!(
+            screen.contains(expected),
+            "{expected:?} not on the first screen:\n{screen}"
+        );
+    }
+    let (_, json, _) = diag_no_recording(data.path(), &["check", "-n", n, "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings[0]["code"], "C001", "{json}");
+    assert_eq!(findings[0]["severity"], "error", "{json}");
+
+    // The timeline with no recording: the change by ci-bot, and why nothing followed.
+    let (code, table, stderr) =
+        diag_no_recording(data.path(), &["timeline", "deploy/checkout", "-n", n]);
+    assert_eq!(code, Some(0), "{stderr}\n{table}");
+    let screen = first_screen(&table);
+    for expected in [
+        "Reconstructed from the live cluster",
+        "ci-bot",
+        "Why:",
+        "kube-controller-manager has not renewed its Lease",
+    ] {
+        assert!(
+            screen.contains(expected),
+            "{expected:?} not on the first screen:\n{screen}"
+        );
+    }
+    let why = screen.lines().find(|l| l.contains("Why:")).unwrap();
+    assert!(
+        why.contains("kube-controller-manager has not renewed"),
+        "{why}"
+    );
+}
