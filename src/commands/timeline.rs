@@ -131,7 +131,7 @@ pub fn run(
     // NB: most people meet kubectl-diag during the incident, with no
     // recording yet: the live cluster still holds most of the story.
     if global.db.is_none() && std::env::var_os("KUBECTL_DIAG_DB").is_none() && !path.exists() {
-        return reconstructed(global, args, &type_name, &name, out, err, paint);
+        return reconstructed(global, args, &type_name, &name, None, out, err, paint);
     }
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
@@ -190,6 +190,21 @@ pub fn run(
             t.kind,
             path.display()
         );
+        // NB: the recording may be of another namespace, or stopped before the
+        // object was made: the live cluster may still hold it, and its story.
+        let note = format!("Not in the recording {}.", path.display());
+        if let Ok(code) = reconstructed(
+            global,
+            args,
+            &type_name,
+            &name,
+            Some(&note),
+            out,
+            err,
+            paint,
+        ) {
+            return Ok(code);
+        }
         // The cluster may still hold something: say so plainly, and show it.
         return match live_events(global, &t, &namespace, &name) {
             Ok(events) if !events.is_empty() => {
@@ -451,11 +466,14 @@ fn lines_for(
 
 /// `timeline` with no recording: the story the live cluster still holds
 /// (`timeline::reconstruct`), headed by what it is and how far it reaches.
+#[allow(clippy::too_many_arguments)]
 fn reconstructed(
     global: &GlobalArgs,
     args: &TimelineArgs,
     type_name: &str,
     name: &str,
+    // Why a recording that exists is not used (it does not hold the object).
+    not_recorded: Option<&str>,
     out: &mut dyn Write,
     err: &mut dyn Write,
     paint: Paint,
@@ -529,11 +547,18 @@ fn reconstructed(
         check,
     ));
     let oldest_event = fetched.events.iter().map(|e| e.first).min();
-    let mut header = format!(
-        "Reconstructed from the live cluster {} at {}; no recording.",
-        conn.context,
-        rfc3339(now)
-    );
+    let mut header = match not_recorded {
+        Some(note) => format!(
+            "{note} Reconstructed from the live cluster {} at {}.",
+            conn.context,
+            rfc3339(now)
+        ),
+        None => format!(
+            "Reconstructed from the live cluster {} at {}; no recording.",
+            conn.context,
+            rfc3339(now)
+        ),
+    };
     match oldest_event {
         Some(t0) => header.push_str(&format!(" Events reach back to {}.", rfc3339(t0))),
         None => header.push_str(" No Events are left (the apiserver keeps them an hour)."),

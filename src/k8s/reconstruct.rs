@@ -100,6 +100,20 @@ fn live_object(
             )
         })
         .collect();
+    let last_started = value["status"]["containerStatuses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                text(&c["name"]),
+                c["lastState"]["terminated"]["startedAt"]
+                    .as_str()
+                    .and_then(parse_k8s_time),
+            )
+        })
+        .collect();
+    let deletion_grace_s = meta["deletionGracePeriodSeconds"].as_i64();
     let revision = annotation("deployment.kubernetes.io/revision").parse().ok();
     let revision_history = annotation("deployment.kubernetes.io/revision-history")
         .split(',')
@@ -132,6 +146,8 @@ fn live_object(
         change_cause,
         restarted_at,
         container_times,
+        last_started,
+        deletion_grace_s,
     }
 }
 

@@ -43,6 +43,11 @@ pub struct LiveObject {
     pub restarted_at: Option<i64>,
     /// Per container: (name, running since, last termination's end).
     pub container_times: Vec<(String, Option<i64>, Option<i64>)>,
+    /// Per container: its last termination's start (`lastState.terminated.startedAt`).
+    pub last_started: Vec<(String, Option<i64>)>,
+    /// `metadata.deletionGracePeriodSeconds`: the deletion was asked for
+    /// this long before `deletionTimestamp`.
+    pub deletion_grace_s: Option<i64>,
 }
 
 /// The plain facts, ready for [`super::assemble`], and what only a
@@ -105,6 +110,12 @@ fn versions(o: &LiveObject) -> Vec<Version> {
         .filter_map(|c| c.last_transition)
         .collect();
     times.extend(o.container_times.iter().filter_map(|(_, start, _)| *start));
+    // NB: deletionTimestamp is when the grace period ends; the deletion was
+    // asked for that grace period before.
+    let requested = s
+        .deletion
+        .map(|d| d - o.deletion_grace_s.unwrap_or(0).max(0) * 1000);
+    times.extend(requested);
     times.retain(|t| *t >= created);
     times.sort_unstable();
     times.dedup();
@@ -138,6 +149,10 @@ fn versions(o: &LiveObject) -> Vec<Version> {
             .filter(|c| c.last_transition.is_some_and(|ct| ct <= t))
             .cloned()
             .collect();
+        if requested.is_some_and(|r| t >= r) {
+            state.deletion = s.deletion;
+            state.finalizers = s.finalizers.clone();
+        }
         // A Pod is on its Node from the moment it was scheduled.
         if o.object.object.kind == "Pod"
             && state
@@ -370,6 +385,55 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
             );
             e.writers = vec![m.label()];
             r.extra.push(e);
+        }
+        // The last termination: its end is exact, what came before it is not kept.
+        for c in o
+            .object
+            .state
+            .containers
+            .iter()
+            .filter(|c| c.restarts > 0 || !c.last_reason.is_empty())
+        {
+            let Some(finished) = o
+                .container_times
+                .iter()
+                .find(|(n, _, _)| *n == c.name)
+                .and_then(|(_, _, last)| *last)
+            else {
+                continue;
+            };
+            let started = o
+                .last_started
+                .iter()
+                .find(|(n, _)| *n == c.name)
+                .and_then(|(_, s)| *s)
+                .map(|s| format!(", ran {}", crate::units::human_duration(finished - s)))
+                .unwrap_or_default();
+            let exit = c
+                .last_exit_code
+                .map(|x| format!(", exit code {x}"))
+                .unwrap_or_default();
+            r.extra.push(entry(
+                finished,
+                &o.object,
+                if c.last_exit_code.unwrap_or(0) != 0 || c.last_reason == "OOMKilled" {
+                    "Warning"
+                } else {
+                    "Normal"
+                },
+                "Terminated",
+                format!(
+                    "container {} terminated: {}{exit}{started}",
+                    c.name,
+                    if c.last_reason.is_empty() {
+                        "no reason"
+                    } else {
+                        &c.last_reason
+                    }
+                ),
+                "exact",
+                "lastState.terminated.finishedAt",
+            ));
         }
         // Restarts: only the last termination is visible.
         for c in &o.object.state.containers {
@@ -624,6 +688,37 @@ mod tests {
             gap.message.contains("5 restarts not visible"),
             "{}",
             gap.message
+        );
+        let last = r.extra.iter().find(|e| e.reason == "Terminated").unwrap();
+        assert_eq!((last.at_ms, last.certainty), (90_000, Some("exact")));
+        assert_eq!(
+            last.message,
+            "container app terminated: OOMKilled, exit code 137"
+        );
+    }
+
+    #[test]
+    fn a_deletion_is_dated_when_it_was_asked_for_not_when_its_grace_ends() {
+        let mut pod = live("Pod", "checkout-b-y", 10_000);
+        pod.object.object.api_version = "v1".into();
+        pod.relation = Some(super::super::Relation::Target);
+        pod.object.state.deletion = Some(95_000);
+        pod.deletion_grace_s = Some(30);
+        let r = reconstruct(std::slice::from_ref(&pod));
+        let t = super::super::assemble(&r.subjects, &[], &[], &[], 0, 100_000);
+        let mut entries = t.entries;
+        mark(&mut entries);
+        let asked = entries
+            .iter()
+            .find(|e| e.reason == "DeletionStarted")
+            .unwrap();
+        assert_eq!((asked.at_ms, asked.certainty), (65_000, Some("exact")));
+        assert_eq!(
+            entries
+                .iter()
+                .filter(|e| e.reason == "DeletionStarted")
+                .count(),
+            1
         );
     }
 }
