@@ -287,3 +287,324 @@ spec:
         "{before}"
     );
 }
+
+fn entry_ms(e: &serde_json::Value) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(e["time"].as_str().unwrap())
+        .unwrap()
+        .timestamp_millis()
+}
+
+/// A StatefulSet's revisions are its ControllerRevisions: the image change
+/// by ci-bot is a revision, dated by its ControllerRevision's creation.
+#[tokio::test]
+async fn a_statefulsets_image_change_with_no_recording_is_a_revision_from_its_controller_revisions()
+{
+    let ns = TestNamespace::new("recon-sts").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: pg, image: "pg:1"}]}
+"#,
+    );
+    let sets: kube::Api<k8s_openapi::api::apps::v1::StatefulSet> = ns.api();
+    let rolled = |image: &'static str| {
+        let sets = sets.clone();
+        async move {
+            wait_until(
+                Duration::from_secs(90),
+                "the StatefulSet to roll",
+                || async {
+                    let s = sets.get("db").await.unwrap();
+                    let st = s.status.clone().unwrap_or_default();
+                    st.observed_generation == s.metadata.generation
+                        && st.ready_replicas == Some(1)
+                        && st.updated_replicas == Some(1)
+                        && st.current_revision == st.update_revision
+                        && s.spec
+                            .template
+                            .spec
+                            .as_ref()
+                            .and_then(|p| p.containers[0].image.as_deref())
+                            == Some(image)
+                },
+            )
+            .await
+        }
+    };
+    rolled("pg:1").await;
+    std::thread::sleep(Duration::from_secs(3));
+    kubectl(&[
+        "set",
+        "image",
+        "sts/db",
+        "pg=pg:2",
+        "--field-manager=ci-bot",
+        "-n",
+        n,
+    ]);
+    let changed = now_ms();
+    rolled("pg:2").await;
+
+    let (table, _) = no_recording(data.path(), &["timeline", "sts/db", "-n", n]);
+    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    for expected in [
+        "Revisions 1–2 kept",
+        "(ControllerRevision db-",
+        "image pg:1 → pg:2",
+        "(by ci-bot)",
+    ] {
+        assert!(
+            screen.contains(expected),
+            "{expected:?} not on the first screen:\n{screen}"
+        );
+    }
+    let (json, _) = no_recording(data.path(), &["timeline", "sts/db", "-n", n, "-o", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let revision = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|e| e["reason"] == "Revision")
+        .unwrap();
+    assert_eq!(revision["certainty"], "inferred");
+    assert!(
+        (entry_ms(revision) - changed).abs() <= 2_000,
+        "revision at {}, changed at {changed}",
+        entry_ms(revision)
+    );
+}
+
+/// A container whose status says 6 restarts, the last OOMKilled: one
+/// termination is visible (exact, when it finished), five are a gap.
+#[tokio::test]
+async fn a_container_restarted_six_times_shows_its_last_termination_and_five_not_visible() {
+    let ns = TestNamespace::new("recon-oom").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: worker}\nspec: {containers: [{name: app, image: \"worker:1\"}]}\n",
+    );
+    let pods: kube::Api<Pod> = ns.api();
+    wait_until(Duration::from_secs(60), "the Pod to run", || async {
+        pods.get("worker")
+            .await
+            .unwrap()
+            .status
+            .and_then(|s| s.phase)
+            .as_deref()
+            == Some("Running")
+    })
+    .await;
+    let finished = chrono::Utc::now() - chrono::Duration::seconds(20);
+    let started = finished - chrono::Duration::seconds(95);
+    let ts = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let patch = serde_json::json!({"status": {"containerStatuses": [{
+        "name": "app", "image": "worker:1", "imageID": "", "ready": true, "started": true,
+        "restartCount": 6,
+        "state": {"running": {"startedAt": ts(finished)}},
+        "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137,
+            "startedAt": ts(started), "finishedAt": ts(finished)}}
+    }]}});
+    kubectl(&[
+        "patch",
+        "pod/worker",
+        "-n",
+        n,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        &patch.to_string(),
+    ]);
+    let (table, _) = no_recording(data.path(), &["timeline", "pod/worker", "-n", n]);
+    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    for expected in [
+        "container app terminated: OOMKilled, exit code 137, ran 1m",
+        "5 restarts not visible",
+    ] {
+        assert!(
+            screen.contains(expected),
+            "{expected:?} not on the first screen:\n{screen}"
+        );
+    }
+    let (json, _) = no_recording(
+        data.path(),
+        &["timeline", "pod/worker", "-n", n, "-o", "json"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let entries = doc["entries"].as_array().unwrap();
+    let last = entries
+        .iter()
+        .find(|e| e["reason"] == "Terminated")
+        .unwrap();
+    assert_eq!(last["certainty"], "exact");
+    // Second precision on the wire: within 2 s of what was written.
+    assert!((entry_ms(last) - finished.timestamp_millis()).abs() <= 2_000);
+    let gap = entries
+        .iter()
+        .find(|e| e["reason"] == "RestartsNotVisible")
+        .unwrap();
+    assert_eq!(gap["certainty"], "gap");
+}
+
+/// A Pod no Node fits for a while, then placed once a Node gets the label it
+/// asks for: the first unschedulable moment and the bind are both exact.
+#[tokio::test]
+async fn a_pod_unschedulable_then_placed_has_its_first_failure_and_its_bind_exact() {
+    let ns = TestNamespace::new("recon-sched").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    let label = format!("diag.test/recon-{}", &n[n.len() - 6..]);
+    apply(
+        n,
+        &format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: placed}}\nspec:\n  nodeSelector: {{\"{label}\": \"yes\"}}\n  containers: [{{name: app, image: \"app:1\"}}]\n"
+        ),
+    );
+    let created = now_ms();
+    let pods: kube::Api<Pod> = ns.api();
+    wait_until(
+        Duration::from_secs(30),
+        "the Pod to be unschedulable",
+        || async {
+            pods.get("placed")
+                .await
+                .unwrap()
+                .status
+                .and_then(|s| s.conditions)
+                .is_some_and(|cs| {
+                    cs.iter().any(|c| {
+                        c.type_ == "PodScheduled" && c.reason.as_deref() == Some("Unschedulable")
+                    })
+                })
+        },
+    )
+    .await;
+    std::thread::sleep(Duration::from_secs(8));
+    struct Unlabel(String);
+    impl Drop for Unlabel {
+        fn drop(&mut self) {
+            // NB: not `kubectl`, which asserts: a panic while unwinding aborts.
+            let _ = Command::new(common::repo_root().join("scripts/cluster"))
+                .args([
+                    "kubectl",
+                    "label",
+                    "node",
+                    "kwok-small",
+                    &format!("{}-", self.0),
+                ])
+                .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
+                .output();
+        }
+    }
+    kubectl(&["label", "node", "kwok-small", &format!("{label}=yes")]);
+    let _unlabel = Unlabel(label.clone());
+    let labelled = now_ms();
+    wait_until(Duration::from_secs(60), "the Pod to be placed", || async {
+        pods.get("placed")
+            .await
+            .unwrap()
+            .spec
+            .and_then(|s| s.node_name)
+            .is_some()
+    })
+    .await;
+
+    let (table, _) = no_recording(data.path(), &["timeline", "pod/placed", "-n", n]);
+    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    for expected in ["FailedScheduling", "bound to node kwok-small"] {
+        assert!(
+            screen.contains(expected),
+            "{expected:?} not on the first screen:\n{screen}"
+        );
+    }
+    let (json, _) = no_recording(
+        data.path(),
+        &["timeline", "pod/placed", "-n", n, "-o", "json"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let entries = doc["entries"].as_array().unwrap();
+    let failed = entries
+        .iter()
+        .find(|e| e["reason"] == "FailedScheduling")
+        .unwrap();
+    assert_eq!(failed["certainty"], "exact");
+    assert!(
+        (entry_ms(failed) - created).abs() <= 2_000,
+        "first FailedScheduling at {}, created at {created}",
+        entry_ms(failed)
+    );
+    let bound = entries.iter().find(|e| e["reason"] == "Bound").unwrap();
+    assert_eq!(bound["certainty"], "exact");
+    assert!(
+        (entry_ms(bound) - labelled).abs() <= 2_000,
+        "bound at {}, node labelled at {labelled}",
+        entry_ms(bound)
+    );
+}
+
+/// A recording that exists but never saw the object (it recorded another
+/// namespace): the live cluster's story, saying the recording does not hold it.
+#[tokio::test]
+async fn an_object_the_recording_does_not_hold_is_reconstructed_from_the_live_cluster() {
+    let ns = TestNamespace::new("recon-other").await;
+    let elsewhere = TestNamespace::new("recon-elsewhere").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("other.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args(["record", "--once", "-n", &elsewhere.name, "--db"])
+        .arg(&db)
+        .env("KUBECONFIG", kubeconfig())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "web:1"}]}
+"#,
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args(["timeline", "deploy/web", "-n", n, "--db"])
+        .arg(&db)
+        .env("KUBECONFIG", kubeconfig())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = table.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("Not in the recording {}.", db.display()))
+            && first.contains("Reconstructed from the live cluster"),
+        "{table}"
+    );
+    assert!(table.contains("Deployment/web"), "{table}");
+}

@@ -33,7 +33,9 @@ pub struct Fetched {
 fn child_kinds(kind: &str) -> &'static [(&'static str, &'static str)] {
     match kind {
         "Deployment" => &[("apps", "ReplicaSet")],
-        "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => &[("", "Pod")],
+        // A StatefulSet's or DaemonSet's revisions are its ControllerRevisions.
+        "StatefulSet" | "DaemonSet" => &[("", "Pod"), ("apps", "ControllerRevision")],
+        "ReplicaSet" | "Job" => &[("", "Pod")],
         "CronJob" => &[("batch", "Job")],
         _ => &[],
     }
@@ -124,10 +126,33 @@ fn live_object(
         value["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"]
             .as_str()
             .and_then(parse_k8s_time);
-    let o = match serde_json::from_value::<WireObject>(value) {
+    // A ControllerRevision: its number, and the template it holds (`data`
+    // is the patch its controller applies: `spec.template`).
+    let controller_revision = ar.kind == "ControllerRevision";
+    let (revision, revision_images, restarted_at) = if controller_revision {
+        let template = &value["data"]["spec"]["template"];
+        (
+            value["revision"].as_i64(),
+            template["spec"]["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["image"].as_str().map(str::to_string))
+                .collect(),
+            template["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"]
+                .as_str()
+                .and_then(parse_k8s_time),
+        )
+    } else {
+        (revision, Vec::new(), restarted_at)
+    };
+    let mut o = match serde_json::from_value::<WireObject>(value) {
         Ok(wire) => wire.into_observation(ar),
         Err(_) => crate::model::ObjectObservation::default(),
     };
+    if controller_revision {
+        o.state.images = revision_images;
+    }
     LiveObject {
         object: RecordedObject {
             object: o.object,

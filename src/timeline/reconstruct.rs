@@ -231,17 +231,18 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
         let revision = rs.revision.unwrap_or(0);
         let mut what = match previous {
             None => format!(
-                "revision {revision} (ReplicaSet {}): {images}",
-                rs.object.object.name
+                "revision {revision} ({} {}): {images}",
+                rs.object.object.kind, rs.object.object.name
             ),
             Some(p) if p.object.state.images != rs.object.state.images => format!(
-                "revision {revision} (ReplicaSet {}): image {} → {images}",
+                "revision {revision} ({} {}): image {} → {images}",
+                rs.object.object.kind,
                 rs.object.object.name,
                 p.object.state.images.join(", ")
             ),
             Some(_) => format!(
-                "revision {revision} (ReplicaSet {}): template changed, images unchanged ({images})",
-                rs.object.object.name
+                "revision {revision} ({} {}): template changed, images unchanged ({images})",
+                rs.object.object.kind, rs.object.object.name
             ),
         };
         if let Some(r) = rs.restarted_at {
@@ -267,12 +268,12 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
             "Revision",
             what,
             "inferred",
-            "revision: the ReplicaSet's creationTimestamp dates its template",
+            "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template",
         );
         if let Some(w) = writer {
             e.writers = vec![w];
             e.rule = Some(format!(
-                "revision: the ReplicaSet's creationTimestamp dates its template; writer (newest revision only): the spec.template manager whose last write is closest to it, within {} s",
+                "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template; writer (newest revision only): the spec.template manager whose last write is closest to it, within {} s",
                 WRITE_TOLERANCE_MS / 1000
             ));
         }
@@ -319,15 +320,26 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
             "Normal",
             "TemplateChanged",
             format!(
-                "{what}: no ReplicaSet has this template yet (newest: revision {}, ReplicaSet {}){observed}",
+                "{what}: no {} has this template yet (newest: revision {}, {} {}){observed}",
+                newest.object.object.kind,
                 newest.revision.unwrap_or(0),
+                newest.object.object.kind,
                 newest.object.object.name
             ),
             "last",
-            "managedFields: the spec.template manager's latest write, after the newest ReplicaSet's creation",
+            "managedFields: the spec.template manager's latest write, after the newest revision's creation",
         );
         e.writers = vec![m.label()];
         r.extra.push(e);
+    }
+}
+
+/// The kind whose objects are the revisions of a `kind`.
+fn revision_kind(kind: &str) -> Option<&'static str> {
+    match kind {
+        "Deployment" => Some("ReplicaSet"),
+        "StatefulSet" | "DaemonSet" => Some("ControllerRevision"),
+        _ => None,
     }
 }
 
@@ -335,6 +347,10 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
 pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
     let mut r = Reconstruction::default();
     for o in objects {
+        // NB: a ControllerRevision is a revision of its owner's story, not a lane of its own.
+        if o.object.object.kind == "ControllerRevision" {
+            continue;
+        }
         r.subjects.push(Subject {
             object: o.object.clone(),
             relation: o.relation,
@@ -463,12 +479,12 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
     if let Some(target) = objects
         .iter()
         .find(|o| o.relation == Some(super::Relation::Target))
-        && target.object.object.kind == "Deployment"
+        && let Some(kind) = revision_kind(&target.object.object.kind)
     {
         let sets: Vec<&LiveObject> = objects
             .iter()
             .filter(|o| {
-                o.object.object.kind == "ReplicaSet"
+                o.object.object.kind == kind
                     && o.object
                         .state
                         .owners
@@ -606,6 +622,39 @@ mod tests {
             last.message.contains("earlier writes are not kept"),
             "{}",
             last.message
+        );
+    }
+
+    #[test]
+    fn a_statefulsets_revisions_are_its_controller_revisions() {
+        let mut sts = live("StatefulSet", "db", 1_000);
+        sts.relation = Some(super::super::Relation::Target);
+        sts.object.state.images = vec!["pg:2".into()];
+        let revision = |name: &str, n: i64, at: i64, image: &str| {
+            let mut cr = replica_set(name, n, at, image);
+            cr.object.object.kind = "ControllerRevision".into();
+            cr.object.state.owners[0].kind = "StatefulSet".into();
+            cr.object.state.owners[0].uid = "uid-db".into();
+            cr
+        };
+        let objects = vec![
+            sts,
+            revision("db-7c9f", 1, 1_000, "pg:1"),
+            revision("db-5d4b", 2, 50_000, "pg:2"),
+        ];
+        let r = reconstruct(&objects);
+        assert_eq!(r.revisions, vec![1, 2]);
+        let last = r.extra.iter().rfind(|e| e.reason == "Revision").unwrap();
+        assert_eq!(last.at_ms, 50_000);
+        assert_eq!(
+            last.message,
+            "revision 2 (ControllerRevision db-5d4b): image pg:1 → pg:2"
+        );
+        // Revisions are the owner's story, not lanes of their own.
+        assert!(
+            r.subjects
+                .iter()
+                .all(|s| s.object.object.kind != "ControllerRevision")
         );
     }
 
