@@ -29,6 +29,9 @@ pub struct Fetched {
     pub leases: Vec<RecordedObject>,
 }
 
+/// At most this many Nodes of the chain's Pods are read.
+const MAX_NODES: usize = 5;
+
 /// Which kinds own which, as the controllers create them.
 fn child_kinds(kind: &str) -> &'static [(&'static str, &'static str)] {
     match kind {
@@ -116,6 +119,10 @@ fn live_object(
         })
         .collect();
     let deletion_grace_s = meta["deletionGracePeriodSeconds"].as_i64();
+    let last_scale = value["status"]["lastScaleTime"]
+        .as_str()
+        .and_then(parse_k8s_time)
+        .map(|t| (t, value["status"]["desiredReplicas"].as_i64()));
     let revision = annotation("deployment.kubernetes.io/revision").parse().ok();
     let revision_history = annotation("deployment.kubernetes.io/revision-history")
         .split(',')
@@ -173,6 +180,8 @@ fn live_object(
         container_times,
         last_started,
         deletion_grace_s,
+        last_scale,
+        heartbeat: None,
     }
 }
 
@@ -282,6 +291,77 @@ pub async fn fetch(
             }
         }
         frontier = next;
+    }
+    // The HPAs that scale the target: their conditions and last scale.
+    if matches!(t.kind.as_str(), "Deployment" | "StatefulSet" | "ReplicaSet")
+        && let Some(ht) = type_of(discovered, "autoscaling", "HorizontalPodAutoscaler")
+    {
+        let har = api_resource(ht);
+        if let Ok(list) = api(client, &har, true, ns)
+            .list(&ListParams::default())
+            .await
+        {
+            for h in list.items {
+                let value = serde_json::to_value(h).unwrap_or_default();
+                let target = &value["spec"]["scaleTargetRef"];
+                if target["kind"] == t.kind.as_str() && target["name"] == name {
+                    fetched
+                        .objects
+                        .push(live_object(value, &har, Relation::Owner, 1, now));
+                }
+            }
+        }
+    }
+    // The Nodes of the chain's Pods (a few): their conditions, NoExecute
+    // taints and heartbeat.
+    let mut nodes: Vec<(String, u32)> = Vec::new();
+    for o in fetched
+        .objects
+        .iter()
+        .filter(|o| o.object.object.kind == "Pod")
+    {
+        let node = &o.object.state.node_name;
+        if !node.is_empty() && !nodes.iter().any(|(n, _)| n == node) && nodes.len() < MAX_NODES {
+            nodes.push((node.clone(), o.depth + 1));
+        }
+    }
+    if let Some(nt) = type_of(discovered, "", "Node") {
+        let nar = api_resource(nt);
+        let node_api = api(client, &nar, false, "");
+        let lease_api = type_of(discovered, "coordination.k8s.io", "Lease").map(|lt| {
+            let lar = api_resource(lt);
+            (
+                Api::<WireObject>::namespaced_with(client.clone(), "kube-node-lease", &lar),
+                lar,
+            )
+        });
+        for (node, depth) in nodes {
+            let Ok(n) = node_api.get(&node).await else {
+                continue;
+            };
+            let mut live = live_object(
+                serde_json::to_value(n).unwrap_or_default(),
+                &nar,
+                Relation::Node,
+                depth,
+                now,
+            );
+            if let Some((leases, lar)) = &lease_api
+                && let Ok(l) = leases.get(&node).await
+            {
+                let keep = super::object::Decode {
+                    lease: true,
+                    ..Default::default()
+                };
+                let lease = l
+                    .into_observation_with(lar, keep)
+                    .state
+                    .lease
+                    .unwrap_or_default();
+                live.heartbeat = lease.renewed.map(|r| (r, lease.duration_s));
+            }
+            fetched.objects.push(live);
+        }
     }
     // NB: what cannot be read here (RBAC) only leaves C001's question
     // unasked: the story itself does not depend on it.

@@ -48,6 +48,10 @@ pub struct LiveObject {
     /// `metadata.deletionGracePeriodSeconds`: the deletion was asked for
     /// this long before `deletionTimestamp`.
     pub deletion_grace_s: Option<i64>,
+    /// An HPA's `status.lastScaleTime` and `status.desiredReplicas`.
+    pub last_scale: Option<(i64, Option<i64>)>,
+    /// A Node's heartbeat: its Lease's (`kube-node-lease`) last renewal and duration (s).
+    pub heartbeat: Option<(i64, i64)>,
 }
 
 /// The plain facts, ready for [`super::assemble`], and what only a
@@ -402,6 +406,65 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
             e.writers = vec![m.label()];
             r.extra.push(e);
         }
+        // An HPA keeps only its last scale.
+        if let Some((at, desired)) = o.last_scale {
+            let to = desired
+                .map(|d| format!(" (desired replicas now {d})"))
+                .unwrap_or_default();
+            r.extra.push(entry(
+                at,
+                &o.object,
+                "Normal",
+                "LastScale",
+                format!(
+                    "last scaled its target at {}{to}; earlier scales are not kept",
+                    crate::units::rfc3339(at)
+                ),
+                "last",
+                "status.lastScaleTime",
+            ));
+        }
+        // A Node: when its NoExecute taints came (the apiserver stamps
+        // timeAdded), and a heartbeat that stopped.
+        for t in o.object.state.taints.iter() {
+            let Some(at) = t.added else { continue };
+            let value = if t.value.is_empty() {
+                String::new()
+            } else {
+                format!("={}", t.value)
+            };
+            r.extra.push(entry(
+                at,
+                &o.object,
+                "Warning",
+                "Tainted",
+                format!(
+                    "taint {}{value}:{} added: Pods that do not tolerate it are evicted",
+                    t.key, t.effect
+                ),
+                "exact",
+                "the taint's timeAdded",
+            ));
+        }
+        if let Some((renewed, duration_s)) = o.heartbeat
+            && o.object.state_at - renewed
+                > (2 * duration_s.max(1) * 1000).max(crate::checks::leases::MIN_STALE_MS)
+        {
+            r.extra.push(entry(
+                renewed,
+                &o.object,
+                "Warning",
+                "HeartbeatStopped",
+                format!(
+                    "the kubelet last renewed this Node's Lease (kube-node-lease/{}) at {}, {} before now: it is not running, or cannot reach the apiserver",
+                    o.object.object.name,
+                    crate::units::rfc3339(renewed),
+                    crate::units::human_duration(o.object.state_at - renewed)
+                ),
+                "last",
+                "the Node Lease's renewTime",
+            ));
+        }
         // The last termination: its end is exact, what came before it is not kept.
         for c in o
             .object
@@ -623,6 +686,41 @@ mod tests {
             "{}",
             last.message
         );
+    }
+
+    #[test]
+    fn an_hpas_last_scale_a_nodes_noexecute_taint_and_its_stopped_heartbeat_are_entries() {
+        let mut hpa = live("HorizontalPodAutoscaler", "web", 1_000);
+        hpa.relation = Some(super::super::Relation::Owner);
+        hpa.last_scale = Some((40_000, Some(7)));
+        let mut node = live("Node", "n1", 1_000);
+        node.relation = Some(super::super::Relation::Node);
+        node.object.state.taints = vec![crate::model::Taint {
+            key: "node.kubernetes.io/unreachable".into(),
+            effect: "NoExecute".into(),
+            added: Some(70_000),
+            ..Default::default()
+        }];
+        // state_at 100 s; renewed at 10 s with a 40 s Lease: silent 90 s, over twice 40.
+        node.heartbeat = Some((10_000, 40));
+        let r = reconstruct(&[hpa, node]);
+        let line = |reason: &str| {
+            let e = r.extra.iter().find(|e| e.reason == reason).unwrap();
+            (e.at_ms, e.certainty.unwrap(), e.message.clone())
+        };
+        assert_eq!(
+            line("LastScale"),
+            (40_000, "last", "last scaled its target at 1970-01-01T00:00:40Z (desired replicas now 7); earlier scales are not kept".to_string())
+        );
+        assert_eq!(line("Tainted").0, 70_000);
+        assert_eq!(line("Tainted").1, "exact");
+        let (at, certainty, message) = line("HeartbeatStopped");
+        assert_eq!((at, certainty), (10_000, "last"));
+        assert!(message.contains("kube-node-lease/n1"), "{message}");
+        // A heartbeat within twice its duration is no entry.
+        let mut fresh = live("Node", "n2", 1_000);
+        fresh.heartbeat = Some((95_000, 40));
+        assert!(reconstruct(&[fresh]).extra.is_empty());
     }
 
     #[test]
