@@ -608,3 +608,92 @@ spec:
     );
     assert!(table.contains("Deployment/web"), "{table}");
 }
+
+/// `changes` with no recording: the kept revisions and each field manager's
+/// last write, from the live objects, each with its certainty.
+#[tokio::test]
+async fn changes_with_no_recording_lists_revisions_and_last_writes_with_their_certainty() {
+    let ns = TestNamespace::new("recon-changes").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cart}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: cart}}
+  template:
+    metadata: {labels: {app: cart}}
+    spec: {containers: [{name: app, image: "cart:1"}]}
+"#,
+    );
+    let deployments: kube::Api<Deployment> = ns.api();
+    let settled = |image: &'static str| {
+        let deployments = deployments.clone();
+        async move {
+            wait_until(Duration::from_secs(60), "the rollout to settle", || async {
+                let d = deployments.get("cart").await.unwrap();
+                let s = d.status.clone().unwrap_or_default();
+                s.observed_generation == d.metadata.generation
+                    && s.updated_replicas == s.replicas
+                    && d.spec
+                        .template
+                        .spec
+                        .as_ref()
+                        .and_then(|p| p.containers[0].image.as_deref())
+                        == Some(image)
+            })
+            .await
+        }
+    };
+    settled("cart:1").await;
+    std::thread::sleep(Duration::from_secs(3));
+    kubectl(&[
+        "set",
+        "image",
+        "deploy/cart",
+        "app=cart:2",
+        "--field-manager=ci-bot",
+        "-n",
+        n,
+    ]);
+    let changed = now_ms();
+    settled("cart:2").await;
+
+    let (table, _) = no_recording(data.path(), &["changes", "-n", n, "--since", "10m"]);
+    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    for expected in [
+        "Reconstructed from the live cluster",
+        "CERTAINTY",
+        "revision 2 (ReplicaSet cart-",
+        "image cart:1 → cart:2",
+        "ci-bot",
+        "inferred",
+        "last write by",
+    ] {
+        assert!(
+            screen.contains(expected),
+            "{expected:?} not on the first screen:\n{screen}"
+        );
+    }
+    let (json, _) = no_recording(
+        data.path(),
+        &["changes", "-n", n, "--since", "10m", "-o", "json"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["source"], "reconstructed");
+    let items = doc["items"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .all(|i| i["certainty"].is_string() && i["rule"].is_string())
+    );
+    let revision = items
+        .iter()
+        .find(|i| i["change"].as_str().unwrap().starts_with("revision 2"))
+        .unwrap();
+    assert_eq!(revision["by"][0], "ci-bot");
+    assert!((entry_ms(revision) - changed).abs() <= 2_000, "{revision}");
+}

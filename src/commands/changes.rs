@@ -30,6 +30,11 @@ pub fn run(
         );
     }
     let path = crate::paths::db_path(global.db.as_ref());
+    // NB: as `timeline`: the first run is during the incident, with no
+    // recording; the live cluster still says who last changed what.
+    if global.db.is_none() && std::env::var_os("KUBECTL_DIAG_DB").is_none() && !path.exists() {
+        return reconstructed(global, args, since, until, out, paint);
+    }
     let recording = store::Recording::open(&path, Mode::ReadOnly)?;
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
     let clusters = if args.all_clusters {
@@ -253,4 +258,154 @@ fn table(lines: &[Line], out: &mut dyn Write, paint: Paint) -> anyhow::Result<()
     // wrapped into two lines, and an hour no longer fitted the first screen).
     crate::render::plain_table(out, ["TIME (UTC)", "OBJECT", "BY", "CHANGE"], rows)?;
     Ok(())
+}
+
+/// One change the live cluster still tells of, with how certain it is.
+#[derive(serde::Serialize)]
+struct LiveChange {
+    #[serde(serialize_with = "crate::units::ser_rfc3339")]
+    time: i64,
+    kind: String,
+    namespace: String,
+    name: String,
+    by: Vec<String>,
+    change: String,
+    certainty: &'static str,
+    rule: String,
+}
+
+/// The entries of a reconstruction that are changes (who wrote what, and
+/// when), as opposed to the state they led to.
+const CHANGE_REASONS: &[&str] = &[
+    "Revision",
+    "TemplateChanged",
+    "LastWrite",
+    "LastScale",
+    "Tainted",
+];
+
+/// `changes` with no recording: each field manager's last write, the kept
+/// revisions, HPAs' last scales and NoExecute taints, from the live objects
+/// (`timeline::reconstruct`), each with its certainty.
+fn reconstructed(
+    global: &GlobalArgs,
+    args: &ChangesArgs,
+    since: i64,
+    until: i64,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<u8> {
+    if args.all_clusters || args.cluster.is_some() {
+        anyhow::bail!(
+            "--all-clusters and --cluster read a recording, and there is none at {}: pass --db PATH or --store URL",
+            crate::paths::db_path(None).display()
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let now = chrono::Utc::now().timestamp_millis();
+    let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
+    let (context, discovered, (groups, unreadable)) = runtime.block_on(async {
+        let conn = crate::k8s::connect::connect(global).await?;
+        let discovered = crate::k8s::discovery::discover(&conn.client)
+            .await
+            .map_err(|e| {
+                crate::k8s::connect::explain(e, "discover", "API resources", None, &conn.server)
+            })?;
+        let fetched = crate::k8s::reconstruct::fetch_changes(
+            &conn.client,
+            &discovered,
+            namespace.as_deref(),
+            now,
+        )
+        .await;
+        anyhow::Ok((conn.context, discovered, fetched))
+    })?;
+    let mut kinds = Vec::new();
+    for name in args
+        .kinds
+        .iter()
+        .map(|k| k.trim())
+        .filter(|k| !k.is_empty())
+    {
+        let t = discovered.resolve(name).with_context(|| {
+            format!("--kinds {name}: the cluster serves no such resource type; `kubectl api-resources` lists them")
+        })?;
+        kinds.push(t.kind.clone());
+    }
+    let mut changes: Vec<LiveChange> = groups
+        .iter()
+        .flat_map(|group| crate::timeline::reconstruct::reconstruct(group).extra)
+        .filter(|e| CHANGE_REASONS.contains(&e.reason.as_str()))
+        .filter(|e| e.at_ms >= since && e.at_ms <= until)
+        .filter(|e| kinds.is_empty() || kinds.contains(&e.object.kind))
+        .map(|e| LiveChange {
+            time: e.at_ms,
+            kind: e.object.kind.clone(),
+            namespace: e.object.namespace.clone(),
+            name: e.object.name.clone(),
+            by: e.writers.clone(),
+            change: e.message.clone(),
+            certainty: e.certainty.unwrap_or("last"),
+            rule: e.rule.clone().unwrap_or_default(),
+        })
+        .collect();
+    changes.sort_by(|a, b| (a.time, &a.namespace, &a.name).cmp(&(b.time, &b.namespace, &b.name)));
+    let header = format!(
+        "Reconstructed from the live cluster {context} at {}; no recording: only each field manager's last write, the revisions still kept, HPAs' last scales and NoExecute taints are visible.",
+        rfc3339(now)
+    );
+    match args.output {
+        CheckOutput::Json => {
+            let text = serde_json::to_string_pretty(&serde_json::json!({
+                "since": rfc3339(since), "until": rfc3339(until), "source": "reconstructed",
+                "reconstructed": header, "notes": unreadable, "items": changes,
+            }))?;
+            writeln!(out, "{text}")?;
+        }
+        _ => {
+            writeln!(out, "{}\n", escape(&header))?;
+            if changes.is_empty() {
+                let scope = namespace
+                    .map(|n| format!(" in namespace {n}"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "No changes visible{scope} between {} and {}.",
+                    rfc3339(since),
+                    rfc3339(until)
+                )?;
+            } else {
+                let rows = changes.iter().map(|c| {
+                    let object = if c.namespace.is_empty() {
+                        format!("{}/{}", c.kind, c.name)
+                    } else {
+                        format!("{}/{}/{}", c.namespace, c.kind, c.name)
+                    };
+                    vec![
+                        rfc3339(c.time).replace('T', " ")[..19].to_string(),
+                        escape(&object).into_owned(),
+                        paint.dim(&escape(&c.by.join(", "))),
+                        c.certainty.to_string(),
+                        escape(&c.change).into_owned(),
+                    ]
+                });
+                crate::render::plain_table(
+                    out,
+                    ["TIME (UTC)", "OBJECT", "BY", "CERTAINTY", "CHANGE"],
+                    rows,
+                )?;
+            }
+            for note in &unreadable {
+                writeln!(out, "note: not read: {}", escape(note))?;
+            }
+            writeln!(
+                out,
+                "\nNothing before is known: record from now on with `kubectl diag record` (in the cluster: docs/deploy.md)."
+            )?;
+        }
+    }
+    Ok(crate::exit::OK)
 }

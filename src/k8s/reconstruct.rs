@@ -461,3 +461,85 @@ pub async fn fetch(
     }
     Ok(fetched)
 }
+
+/// The kinds `changes` with no recording reads, and the kind of their
+/// revisions: what still says who changed what.
+const CHANGE_KINDS: &[(&str, &str)] = &[
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ReplicaSet"),
+    ("apps", "ControllerRevision"),
+    ("autoscaling", "HorizontalPodAutoscaler"),
+    ("", "Node"),
+];
+
+/// For `changes` with no recording: each workload with its revisions, each
+/// HPA and each Node, as one group per story (`namespace` None: every
+/// namespace). Types that cannot be listed are named in the second value.
+pub async fn fetch_changes(
+    client: &kube::Client,
+    discovered: &Discovered,
+    namespace: Option<&str>,
+    now: i64,
+) -> (Vec<Vec<LiveObject>>, Vec<String>) {
+    let mut all: Vec<LiveObject> = Vec::new();
+    let mut unreadable = Vec::new();
+    for (group, kind) in CHANGE_KINDS {
+        let Some(t) = type_of(discovered, group, kind) else {
+            continue;
+        };
+        let ar = api_resource(t);
+        let api = match namespace.filter(|_| t.namespaced) {
+            Some(ns) => api(client, &ar, true, ns),
+            None => Api::all_with(client.clone(), &ar),
+        };
+        let mut params = ListParams::default().limit(500);
+        loop {
+            match api.list(&params).await {
+                Ok(page) => {
+                    for item in page.items {
+                        let value = serde_json::to_value(item).unwrap_or_default();
+                        all.push(live_object(value, &ar, Relation::Owned, 1, now));
+                    }
+                    match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                        Some(token) => params = params.continue_token(&token),
+                        None => break,
+                    }
+                }
+                Err(e) => {
+                    unreadable.push(format!("{}: {e}", t.full_name()));
+                    break;
+                }
+            }
+        }
+    }
+    // One group per story: a workload (or HPA, or Node) and its revisions.
+    let (revisions, mut heads): (Vec<LiveObject>, Vec<LiveObject>) =
+        all.into_iter().partition(|o| {
+            matches!(
+                o.object.object.kind.as_str(),
+                "ReplicaSet" | "ControllerRevision"
+            )
+        });
+    let mut groups = Vec::new();
+    let mut owned: std::collections::HashMap<String, Vec<LiveObject>> = Default::default();
+    for r in revisions {
+        match r.object.state.owners.iter().find(|w| w.controller) {
+            Some(w) => owned.entry(w.uid.clone()).or_default().push(r),
+            // A ReplicaSet nobody owns is its own story.
+            None if r.object.object.kind == "ReplicaSet" => heads.push(r),
+            None => {}
+        }
+    }
+    for mut head in heads {
+        head.relation = Some(Relation::Target);
+        head.depth = 0;
+        let mut group = vec![head];
+        if let Some(sets) = owned.remove(&group[0].object.object.uid) {
+            group.extend(sets);
+        }
+        groups.push(group);
+    }
+    (groups, unreadable)
+}
