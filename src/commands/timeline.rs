@@ -512,6 +512,37 @@ fn reconstructed(
                 })?;
         anyhow::Ok((conn, t, namespace, fetched))
     })?;
+    present(
+        &fetched,
+        now,
+        &conn.context,
+        &t.kind,
+        name,
+        &namespace,
+        not_recorded,
+        args,
+        out,
+        err,
+        paint,
+    )
+}
+
+/// The reconstruction of what [`crate::k8s::reconstruct::fetch`] read, as
+/// `timeline` prints it. Pure: the golden tests feed it fixtures.
+#[allow(clippy::too_many_arguments)]
+fn present(
+    fetched: &crate::k8s::reconstruct::Fetched,
+    now: i64,
+    context: &str,
+    kind: &str,
+    name: &str,
+    namespace: &str,
+    not_recorded: Option<&str>,
+    args: &TimelineArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<u8> {
     let r = crate::timeline::reconstruct::reconstruct(&fetched.objects);
     let lifetime = crate::timeline::window::lifetime(&r.subjects, &fetched.events, now);
     let (since_ms, until_ms) =
@@ -549,13 +580,11 @@ fn reconstructed(
     let oldest_event = fetched.events.iter().map(|e| e.first).min();
     let mut header = match not_recorded {
         Some(note) => format!(
-            "{note} Reconstructed from the live cluster {} at {}.",
-            conn.context,
+            "{note} Reconstructed from the live cluster {context} at {}.",
             rfc3339(now)
         ),
         None => format!(
-            "Reconstructed from the live cluster {} at {}; no recording.",
-            conn.context,
+            "Reconstructed from the live cluster {context} at {}; no recording.",
             rfc3339(now)
         ),
     };
@@ -599,16 +628,13 @@ fn reconstructed(
             let target_json = serde_json::json!({
                 "apiVersion": target.api_version, "kind": target.kind,
                 "namespace": target.namespace, "name": target.name, "uid": target.uid,
-                "cluster": conn.context, "source": "reconstructed", "reconstructed": header,
+                "cluster": context, "source": "reconstructed", "reconstructed": header,
             });
             render(
                 args.output,
                 &timeline,
                 &target_json,
-                &format!(
-                    "{}/{name}{where_} — {} (reconstructed, no recording)",
-                    t.kind, conn.context
-                ),
+                &format!("{kind}/{name}{where_} — {context} (reconstructed, no recording)"),
                 out,
                 paint,
             )?;
@@ -616,4 +642,110 @@ fn reconstructed(
         }
     }
     Ok(crate::exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// Compares with `tests/golden/NAME` (rewritten with `UPDATE_GOLDEN=1`).
+    fn golden(name: &str, got: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden")
+            .join(name);
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(&path, got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", path.display()));
+        assert_eq!(
+            got, want,
+            "{name} differs from the golden file (UPDATE_GOLDEN=1 after a deliberate change)"
+        );
+    }
+
+    /// The reconstructed timeline of a fixture (objects and Events as the
+    /// apiserver serves them), as `timeline` prints it with `args`.
+    fn reconstructed_of(fixture: &str, args: &[&str]) -> String {
+        let doc: serde_json::Value = serde_json::from_str(fixture).unwrap();
+        let now = crate::k8s::event::parse_k8s_time(doc["now"].as_str().unwrap()).unwrap();
+        let relation = |r: &str| match r {
+            "Target" => crate::timeline::Relation::Target,
+            "Owner" => crate::timeline::Relation::Owner,
+            "Node" => crate::timeline::Relation::Node,
+            _ => crate::timeline::Relation::Owned,
+        };
+        let objects = doc["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                (
+                    o["object"].clone(),
+                    relation(o["relation"].as_str().unwrap()),
+                    o["depth"].as_u64().unwrap() as u32,
+                )
+            })
+            .collect();
+        let mut types = builtin_types();
+        types.types.push(ResourceType {
+            group: "coordination.k8s.io".into(),
+            version: "v1".into(),
+            kind: "Lease".into(),
+            plural: "leases".into(),
+            singular: "lease".into(),
+            short_names: Vec::new(),
+            namespaced: true,
+            verbs: Vec::new(),
+        });
+        let fetched = crate::k8s::reconstruct::fetched_from(
+            objects,
+            doc["events"].as_array().unwrap().clone(),
+            &types,
+            now,
+        );
+        let cli = crate::cli::Cli::try_parse_from(
+            ["kubectl-diag", "timeline"].iter().chain(args).copied(),
+        )
+        .unwrap();
+        let crate::cli::Command::Timeline(args) = cli.command else {
+            unreachable!()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        present(
+            &fetched,
+            now,
+            "kubectl-diag-test",
+            "Deployment",
+            "checkout",
+            "shop",
+            None,
+            &args,
+            &mut out,
+            &mut err,
+            Paint { on: false },
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_quota_blocked_rollout_reconstructed_with_no_recording() {
+        let fixture = include_str!("../../tests/fixtures/reconstruct/quota-blocked-rollout.json");
+        let table = reconstructed_of(fixture, &["deploy/checkout"]);
+        golden("timeline_reconstructed_quota-blocked.txt", &table);
+        // The cause, the change and its writer on the first screen.
+        let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+        for expected in [
+            "exceeded quota pods-cap",
+            "image shop:1 → shop:2",
+            "(by ci-bot)",
+            "Why:",
+        ] {
+            assert!(screen.contains(expected), "{expected:?}:\n{screen}");
+        }
+        let json = reconstructed_of(fixture, &["deploy/checkout", "-o", "json"]);
+        golden("timeline_reconstructed_quota-blocked.json", &json);
+    }
 }

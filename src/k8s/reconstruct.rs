@@ -432,27 +432,7 @@ pub async fn fetch(
             if !about {
                 continue;
             }
-            fetched.snap_events.push(SnapEvent {
-                involved: e.involved.clone(),
-                reason: e.reason.clone(),
-                type_: e.type_.clone(),
-                message: e.message.clone(),
-                reporting: e.reporting_controller.clone(),
-                first: e.first,
-                last: e.last,
-                count: e.count,
-                in_window: e.count,
-            });
-            fetched.events.push(EventLine {
-                object: e.involved,
-                type_: e.type_,
-                reason: e.reason,
-                message: e.message,
-                count: e.count,
-                first: e.first,
-                last: e.last,
-                source: e.reporting_controller,
-            });
+            add_event(&mut fetched, e);
         }
         match page.metadata.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
@@ -460,6 +440,80 @@ pub async fn fetch(
         }
     }
     Ok(fetched)
+}
+
+/// One Event about the chain, as the timeline and the checks read it.
+fn add_event(fetched: &mut Fetched, e: crate::model::EventObservation) {
+    fetched.snap_events.push(SnapEvent {
+        involved: e.involved.clone(),
+        reason: e.reason.clone(),
+        type_: e.type_.clone(),
+        message: e.message.clone(),
+        reporting: e.reporting_controller.clone(),
+        first: e.first,
+        last: e.last,
+        count: e.count,
+        in_window: e.count,
+    });
+    fetched.events.push(EventLine {
+        object: e.involved,
+        type_: e.type_,
+        reason: e.reason,
+        message: e.message,
+        count: e.count,
+        first: e.first,
+        last: e.last,
+        source: e.reporting_controller,
+    });
+}
+
+/// A [`Fetched`] from objects and Events as the apiserver serves them, each
+/// object with its place in the chain: what `fetch` would have read (the
+/// golden tests of the reconstructed timeline feed it fixtures). Objects of
+/// a type `types` does not know are left out, as `fetch` cannot read them.
+pub fn fetched_from(
+    objects: Vec<(Value, Relation, u32)>,
+    events: Vec<Value>,
+    types: &Discovered,
+    now: i64,
+) -> Fetched {
+    let mut fetched = Fetched::default();
+    for (value, relation, depth) in objects {
+        let kind = value["kind"].as_str().unwrap_or_default().to_string();
+        let group = group_of(value["apiVersion"].as_str().unwrap_or_default()).to_string();
+        let Some(t) = type_of(types, &group, &kind) else {
+            continue;
+        };
+        let ar = api_resource(t);
+        if kind == "Lease" {
+            if let Ok(wire) = serde_json::from_value::<WireObject>(value) {
+                let keep = super::object::Decode {
+                    lease: true,
+                    ..Default::default()
+                };
+                let o = wire.into_observation_with(&ar, keep);
+                fetched.leases.push(RecordedObject {
+                    object: o.object,
+                    created: o.created,
+                    state: o.state,
+                    state_at: now,
+                    ..RecordedObject::default()
+                });
+            }
+            continue;
+        }
+        fetched
+            .objects
+            .push(live_object(value, &ar, relation, depth, now));
+    }
+    for e in events
+        .into_iter()
+        .filter_map(|v| serde_json::from_value::<WireEvent>(v).ok())
+        .filter_map(WireEvent::into_observation)
+    {
+        add_event(&mut fetched, e);
+    }
+    fetched
 }
 
 /// The kinds `changes` with no recording reads, and the kind of their
