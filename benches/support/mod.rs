@@ -122,18 +122,22 @@ pub fn spawn_writer_every(
     let (tx, rx) = tokio::sync::mpsc::channel(kubectl_diag::record::CHANNEL_CAPACITY);
     let thread = {
         let (path, stats) = (path.to_path_buf(), stats.clone());
-        std::thread::spawn(move || {
-            let writer = Writer::new(conn, cluster);
-            sink::run(
-                writer,
-                path,
-                session_id,
-                rx,
-                stats,
-                Retention::default(),
-                commit_every,
-            )
-        })
+        // NB: named as `record` names it, so benches can read its CPU apart.
+        std::thread::Builder::new()
+            .name("diag-writer".into())
+            .spawn(move || {
+                let writer = Writer::new(conn, cluster);
+                sink::run(
+                    writer,
+                    path,
+                    session_id,
+                    rx,
+                    stats,
+                    Retention::default(),
+                    commit_every,
+                )
+            })
+            .expect("spawning the writer thread")
     };
     (tx, thread, stats)
 }

@@ -101,8 +101,10 @@ pub fn take(
     let (first, last) = (first.0, last.0);
     let tx = conn.unchecked_transaction()?;
     {
+        // NB: only the keys of tables this destination reads (OTLP reads 3 of the 14;
+        // an occurrence's Event key, one in two of the outbox, would be staged for nothing).
         let mut add = tx.prepare_cached(SQL_KEY_ADD)?;
-        for (_, tbl, a, b) in &keys {
+        for (_, tbl, a, b) in keys.iter().filter(|k| reads(tables, k.1)) {
             add.execute(named_params! {":tbl": tbl, ":a": a, ":b": b})?;
         }
     }
@@ -136,6 +138,11 @@ pub fn take(
     // NB: a read transaction on the file, rolled back: only temp rows changed.
     drop(tx);
     Ok(Some(Batch { first, last, parts }))
+}
+
+/// Whether `tables` read the rows of outbox code `code`.
+fn reads(tables: &[Table], code: i64) -> bool {
+    tables.iter().any(|t| t.code == code)
 }
 
 /// The newest seq in the outbox.
@@ -260,6 +267,31 @@ mod tests {
         let (_d, rec) = file();
         rec.register_cluster("uid-1", "ctx", "", 1).unwrap();
         assert_eq!(newest(rec.connection()).unwrap(), 0);
+    }
+
+    #[test]
+    fn keys_a_destination_does_not_read_move_its_cursor_and_send_nothing() {
+        let (_d, rec) = file();
+        let conn = rec.connection();
+        let (reg, _) = register(conn, &["otlp+http://h:4318/v1/logs".into()], 1).unwrap();
+        // A cluster row: OTLP reads no cluster key.
+        rec.register_cluster("uid-1", "ctx", "", 2).unwrap();
+        prepare(conn).unwrap();
+        let batch = take(
+            conn,
+            reg[0].cursor,
+            BATCH_KEYS,
+            crate::ship::otlp::OTLP_TABLES,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(batch.rows(), 0);
+        assert_eq!(batch.last, newest(conn).unwrap());
+        // ClickHouse reads it from the same keys.
+        let all = take(conn, reg[0].cursor, BATCH_KEYS, tables::TABLES)
+            .unwrap()
+            .unwrap();
+        assert_eq!((all.rows(), all.last), (1, batch.last));
     }
 
     #[test]
