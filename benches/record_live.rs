@@ -26,7 +26,7 @@
 //! it shows it; the time from the create's answer to that is reported.
 //! `--keep-db PATH` copies the recording and its WAL there once the recorder
 //! stopped (with `--kill`, the WAL's frames show what each commit wrote).
-//! `--events-only`, `--commit-every D` and `--chunk-size N` are passed on to
+//! `--events-only`, `--commit-every D`, `--ship URL` and `--chunk-size N` are passed on to
 //! the recorder; `--page-size N` creates the recording with N-byte pages.
 //!
 //! Reports the rate achieved, the recorder's RSS (steady maximum and peak),
@@ -181,6 +181,8 @@ async fn main() {
         .args(["record", "--quiet", "-v", "-n", &ns, "--listen", &addr])
         .args(passed("--chunk-size"))
         .args(passed("--commit-every"))
+        // The recorder's own CPU with a destination to ship to (issue 32).
+        .args(passed("--ship"))
         .args(args.iter().filter(|a| *a == "--events-only"))
         .arg("--db")
         .arg(&db)
