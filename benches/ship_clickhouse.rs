@@ -175,9 +175,9 @@ fn compare(args: &[String]) {
         .iter()
         .enumerate()
         .filter(|(i, a)| {
-            !a.starts_with("--")
-                && !(*i > 0
-                    && matches!(rest[i - 1].as_str(), "--database" | "--cluster" | "--until"))
+            let value_of_flag =
+                *i > 0 && matches!(rest[i - 1].as_str(), "--database" | "--cluster" | "--until");
+            !a.starts_with("--") && !value_of_flag
         })
         .map(|(_, a)| a)
         .collect();
