@@ -18,6 +18,11 @@
 //! reused when it already holds them), then `timeline pod/app-7 -n team-7 --store … --cluster
 //! c-K` run in-process --runs times over the clusters: p50/p90/max wall time of the whole
 //! command (pull of the slice, the timeline, its output).
+//!   DIAG_CLICKHOUSE_URL=… cargo bench --bench ship_clickhouse -- compare --database DB [--cluster NAME] [--until T] TYPE/NAME[@NAMESPACE] …
+//!
+//! compare: for each object, `timeline --store` as it pulls now (what the timeline reads)
+//! against the pull before (the whole namespace: `ship::pull::pull` with `store_slice`,
+//! then `timeline --db` on it), as a table and as JSON, `--until` fixed: SAME or the diff.
 //! catch-up and live use a database of their own (diag_bench_<pid>).
 
 use std::sync::Arc;
@@ -155,6 +160,101 @@ async fn fleet(args: &[String]) {
     );
 }
 
+/// `compare`: the timeline of each object through the old and the new pull.
+fn compare(args: &[String]) {
+    let at = args.iter().position(|a| a == "compare").unwrap();
+    let rest = &args[at + 1..];
+    let value = |name: &str| {
+        rest.iter()
+            .position(|a| a == name)
+            .and_then(|i| rest.get(i + 1))
+            .cloned()
+    };
+    let database = value("--database").expect("compare --database DB");
+    let cluster = value("--cluster");
+    let until = value("--until").unwrap_or_else(|| "2026-11-20T00:00:00Z".into());
+    let text = std::env::var("DIAG_CLICKHOUSE_URL").unwrap();
+    let store_url = format!("{}/{database}", text.rsplit_once('/').unwrap().0);
+    let objects: Vec<&String> = rest
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| {
+            let value_of_flag =
+                *i > 0 && matches!(rest[i - 1].as_str(), "--database" | "--cluster" | "--until");
+            !a.starts_with("--") && !value_of_flag
+        })
+        .map(|(_, a)| a)
+        .collect();
+    let run = |argv: &[String]| {
+        let cli = kubectl_diag::cli::Cli::try_parse_args_from(argv).unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = match kubectl_diag::run(cli, &mut out, &mut err) {
+            Ok(c) => c.to_string(),
+            Err(e) => format!("error: {e:#}"),
+        };
+        (
+            code,
+            String::from_utf8_lossy(&out).into_owned(),
+            String::from_utf8_lossy(&err).into_owned(),
+        )
+    };
+    let mut differ = 0;
+    for spec in objects {
+        let (object, namespace) = spec.split_once('@').unwrap_or((spec, "default"));
+        for output in ["table", "json"] {
+            let mut argv: Vec<String> = [
+                "kubectl-diag",
+                "timeline",
+                object,
+                "-n",
+                namespace,
+                "--until",
+                &until,
+                "-o",
+                output,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            if let Some(c) = &cluster {
+                argv.extend(["--cluster".to_string(), c.clone()]);
+            }
+            let mut new_argv = argv.clone();
+            new_argv.extend(["--store".to_string(), store_url.clone()]);
+            let new = run(&new_argv);
+            // The pull before: the whole namespace slice, then the timeline on the file.
+            let cli = kubectl_diag::cli::Cli::try_parse_args_from(&argv).unwrap();
+            let kubectl_diag::cli::Command::Timeline(t) = &cli.command else {
+                unreachable!()
+            };
+            let slice = kubectl_diag::commands::timeline::store_slice(&cli.global, t);
+            let url = ClickHouseUrl::parse(&store_url, None).unwrap();
+            let which = kubectl_diag::ship::pull::Which::One(cluster.clone());
+            let pulled = kubectl_diag::ship::pull::pull(&url, &which, slice.as_deref()).unwrap();
+            let mut old_argv = argv.clone();
+            old_argv.extend(["--db".to_string(), pulled.path.display().to_string()]);
+            let old = run(&old_argv);
+            // NB: the pulled file's path is in a "not in the recording" message.
+            let tidy = |s: &str| s.replace(&pulled.path.display().to_string(), "PULLED");
+            let (old, new) = (
+                (old.0.clone(), tidy(&old.1), tidy(&old.2)),
+                (new.0.clone(), tidy(&new.1), tidy(&new.2)),
+            );
+            let lines = new.1.lines().count();
+            if old == new {
+                println!("SAME {spec} -o {output}: exit {}, {lines} lines", new.0);
+            } else {
+                differ += 1;
+                println!(
+                    "DIFF {spec} -o {output}:\n--- old: exit {}\n{}{}\n--- new: exit {}\n{}{}",
+                    old.0, old.1, old.2, new.0, new.1, new.2
+                );
+            }
+        }
+    }
+    println!("{differ} differ");
+}
+
 async fn count(ch: &ClickHouse, table: &str) -> i64 {
     let sql = match table {
         "occurrences" => "SELECT count() FROM occurrences",
@@ -176,6 +276,9 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "fleet") {
         return fleet(&args).await;
+    }
+    if args.iter().any(|a| a == "compare") {
+        return tokio::task::block_in_place(|| compare(&args));
     }
     let mode = if args.iter().any(|a| a == "live") {
         "live"

@@ -55,11 +55,12 @@ fn dispatch(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
                 std::env::var(ship::url::PASSWORD_ENV).ok().as_deref(),
             )
             .map_err(|e| anyhow::anyhow!("--store {e}"))?;
-            let slice = match &cli.command {
-                Command::Timeline(t) => commands::timeline::store_slice(&cli.global, t),
-                _ => None,
+            let pulled = match &cli.command {
+                Command::Timeline(t) => {
+                    commands::timeline::pull_store(&cli.global, t, &url, &which)?
+                }
+                _ => ship::pull::pull(&url, &which, None)?,
             };
-            let pulled = ship::pull::pull(&url, &which, slice.as_deref())?;
             cli.global.db = Some(pulled.path.clone());
             Some(pulled)
         }

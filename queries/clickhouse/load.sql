@@ -6,7 +6,15 @@
 
 -- NB: first: the NOT EXISTS below scanned every object for every Event without it (280 ms of 1 s).
 CREATE INDEX temp.st_objects_key ON st_objects (cluster, kind, namespace, name, uid);
--- Objects known only from an Event, when their own row was not shipped yet.
+-- Objects known only from an Event, when their own row was not shipped yet:
+-- those `timeline` read from ClickHouse (queries/clickhouse/timeline/structure.sql)
+-- without the Events, else those of the Events staged.
+INSERT INTO temp.st_objects (cluster, kind, namespace, name, uid, api_version, ver)
+SELECT e.cluster, e.kind, e.namespace, e.name, e.uid, e.api_version, 0
+FROM temp.st_event_objects e
+WHERE NOT EXISTS (SELECT 1 FROM temp.st_objects o WHERE o.cluster = e.cluster AND o.kind = e.kind
+                  AND o.namespace = e.namespace AND o.name = e.name AND o.uid = e.uid)
+ORDER BY e.rowid;
 INSERT INTO temp.st_objects (cluster, kind, namespace, name, uid, api_version, ver)
 SELECT DISTINCT e.cluster, e.object_kind, e.object_namespace, e.object_name, e.object_uid, e.object_api_version, 0
 FROM temp.st_events e

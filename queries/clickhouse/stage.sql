@@ -16,3 +16,4 @@ CREATE TEMP TABLE st_gaps (cluster, resource, start, finish, reason, detail, ver
 CREATE TEMP TABLE st_type_changes (cluster, at, resource, api_version, kind, change, ver);
 CREATE TEMP TABLE st_refusals (cluster, at, verb, user, api_group, resource, subresource, namespace, name, code, reason, message, ver);
 CREATE TEMP TABLE st_import_spans (cluster, source, start, finish, ver);
+CREATE TEMP TABLE st_event_objects (cluster, kind, namespace, name, uid, api_version);

@@ -135,17 +135,7 @@ pub fn run(
     }
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
-    let recorded = recording.resource_types(cluster)?;
-    let builtin = builtin_types();
-    let Some(t) = recorded
-        .resolve(&type_name)
-        .or_else(|| builtin.resolve(&type_name))
-        .cloned()
-    else {
-        anyhow::bail!(
-            "{type_name}: no such resource type in the recording of {label}; use a kubectl name such as deploy, pod, rs, sts, node, or a custom resource's plural"
-        );
-    };
+    let t = resource_type(&recording, cluster, &label, &type_name)?;
     let namespace = if t.namespaced {
         crate::k8s::connect::default_namespace(global)
     } else {
@@ -157,19 +147,7 @@ pub fn run(
         format!(" in namespace {namespace}")
     };
 
-    let named = recording.named(cluster, &t.kind, &namespace, &name)?;
-    // Incarnations are the rows with a uid or a history; a reference without a uid (an
-    // import of Events that gave none) is the object itself only when nothing better exists.
-    let identified: Vec<_> = named
-        .iter()
-        .filter(|o| !o.object.uid.is_empty() || o.first_seen.is_some())
-        .cloned()
-        .collect();
-    let incarnations = if identified.is_empty() {
-        named
-    } else {
-        identified
-    };
+    let incarnations = incarnations(&recording, cluster, &t.kind, &namespace, &name)?;
     if incarnations.is_empty() {
         let known = recording.names_of_kind(cluster, &t.kind, &namespace)?;
         let hint = if known.is_empty() {
@@ -236,24 +214,7 @@ pub fn run(
             _ => Err(anyhow::anyhow!(missing)),
         };
     }
-    let target = match &args.uid {
-        Some(uid) => incarnations
-            .iter()
-            .find(|o| o.object.uid == *uid)
-            .cloned()
-            .with_context(|| {
-                format!(
-                    "--uid {uid}: not an incarnation of {}/{name}; recorded uids: {}",
-                    t.kind,
-                    incarnations
-                        .iter()
-                        .map(|o| o.object.uid.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })?,
-        None => incarnations[0].clone(),
-    };
+    let target = pick(&incarnations, args.uid.as_deref(), &t.kind, &name)?;
     if incarnations.len() > 1 && args.uid.is_none() {
         writeln!(
             err,
@@ -276,25 +237,9 @@ pub fn run(
         )?;
     }
 
-    let walk = Walk {
-        depth: args.depth,
-        related: !args.no_related,
-    };
-    let subjects = recording.subjects(cluster, target.clone(), walk)?;
     let now_ms = now.timestamp_millis();
-    let mut events = recording.events(
-        cluster,
-        &subjects,
-        since.unwrap_or(0),
-        until.unwrap_or(now_ms),
-    )?;
-    let refusals =
-        recording.refusals(cluster, since.unwrap_or(0), until.unwrap_or(now_ms), None)?;
-    events.extend(crate::timeline::refusal_lines(&subjects, &refusals));
-    // The window is the subject's lifetime (with a margin), narrowed by --since/--until:
-    // a Node older than the Deployment must not stretch the story back to its birth.
-    let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);
-    let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
+    let (subjects, events, since_ms, until_ms) =
+        story(&recording, cluster, target.clone(), args, now_ms)?;
     let gaps = recording.gaps(cluster, since_ms, until_ms)?;
     let types = recording.type_changes(cluster, since_ms, until_ms)?;
     let mut timeline =
@@ -330,6 +275,193 @@ pub fn run(
         )?;
     }
     Ok(crate::exit::OK)
+}
+
+/// The type `type_name` names, from the recording's discovery, else kubectl's built-ins.
+fn resource_type(
+    recording: &Recording,
+    cluster: i64,
+    label: &str,
+    type_name: &str,
+) -> anyhow::Result<ResourceType> {
+    let recorded = recording.resource_types(cluster)?;
+    let builtin = builtin_types();
+    match recorded
+        .resolve(type_name)
+        .or_else(|| builtin.resolve(type_name))
+    {
+        Some(t) => Ok(t.clone()),
+        None => anyhow::bail!(
+            "{type_name}: no such resource type in the recording of {label}; use a kubectl name such as deploy, pod, rs, sts, node, or a custom resource's plural"
+        ),
+    }
+}
+
+/// The recorded objects of that name, newest first.
+fn incarnations(
+    recording: &Recording,
+    cluster: i64,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+) -> anyhow::Result<Vec<crate::model::RecordedObject>> {
+    let named = recording.named(cluster, kind, namespace, name)?;
+    // Incarnations are the rows with a uid or a history; a reference without a uid (an
+    // import of Events that gave none) is the object itself only when nothing better exists.
+    let identified: Vec<_> = named
+        .iter()
+        .filter(|o| !o.object.uid.is_empty() || o.first_seen.is_some())
+        .cloned()
+        .collect();
+    Ok(if identified.is_empty() {
+        named
+    } else {
+        identified
+    })
+}
+
+/// The incarnation `--uid` names, else the latest.
+fn pick(
+    incarnations: &[crate::model::RecordedObject],
+    uid: Option<&str>,
+    kind: &str,
+    name: &str,
+) -> anyhow::Result<crate::model::RecordedObject> {
+    match uid {
+        Some(uid) => incarnations
+            .iter()
+            .find(|o| o.object.uid == uid)
+            .cloned()
+            .with_context(|| {
+                format!(
+                    "--uid {uid}: not an incarnation of {kind}/{name}; recorded uids: {}",
+                    incarnations
+                        .iter()
+                        .map(|o| o.object.uid.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }),
+        None => Ok(incarnations[0].clone()),
+    }
+}
+
+/// The subjects of the target's timeline, their Events (with refused writes)
+/// and the window shown.
+fn story(
+    recording: &Recording,
+    cluster: i64,
+    target: crate::model::RecordedObject,
+    args: &TimelineArgs,
+    now_ms: i64,
+) -> anyhow::Result<(
+    Vec<crate::timeline::Subject>,
+    Vec<crate::timeline::EventLine>,
+    i64,
+    i64,
+)> {
+    let (since, until) = (args.since, args.until);
+    let walk = Walk {
+        depth: args.depth,
+        related: !args.no_related,
+    };
+    let subjects = recording.subjects(cluster, target, walk)?;
+    let mut events = recording.events(
+        cluster,
+        &subjects,
+        since.unwrap_or(0),
+        until.unwrap_or(now_ms),
+    )?;
+    let refusals =
+        recording.refusals(cluster, since.unwrap_or(0), until.unwrap_or(now_ms), None)?;
+    events.extend(crate::timeline::refusal_lines(&subjects, &refusals));
+    // The window is the subject's lifetime (with a margin), narrowed by --since/--until:
+    // a Node older than the Deployment must not stretch the story back to its birth.
+    let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);
+    let (since_ms, until_ms) = crate::timeline::window::window(lifetime, since, until, now_ms);
+    Ok((subjects, events, since_ms, until_ms))
+}
+
+/// `timeline --store`: pulls what this timeline reads, in three requests
+/// rather than the slice's every Event (docs/performance.md): the slice
+/// without its Events; then the Events of the objects the timeline shows;
+/// then, when the slice holds object history (so a check may find a stall
+/// and quote another object's Warning as its cause), the Warnings and
+/// scheduling Events of the shown objects' namespaces in the hour the checks
+/// read. The story is worked out on the recording as it fills, by the same
+/// functions `run` uses, so the pull cannot ask for less than `run` reads.
+pub fn pull_store(
+    global: &GlobalArgs,
+    args: &TimelineArgs,
+    url: &crate::ship::url::ClickHouseUrl,
+    which: &crate::ship::pull::Which,
+) -> anyhow::Result<crate::ship::pull::Pulled> {
+    let (type_name, name) = split(&args.object)?;
+    let slice = store_slice(global, args);
+    let mut puller = crate::ship::pull::Puller::start(url, which, slice.as_deref())?;
+    puller.structure()?;
+    let recording = puller.recording();
+    // NB: whatever `run` will refuse (no such cluster or type, no such
+    // object) it refuses on this much: the Events would change nothing.
+    let Ok((cluster, _, label)) = super::check::choose_cluster(recording, args.cluster.as_deref())
+    else {
+        return Ok(puller.finish());
+    };
+    let Ok(t) = resource_type(recording, cluster, &label, &type_name) else {
+        return Ok(puller.finish());
+    };
+    let namespace = if t.namespaced {
+        crate::k8s::connect::default_namespace(global)
+    } else {
+        String::new()
+    };
+    let incarnations = incarnations(recording, cluster, &t.kind, &namespace, &name)?;
+    if incarnations.is_empty() {
+        return Ok(puller.finish());
+    }
+    let Ok(target) = pick(&incarnations, args.uid.as_deref(), &t.kind, &name) else {
+        return Ok(puller.finish());
+    };
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let walk = Walk {
+        depth: args.depth,
+        related: !args.no_related,
+    };
+    let subjects = recording.subjects(cluster, target.clone(), walk)?;
+    let key = |kind: &str, namespace: &str, name: &str| format!("{kind}/{namespace}/{name}");
+    let mut objects: Vec<String> = subjects
+        .iter()
+        .map(|s| {
+            let o = &s.object.object;
+            key(&o.kind, &o.namespace, &o.name)
+        })
+        .collect();
+    let mut spaces: Vec<String> = subjects
+        .iter()
+        .map(|s| s.object.object.namespace.clone())
+        .collect();
+    // The target's Namespace counts as shown in the summary (check_lines).
+    if !target.object.namespace.is_empty() {
+        objects.push(key("Namespace", "", &target.object.namespace));
+    }
+    objects.sort();
+    objects.dedup();
+    spaces.sort();
+    spaces.dedup();
+    puller.events_of(&objects)?;
+    let recording = puller.recording();
+    let only_imported = recording.audit_imported(cluster).unwrap_or(false)
+        && !recording.ever_recorded(cluster).unwrap_or(true);
+    if only_imported {
+        // NB: the checks then read at the slice's latest moment, which any
+        // of its Events may set: the slice's every Event, as `pull` reads them.
+        puller.all_events()?;
+    } else if recording.holds_history()? {
+        let (_, _, _, until_ms) = story(recording, cluster, target, args, now_ms)?;
+        // NB: `run` reads its "now" later, so its end is this one or after.
+        puller.warnings(&spaces, until_ms - 3_600_000)?;
+    }
+    Ok(puller.finish())
 }
 
 fn render(

@@ -237,6 +237,22 @@ impl ClickHouse {
             .map_err(|e| self.explain(e))
     }
 
+    /// A reading statement of ours (`queries/clickhouse/`), to bind and fetch.
+    pub fn query(&self, sql: &str) -> clickhouse::query::Query {
+        self.client.query(sql)
+    }
+
+    /// A statement's rows as RowBinary, `readonly=1`.
+    pub async fn fetch(&self, query: clickhouse::query::Query) -> Result<bytes::Bytes, ChError> {
+        query
+            .with_setting("readonly", "1")
+            .fetch_bytes("RowBinary")
+            .map_err(|e| self.explain(e))?
+            .collect()
+            .await
+            .map_err(|e| self.explain(e))
+    }
+
     /// `sql --store`: one reading statement, its rows as JSON arrays, the
     /// column names first; `readonly=1`, so the server refuses a write too.
     pub async fn select_json(

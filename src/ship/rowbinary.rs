@@ -90,6 +90,33 @@ pub fn write(
     Ok(())
 }
 
+/// Reads one `String` at `*at` as the bytes it holds (a row that
+/// `formatRowNoNewline('RowBinary', …)` made, say), moving `*at` past it.
+pub fn read_bytes<'a>(
+    bytes: &'a [u8],
+    at: &mut usize,
+    column: &'static str,
+) -> Result<&'a [u8], RowBinaryError> {
+    let short = || RowBinaryError::Truncated { column };
+    let (mut len, mut shift) = (0u64, 0);
+    loop {
+        let b = *bytes.get(*at).ok_or_else(short)?;
+        *at += 1;
+        len |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+        if shift > 63 {
+            return Err(short());
+        }
+    }
+    let end = at.checked_add(len as usize).ok_or_else(short)?;
+    let s = bytes.get(*at..end).ok_or_else(short)?;
+    *at = end;
+    Ok(s)
+}
+
 /// Reads one value of type `ty` at `*at`, moving `*at` past it.
 pub fn read(
     bytes: &[u8],
@@ -108,22 +135,7 @@ pub fn read(
     }
     match ty {
         Ty::Str | Ty::NStr => {
-            let (mut len, mut shift) = (0u64, 0);
-            loop {
-                let b = *bytes.get(*at).ok_or_else(short)?;
-                *at += 1;
-                len |= u64::from(b & 0x7f) << shift;
-                if b & 0x80 == 0 {
-                    break;
-                }
-                shift += 7;
-                if shift > 63 {
-                    return Err(short());
-                }
-            }
-            let end = at.checked_add(len as usize).ok_or_else(short)?;
-            let s = bytes.get(*at..end).ok_or_else(short)?;
-            *at = end;
+            let s = read_bytes(bytes, at, column)?;
             Ok(Value::Text(String::from_utf8_lossy(s).into_owned()))
         }
         Ty::Int | Ty::NInt | Ty::Time | Ty::NTime | Ty::Ver => {

@@ -16,6 +16,7 @@ const SQL_TYPE_CHANGES: &str = include_str!("../../queries/store/timeline_type_c
 const SQL_BY_UID: &str = include_str!("../../queries/store/objects_by_uid.sql");
 const SQL_TYPES: &str = include_str!("../../queries/store/resource_types_of.sql");
 const SQL_NAMES: &str = include_str!("../../queries/store/names_of_kind.sql");
+const SQL_HOLDS_HISTORY: &str = include_str!("../../queries/store/holds_history.sql");
 
 impl Recording {
     /// The resource types recorded for a cluster (empty for Events-only recordings).
@@ -372,6 +373,15 @@ impl Recording {
         .map_err(self.q("type changes"))?
         .collect::<Result<Vec<_>, _>>()
         .map_err(self.q("type changes"))
+    }
+
+    /// Whether the recording holds any object version, of any cluster
+    /// (`timeline --store` pulls the Events a stall's check may quote only then).
+    pub fn holds_history(&self) -> Result<bool, StoreError> {
+        self.conn
+            .prepare_cached(SQL_HOLDS_HISTORY)
+            .and_then(|mut st| st.query_row([], |r| r.get(0)))
+            .map_err(self.q("versions"))
     }
 
     /// Up to 20 recorded names of `kind` in `namespace`, for error messages.

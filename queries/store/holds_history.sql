@@ -1,0 +1,2 @@
+-- Whether the recording holds any object version (not Events alone).
+SELECT EXISTS (SELECT 1 FROM versions)
