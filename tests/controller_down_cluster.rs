@@ -11,10 +11,9 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::Duration;
 
-use common::{TestNamespace, apply, cluster_script, kubeconfig, kubectl, wait_until};
+use common::{TestNamespace, apply, cluster_script, kubectl, wait_until};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 
@@ -23,36 +22,8 @@ struct Restart;
 
 impl Drop for Restart {
     fn drop(&mut self) {
-        // NB: not `cluster_script`, which asserts: a panic while unwinding aborts.
-        let state = kubeconfig().parent().unwrap().to_path_buf();
-        let out = Command::new(common::repo_root().join("scripts/cluster"))
-            .arg("start-controller-manager")
-            .env("DIAG_CLUSTER_DIR", state)
-            .output()
-            .expect("running scripts/cluster");
-        if !out.status.success() {
-            eprintln!(
-                "restarting kube-controller-manager failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        common::cluster_script_from_drop(&["start-controller-manager"], &[]);
     }
-}
-
-fn diag_no_recording(data: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig())
-        .env_remove("KUBECTL_DIAG_DB")
-        .env("XDG_DATA_HOME", data)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
 }
 
 fn first_screen(text: &str) -> String {
@@ -119,7 +90,7 @@ spec:
     );
 
     // Live check: C001 first, and the Deployment's stall names it.
-    let (code, table, stderr) = diag_no_recording(data.path(), &["check", "-n", n]);
+    let (code, table, stderr) = common::diag_no_recording(data.path(), &["check", "-n", n]);
     assert_eq!(code, Some(1), "{stderr}\n{table}");
     let screen = first_screen(&table);
     for expected in [
@@ -132,7 +103,7 @@ spec:
             "{expected:?} not on the first screen:\n{screen}"
         );
     }
-    let (_, json, _) = diag_no_recording(data.path(), &["check", "-n", n, "-o", "json"]);
+    let (_, json, _) = common::diag_no_recording(data.path(), &["check", "-n", n, "-o", "json"]);
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let findings = report["findings"].as_array().unwrap();
     assert_eq!(findings[0]["code"], "C001", "{json}");
@@ -140,7 +111,7 @@ spec:
 
     // The timeline with no recording: the change by ci-bot, and why nothing followed.
     let (code, table, stderr) =
-        diag_no_recording(data.path(), &["timeline", "deploy/checkout", "-n", n]);
+        common::diag_no_recording(data.path(), &["timeline", "deploy/checkout", "-n", n]);
     assert_eq!(code, Some(0), "{stderr}\n{table}");
     let screen = first_screen(&table);
     for expected in [

@@ -11,22 +11,10 @@ use common::{TestNamespace, apply, kubeconfig, kubectl, wait_until};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 
-/// `kubectl-diag ARGS` with no recording anywhere: no --db, no
-/// `KUBECTL_DIAG_DB`, and a data folder that holds none.
+/// `kubectl-diag ARGS` with no recording anywhere, which must succeed.
 fn no_recording(data: &std::path::Path, args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig())
-        .env_remove("KUBECTL_DIAG_DB")
-        .env("XDG_DATA_HOME", data)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    );
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}\n{stdout}");
+    let (code, stdout, stderr) = common::diag_no_recording(data, args);
+    assert_eq!(code, Some(0), "{args:?}: {stderr}\n{stdout}");
     (stdout, stderr)
 }
 
@@ -494,17 +482,16 @@ async fn a_pod_unschedulable_then_placed_has_its_first_failure_and_its_bind_exac
     struct Unlabel(String);
     impl Drop for Unlabel {
         fn drop(&mut self) {
-            // NB: not `kubectl`, which asserts: a panic while unwinding aborts.
-            let _ = Command::new(common::repo_root().join("scripts/cluster"))
-                .args([
+            common::cluster_script_from_drop(
+                &[
                     "kubectl",
                     "label",
                     "node",
                     "kwok-small",
                     &format!("{}-", self.0),
-                ])
-                .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
-                .output();
+                ],
+                &[],
+            );
         }
     }
     kubectl(&["label", "node", "kwok-small", &format!("{label}=yes")]);

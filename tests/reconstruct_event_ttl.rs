@@ -32,32 +32,16 @@ struct Usual;
 
 impl Drop for Usual {
     fn drop(&mut self) {
-        let out = restart_apiserver("");
-        if !out.status.success() {
-            eprintln!(
-                "restarting kube-apiserver failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        common::cluster_script_from_drop(
+            &["restart-apiserver"],
+            &[("DIAG_APISERVER_EXTRA_ARGS", "")],
+        );
     }
 }
 
 fn timeline(data: &std::path::Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig())
-        .env_remove("KUBECTL_DIAG_DB")
-        .env("XDG_DATA_HOME", data)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, stdout, stderr) = common::diag_no_recording(data, args);
+    assert_eq!(code, Some(0), "{args:?}: {stderr}\n{stdout}");
     stdout
 }
 

@@ -221,6 +221,43 @@ pub fn run_ok(cmd: &mut Command) -> Output {
 }
 
 /// `scripts/cluster ARGS…` against the same cluster the tests use.
+/// `scripts/cluster ARGS` with `env`, a failure reported on stderr rather than
+/// asserted: for Drop guards that restore the shared cluster, where a panic
+/// while unwinding would abort the test binary.
+pub fn cluster_script_from_drop(args: &[&str], env: &[(&str, &str)]) {
+    let out = Command::new(repo_root().join("scripts/cluster"))
+        .args(args)
+        .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
+        .envs(env.iter().copied())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => eprintln!(
+            "scripts/cluster {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => eprintln!("scripts/cluster {args:?}: {e}"),
+    }
+}
+
+/// `kubectl-diag ARGS` with no recording anywhere: no --db, no
+/// `KUBECTL_DIAG_DB`, and a data folder that holds none. Exit code, stdout, stderr.
+pub fn diag_no_recording(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args(args)
+        .env("KUBECONFIG", kubeconfig())
+        .env_remove("KUBECTL_DIAG_DB")
+        .env("XDG_DATA_HOME", data)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
 pub fn cluster_script(args: &[&str]) -> Output {
     let state = kubeconfig().parent().unwrap().to_path_buf();
     let out = Command::new(repo_root().join("scripts/cluster"))
