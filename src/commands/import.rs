@@ -11,8 +11,9 @@
 //! exactly-once rules under the cluster id given by `--cluster`. Each file is
 //! stored in one transaction: a bad file stores nothing, and the other files
 //! still import. A JSON dump is read as a stream and stored a chunk at a
-//! time inside that transaction ([`stream`]), so memory stays bounded;
-//! YAML and text are parsed whole first.
+//! time inside that transaction ([`stream`]), so memory stays bounded; so
+//! is a `kubectl get events` table, a line at a time ([`text::Lines`]).
+//! YAML and other text (`describe`, fragments) are parsed whole first.
 //!
 //! Text rows have no uid and only relative ages. An age becomes the interval
 //! it leaves open, counted back from `--taken-at` (or the file's mtime); the
@@ -663,8 +664,8 @@ fn starts_like_json(reader: &mut Box<dyn BufRead>) -> bool {
     })
 }
 
-/// The most of kubectl text or YAML read whole (JSON is streamed, whatever
-/// its size). NB: without it `import /dev/zero` or `yes | import -` grew
+/// The most of kubectl text or YAML read whole (JSON and `get events` tables
+/// are streamed, whatever their size). NB: without it `import /dev/zero` or `yes | import -` grew
 /// without bound (3.4 GB in 7 s); 100 MB of `kubectl get events` text fits.
 pub const MAX_WHOLE: u64 = 128 * 1024 * 1024;
 
