@@ -11,8 +11,9 @@
 //! exactly-once rules under the cluster id given by `--cluster`. Each file is
 //! stored in one transaction: a bad file stores nothing, and the other files
 //! still import. A JSON dump is read as a stream and stored a chunk at a
-//! time inside that transaction ([`stream`]), so memory stays bounded;
-//! YAML and text are parsed whole first.
+//! time inside that transaction ([`stream`]), so memory stays bounded; so
+//! is a `kubectl get events` table, a line at a time ([`text::Lines`]).
+//! YAML and other text (`describe`, fragments) are parsed whole first.
 //!
 //! Text rows have no uid and only relative ages. An age becomes the interval
 //! it leaves open, counted back from `--taken-at` (or the file's mtime); the
@@ -74,8 +75,9 @@ pub enum ImportError {
         reason: String,
     },
     #[error(
-        "{file}: more than 128 MiB of text, the most import reads of kubectl text or YAML (they are \
-         read whole); split it, or import `kubectl get events -o json`, which is read as a stream"
+        "{file}: more than 128 MiB of text, the most import reads whole (YAML, and kubectl text \
+         other than `get events` tables, which are read as a stream); split it, or import \
+         `kubectl get events -o json`, which is read as a stream"
     )]
     TooLarge { file: String },
     #[error("{file}: holds no Events")]
@@ -296,105 +298,135 @@ pub struct TextObservation {
 }
 
 /// Turns the rows of kubectl text into observations, counting ages back from
-/// `taken_at` (the capture happened within that interval). Rows whose times are `<unknown>` cannot be placed and are
-/// skipped with a note; `namespace` stands in for a table without one.
+/// `taken_at` (the capture happened within that interval). Rows whose times
+/// are `<unknown>` cannot be placed and are skipped with a note; `namespace`
+/// stands in for a table without one.
 pub fn text_observations(
     parsed: &text::Parsed,
     taken_at: (i64, i64),
     namespace: Option<&str>,
     notes: &mut Vec<String>,
 ) -> Vec<TextObservation> {
-    let mut out = Vec::new();
     let mut unplaced_namespace = 0;
-    for e in &parsed.events {
-        let Some(last) = e.last.span(taken_at) else {
-            notes.push(format!(
-                "line {}: last seen {}: the Event cannot be placed in time; skipped",
-                e.line, "<unknown>"
-            ));
-            continue;
-        };
-        let first = match e.first {
-            None => last,
-            Some(when) => match when.span(taken_at) {
-                Some(first) => first,
-                None if e.count == Some(1) => last,
-                None => {
-                    notes.push(format!(
-                        "line {}: first seen <unknown>: the Event cannot be placed in time; skipped",
-                        e.line
-                    ));
-                    continue;
-                }
-            },
-        };
-        if e.count.is_some_and(|c| c > crate::model::MAX_COUNT) {
-            notes.push(format!(
-                "line {}: count {} is above {} (an Event's count is an int32): stored with that count",
-                e.line,
-                e.count.unwrap_or_default(),
-                crate::model::MAX_COUNT
-            ));
-        }
-        let mut e = e.clone();
-        if e.event_namespace.is_empty() {
-            match namespace {
-                Some(ns) => {
-                    e.event_namespace = ns.to_string();
-                    if !text::cluster_scoped(&e.kind) {
-                        e.namespace = ns.to_string();
-                    }
-                }
-                None => unplaced_namespace += 1,
-            }
-        }
-        let first = (first.0.min(last.0), first.1.min(last.1));
-        let uid = if e.uid.is_empty() {
-            text_uid(&e, first)
-        } else {
-            e.uid.clone()
-        };
-        let exact = matches!(e.last, When::At(_));
-        out.push(TextObservation {
-            identified: !e.uid.is_empty() && exact,
-            has_source: e.source.is_some(),
-            counted: e.count.is_some(),
-            line: e.line,
-            obs: EventObservation {
-                uid,
-                namespace: e.event_namespace.clone(),
-                name: e.event_name.clone(),
-                resource_version: String::new(),
-                involved: ObjectRef {
-                    api_version: e.api_version.clone(),
-                    kind: e.kind.clone(),
-                    namespace: e.namespace.clone(),
-                    name: e.name.clone(),
-                    uid: e.object_uid.clone(),
-                    field_path: e.field_path.clone(),
-                },
-                related: None,
-                reason: e.reason.clone(),
-                type_: e.type_.clone(),
-                message: crate::k8s::event::cut_message(e.message.clone()),
-                action: String::new(),
-                reporting_controller: e.source.clone().unwrap_or_default(),
-                reporting_instance: String::new(),
-                source_host: e.host.clone(),
-                first: first.0,
-                last: last.1,
-                count: e.count.unwrap_or(1).clamp(1, crate::model::MAX_COUNT),
-                last_from: (!exact && last.0 != last.1).then_some(last.0),
-            },
-        });
-    }
-    if unplaced_namespace > 0 {
-        notes.push(format!(
-            "{unplaced_namespace} row(s) of a table without a NAMESPACE column: stored with an \
-             empty namespace; pass -n NAMESPACE (the one it was taken in) to place them"
-        ));
+    let out = parsed
+        .events
+        .iter()
+        .filter_map(|e| {
+            text_observation(
+                e.clone(),
+                taken_at,
+                namespace,
+                notes,
+                &mut unplaced_namespace,
+            )
+        })
+        .collect();
+    if let Some(note) = unplaced_note(unplaced_namespace) {
+        notes.push(note);
     }
     out
+}
+
+/// What is said of the rows of a table without a NAMESPACE column, if any.
+fn unplaced_note(rows: usize) -> Option<String> {
+    (rows > 0).then(|| {
+        format!(
+            "{rows} row(s) of a table without a NAMESPACE column: stored with an \
+             empty namespace; pass -n NAMESPACE (the one it was taken in) to place them"
+        )
+    })
+}
+
+/// One row of kubectl text as an observation (see [`text_observations`]);
+/// `None`, with a note, when it cannot be placed in time. A row with no
+/// namespace to put it in adds one to `unplaced_namespace`.
+pub fn text_observation(
+    mut e: TextEvent,
+    taken_at: (i64, i64),
+    namespace: Option<&str>,
+    notes: &mut Vec<String>,
+    unplaced_namespace: &mut usize,
+) -> Option<TextObservation> {
+    let Some(last) = e.last.span(taken_at) else {
+        notes.push(format!(
+            "line {}: last seen {}: the Event cannot be placed in time; skipped",
+            e.line, "<unknown>"
+        ));
+        return None;
+    };
+    let first = match e.first {
+        None => last,
+        Some(when) => match when.span(taken_at) {
+            Some(first) => first,
+            None if e.count == Some(1) => last,
+            None => {
+                notes.push(format!(
+                    "line {}: first seen <unknown>: the Event cannot be placed in time; skipped",
+                    e.line
+                ));
+                return None;
+            }
+        },
+    };
+    if e.count.is_some_and(|c| c > crate::model::MAX_COUNT) {
+        notes.push(format!(
+            "line {}: count {} is above {} (an Event's count is an int32): stored with that count",
+            e.line,
+            e.count.unwrap_or_default(),
+            crate::model::MAX_COUNT
+        ));
+    }
+    if e.event_namespace.is_empty() {
+        match namespace {
+            Some(ns) => {
+                e.event_namespace = ns.to_string();
+                if !text::cluster_scoped(&e.kind) {
+                    e.namespace = ns.to_string();
+                }
+            }
+            None => *unplaced_namespace += 1,
+        }
+    }
+    let first = (first.0.min(last.0), first.1.min(last.1));
+    let exact = matches!(e.last, When::At(_));
+    let identified = !e.uid.is_empty() && exact;
+    let uid = if e.uid.is_empty() {
+        text_uid(&e, first)
+    } else {
+        std::mem::take(&mut e.uid)
+    };
+    Some(TextObservation {
+        identified,
+        has_source: e.source.is_some(),
+        counted: e.count.is_some(),
+        line: e.line,
+        obs: EventObservation {
+            uid,
+            namespace: e.event_namespace,
+            name: e.event_name,
+            resource_version: String::new(),
+            involved: ObjectRef {
+                api_version: e.api_version,
+                kind: e.kind,
+                namespace: e.namespace,
+                name: e.name,
+                uid: e.object_uid,
+                field_path: e.field_path,
+            },
+            related: None,
+            reason: e.reason,
+            type_: e.type_,
+            message: crate::k8s::event::cut_message(e.message),
+            action: String::new(),
+            reporting_controller: e.source.unwrap_or_default(),
+            reporting_instance: String::new(),
+            source_host: e.host,
+            first: first.0,
+            last: last.1,
+            count: e.count.unwrap_or(1).clamp(1, crate::model::MAX_COUNT),
+            last_from: (!exact && last.0 != last.1).then_some(last.0),
+        },
+    })
 }
 
 /// Whether two messages are the same, allowing for one cut by kubectl (`...`).
@@ -424,6 +456,8 @@ fn matches(c: &Candidate, o: &EventObservation, check_source: bool) -> bool {
 /// What to do with one observation, against what is stored.
 enum Plan {
     Store(Box<EventObservation>),
+    /// Stored, and known not to be stored under its uid (no look-up found it).
+    New(Box<EventObservation>),
     /// Stored already (as text or JSON), with as high a count.
     Known,
 }
@@ -440,10 +474,51 @@ fn candidates(
     )
 }
 
+/// What planning found of the Events this file stored itself, in an earlier
+/// chunk: rows that are one of them are not counted again, and what a
+/// replaced one stored is taken off what the file says it stored.
+#[derive(Debug, Default)]
+struct Own {
+    /// Events with a higher id were stored by this file.
+    before: i64,
+    /// Rows that are an Event this file stored already.
+    events: usize,
+    /// Occurrences of this file's Events that a later row replaced.
+    occurrences: u64,
+}
+
+impl Own {
+    fn new(before: i64) -> Own {
+        Own {
+            before,
+            ..Own::default()
+        }
+    }
+
+    /// A row is `c`: counted once, whichever row of the file stays.
+    fn is(&mut self, c: &Candidate) {
+        if c.id > self.before {
+            self.events += 1;
+        }
+    }
+
+    /// `c` is replaced by a row of the file; `occurrences` were deleted with it.
+    fn replaced(&mut self, c: &Candidate, occurrences: u64) {
+        if c.id > self.before {
+            self.events += 1;
+            self.occurrences += occurrences;
+        }
+    }
+}
+
 /// Decides, for one text row, whether it is an Event stored already. A
 /// text-only Event it outcounts is replaced by it; an Event with a uid of its
 /// own takes any occurrences the row adds.
-fn plan_text(writer: &Writer, t: &TextObservation) -> Result<Plan, store::StoreError> {
+fn plan_text(
+    writer: &Writer,
+    t: &TextObservation,
+    own: &mut Own,
+) -> Result<Plan, store::StoreError> {
     let o = &t.obs;
     let found = candidates(writer, o)?;
     let Some(c) = found
@@ -454,14 +529,17 @@ fn plan_text(writer: &Writer, t: &TextObservation) -> Result<Plan, store::StoreE
         return Ok(Plan::Store(Box::new(o.clone())));
     };
     if o.count <= c.count {
+        own.is(c);
         return Ok(Plan::Known);
     }
     if c.from_text() && t.counted {
         // Both are text; this one has seen more: its row replaces the other's.
-        writer.recording().delete_event(c.id)?;
+        let deleted = writer.recording().delete_event(c.id)?;
+        own.replaced(c, deleted);
         return Ok(Plan::Store(Box::new(o.clone())));
     }
     // The rest happened after what is stored: stored under that Event.
+    own.is(c);
     let mut under = o.clone();
     under.uid = c.uid.clone();
     under.name = c.name.clone();
@@ -472,16 +550,22 @@ fn plan_text(writer: &Writer, t: &TextObservation) -> Result<Plan, store::StoreE
 /// Decides, for one Event with a uid (JSON, YAML, describe event), whether an
 /// Event imported from text is the same one: replaced when this one counts
 /// as many, else this one adds nothing.
-fn plan_object(writer: &Writer, o: &EventObservation) -> Result<Plan, store::StoreError> {
+fn plan_object(
+    writer: &Writer,
+    o: &EventObservation,
+    own: &mut Own,
+) -> Result<Plan, store::StoreError> {
     let found = candidates(writer, o)?;
     for c in found
         .iter()
         .filter(|c| c.from_text() && matches(c, o, true))
     {
         if o.count < c.count {
+            own.is(c);
             return Ok(Plan::Known);
         }
-        writer.recording().delete_event(c.id)?;
+        let deleted = writer.recording().delete_event(c.id)?;
+        own.replaced(c, deleted);
     }
     Ok(Plan::Store(Box::new(o.clone())))
 }
@@ -580,24 +664,399 @@ fn starts_like_json(reader: &mut Box<dyn BufRead>) -> bool {
     })
 }
 
-/// The most of kubectl text or YAML read whole (JSON is streamed, whatever
-/// its size). NB: without it `import /dev/zero` or `yes | import -` grew
+/// The most of kubectl text or YAML read whole (JSON and `get events` tables
+/// are streamed, whatever their size). NB: without it `import /dev/zero` or `yes | import -` grew
 /// without bound (3.4 GB in 7 s); 100 MB of `kubectl get events` text fits.
 pub const MAX_WHOLE: u64 = 128 * 1024 * 1024;
 
-fn read(file: &str, reader: Box<dyn BufRead>) -> Result<String, ImportError> {
-    let mut text = String::new();
-    reader
-        .take(MAX_WHOLE + 1)
-        .read_to_string(&mut text)
+/// The next line of `reader` in `buf`, without its line break (`\n` or
+/// `\r\n`, as [`str::lines`] splits); `None` at the end. A line that does not
+/// fit in `room` bytes is [`ImportError::TooLarge`]: reading stops there.
+fn next_line<'b>(
+    file: &str,
+    reader: &mut dyn BufRead,
+    buf: &'b mut Vec<u8>,
+    room: u64,
+) -> Result<Option<&'b str>, ImportError> {
+    buf.clear();
+    let n = reader
+        .take(room.saturating_add(1))
+        .read_until(b'\n', buf)
         .map_err(|e| ImportError::Read {
             file: file.into(),
             reason: e.to_string(),
         })?;
-    if text.len() as u64 > MAX_WHOLE {
+    if n == 0 {
+        return Ok(None);
+    }
+    if n as u64 > room {
         return Err(ImportError::TooLarge { file: file.into() });
     }
-    Ok(text)
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    std::str::from_utf8(buf)
+        .map(Some)
+        .map_err(|_| ImportError::Read {
+            file: file.into(),
+            reason: "stream did not contain valid UTF-8".into(),
+        })
+}
+
+/// What places the rows of a text file: the command line's flags.
+struct TextArgs<'a> {
+    given: Option<(i64, i64)>,
+    /// `-n`: the namespace of a table without a NAMESPACE column.
+    namespace: Option<&'a str>,
+    /// `--object`: whose rows a fragment without its object holds.
+    object: Option<&'a (String, String)>,
+    now: i64,
+    cluster: &'a str,
+}
+
+/// Bits of a fixed size said to hold a key once [`Seen::add`]ed (a Bloom
+/// filter): never a false no, now and then a false yes.
+const SEEN_BITS: usize = 1 << 25;
+
+/// What the rows stored so far of a file may be matched by: their object,
+/// reason and message. A row whose object, reason and message no stored row
+/// has cannot be the same Event as any ([`same_message`]), so into a cluster
+/// that held nothing before the file it is stored without a look-up.
+///
+/// NB: looking every row up among the Events of its object and reason made
+/// a table of many Events per object quadratic (a 100 MB table has hundreds
+/// per Pod), and an exact set of what was stored grows with the file; this
+/// is 4 MiB whatever its size. A false yes only costs the look-up.
+struct Seen {
+    bits: Vec<u64>,
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen {
+            bits: vec![0; SEEN_BITS / 64],
+        }
+    }
+
+    /// The message as [`same_message`] compares it, and whether kubectl cut it.
+    fn message(o: &EventObservation) -> (&str, bool) {
+        let m = o.message.trim();
+        (m, m.ends_with("..."))
+    }
+
+    fn key(o: &EventObservation, message: Option<&str>) -> u64 {
+        use std::hash::BuildHasher;
+        let i = &o.involved;
+        foldhash::quality::FixedState::with_seed(27).hash_one((
+            &i.kind,
+            &i.namespace,
+            &i.name,
+            &o.reason,
+            message,
+        ))
+    }
+
+    /// Where a key's bits are: four, by double hashing.
+    fn probes(key: u64) -> impl Iterator<Item = usize> {
+        let step = (key >> 32) | 1;
+        (0..4u64).map(move |i| (key.wrapping_add(i.wrapping_mul(step)) % SEEN_BITS as u64) as usize)
+    }
+
+    fn set(&mut self, key: u64) {
+        for b in Self::probes(key) {
+            self.bits[b / 64] |= 1 << (b % 64);
+        }
+    }
+
+    fn has(&self, key: u64) -> bool {
+        Self::probes(key).all(|b| self.bits[b / 64] & (1 << (b % 64)) != 0)
+    }
+
+    /// A row was stored (as an Event or under one).
+    fn add(&mut self, o: &EventObservation) {
+        let (message, cut) = Self::message(o);
+        // A cut message matches any that begins like it: every later row of
+        // this object and reason is looked up.
+        if cut {
+            self.set(Self::key(o, None));
+        }
+        self.set(Self::key(o, Some(message)));
+    }
+
+    /// Whether a stored row may be the same Event as `o`.
+    fn may_match(&self, o: &EventObservation) -> bool {
+        let (message, cut) = Self::message(o);
+        cut || self.has(Self::key(o, None)) || self.has(Self::key(o, Some(message)))
+    }
+}
+
+/// Rows of kubectl text stored a chunk at a time inside the file's one
+/// transaction, as they are read: what is held is the chunk being decided
+/// (at most [`CHUNK`] rows). Within a chunk the same Event shown twice is
+/// told by [`dedupe`]; across chunks, by the store, where the earlier chunk
+/// already is (the same rule, [`plan_text`]: the row with the higher count
+/// stays), so that the file holds nothing twice whatever its size.
+struct TextStore<'w, 'a> {
+    batch: Batch<'w>,
+    file: &'a str,
+    args: &'a TextArgs<'a>,
+    /// When the ages count back from, once a row needed it.
+    at: Option<(i64, i64)>,
+    chunk: Vec<TextObservation>,
+    layouts: Vec<&'static str>,
+    /// Events with a higher id were stored by this file.
+    before: i64,
+    /// The cluster held nothing when the file began: a row need be looked
+    /// up only when [`Seen`] says a row of the file may match it.
+    fresh: bool,
+    seen: Seen,
+    /// Rows read (before any is found to be another's).
+    rows: usize,
+    /// Events the file holds, and the occurrences stored of them.
+    events: usize,
+    occurrences: u64,
+    unplaced_namespace: usize,
+}
+
+impl<'w, 'a> TextStore<'w, 'a> {
+    fn begin(
+        writer: &'w mut Writer,
+        file: &'a str,
+        args: &'a TextArgs<'a>,
+    ) -> anyhow::Result<TextStore<'w, 'a>> {
+        let batch = writer.begin()?;
+        let before = batch.recording().events_before()?;
+        let fresh = batch.recording().cluster_empty(batch.cluster())?;
+        Ok(TextStore {
+            batch,
+            file,
+            args,
+            at: None,
+            chunk: Vec::with_capacity(CHUNK),
+            layouts: Vec::new(),
+            before,
+            fresh,
+            seen: Seen::new(),
+            rows: 0,
+            events: 0,
+            occurrences: 0,
+            unplaced_namespace: 0,
+        })
+    }
+
+    /// Takes what the reader has read so far: its notes said, its Events
+    /// stored a chunk at a time.
+    fn take(&mut self, parsed: &mut text::Parsed, err: &mut dyn Write) -> anyhow::Result<()> {
+        for note in parsed.notes.drain(..) {
+            writeln!(err, "{}: {note}", self.file)?;
+        }
+        for e in parsed.events.drain(..) {
+            self.event(e, err)?;
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, mut e: TextEvent, err: &mut dyn Write) -> anyhow::Result<()> {
+        self.rows += 1;
+        if let Some((kind, name)) = self.args.object
+            && e.kind.is_empty()
+            && e.name.is_empty()
+        {
+            e.kind = kind.clone();
+            e.name = name.clone();
+        }
+        if !self.layouts.contains(&e.layout) {
+            self.layouts.push(e.layout);
+        }
+        // NB: an exact time (`describe event`) does not depend on when the
+        // text was taken; only an age asks for it (and says so, once).
+        let relative =
+            matches!(e.last, When::Ago { .. }) || matches!(e.first, Some(When::Ago { .. }));
+        let at = match (relative, self.at) {
+            (false, _) => (self.args.now, self.args.now),
+            (true, Some(at)) => at,
+            (true, None) => *self.at.insert(taken_at(self.file, self.args.given, err)?),
+        };
+        let mut notes = Vec::new();
+        let row = text_observation(
+            e,
+            at,
+            self.args.namespace,
+            &mut notes,
+            &mut self.unplaced_namespace,
+        );
+        for note in &notes {
+            writeln!(err, "{}: {note}", self.file)?;
+        }
+        if let Some(row) = row {
+            self.chunk.push(row);
+            if self.chunk.len() >= CHUNK {
+                self.store_chunk()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores the chunk: every decision on it is made before any of it is
+    /// stored (see `store_chunk` for JSON).
+    fn store_chunk(&mut self) -> anyhow::Result<()> {
+        let file = self.file;
+        // NB: rows the writer holds back go in first: the chunk's rows are
+        // looked up among them, and deciding may delete an Event.
+        self.batch
+            .flush()
+            .with_context(|| format!("storing {file}"))?;
+        let rows = dedupe(std::mem::take(&mut self.chunk));
+        let mut own = Own::new(self.before);
+        let mut plans = Vec::with_capacity(rows.len());
+        for t in &rows {
+            let plan = if t.identified {
+                plan_object(&self.batch, &t.obs, &mut own)
+            } else if self.fresh && !self.seen.may_match(&t.obs) {
+                Ok(Plan::New(Box::new(t.obs.clone())))
+            } else {
+                plan_text(&self.batch, t, &mut own)
+            };
+            let plan = plan.with_context(|| format!("storing {file}"))?;
+            if let Plan::Store(o) | Plan::New(o) = &plan {
+                self.seen.add(o);
+            }
+            plans.push(plan);
+        }
+        self.batch
+            .forget()
+            .with_context(|| format!("storing {file}"))?;
+        for plan in plans {
+            let applied = match plan {
+                Plan::Store(o) => self.batch.apply(&EventChange::Upsert(o)),
+                Plan::New(o) => self.batch.apply_new(&o),
+                Plan::Known => continue,
+            };
+            self.occurrences += applied
+                .with_context(|| format!("storing {file}"))?
+                .occurrences;
+        }
+        self.events += rows.len().saturating_sub(own.events);
+        self.occurrences = self.occurrences.saturating_sub(own.occurrences);
+        self.chunk = rows;
+        self.chunk.clear();
+        Ok(())
+    }
+
+    /// The file has ended: the last chunk is stored and the transaction
+    /// committed. Returns 1 for a file that held no Events (nothing stored).
+    fn finish(mut self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<usize> {
+        let file = self.file;
+        if self.rows == 0 {
+            drop(self.batch);
+            let e = ImportError::Empty { file: file.into() };
+            writeln!(err, "error: {e}; nothing of it was stored")?;
+            return Ok(1);
+        }
+        self.store_chunk()?;
+        if let Some(note) = unplaced_note(self.unplaced_namespace) {
+            writeln!(err, "{file}: {note}")?;
+        }
+        self.batch
+            .commit()
+            .with_context(|| format!("storing {file}"))?;
+        self.layouts.sort_unstable();
+        writeln!(
+            out,
+            "{file}: {} Event(s), {} new occurrence(s) stored under cluster {:?} (read as {})",
+            self.events,
+            self.occurrences,
+            self.args.cluster,
+            self.layouts.join(", ")
+        )?;
+        Ok(0)
+    }
+}
+
+/// Imports kubectl text as it is read, a line at a time (see
+/// [`text::Lines`]): a `get events` table is stored a chunk of rows at a
+/// time, whatever its length. Other text is held until it ends (at most
+/// [`MAX_WHOLE`]); a file with no table is read whole, as YAML when it is not
+/// kubectl's text. One transaction: a bad file stores nothing. Returns 1 for
+/// a file refused, 0 for one stored.
+fn import_text(
+    writer: &mut Writer,
+    file: &str,
+    mut reader: Box<dyn BufRead>,
+    args: &TextArgs<'_>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    let mut store = TextStore::begin(writer, file, args)?;
+    let mut lines = text::Lines::new();
+    let mut parsed = text::Parsed::default();
+    let mut buf = Vec::new();
+    loop {
+        let room = MAX_WHOLE.saturating_sub(lines.held() as u64);
+        match next_line(file, &mut reader, &mut buf, room) {
+            Ok(Some(line)) => lines.line(line, &mut parsed),
+            Ok(None) => break,
+            Err(e) => {
+                drop(store);
+                writeln!(err, "error: {e}; nothing of it was stored")?;
+                return Ok(1);
+            }
+        }
+        if lines.tables() {
+            store.take(&mut parsed, err)?;
+        }
+    }
+    if lines.tables() {
+        lines.finish(&mut parsed);
+        store.take(&mut parsed, err)?;
+        return store.finish(out, err);
+    }
+    let whole = lines.into_whole().unwrap_or_default();
+    match parse_input(file, &whole, args.now) {
+        Ok(Input::Text(mut parsed)) => {
+            drop(whole);
+            store.take(&mut parsed, err)?;
+            store.finish(out, err)
+        }
+        Ok(Input::Objects(read)) => {
+            drop(whole);
+            import_objects(store.batch, file, read, args.cluster, out, err)
+        }
+        Err(e) => {
+            drop(store);
+            writeln!(err, "error: {e}; nothing of it was stored")?;
+            Ok(1)
+        }
+    }
+}
+
+/// Stores YAML Events (read whole) in `batch`: every decision is made before
+/// any of them is stored, as for a chunk of JSON.
+fn import_objects(
+    mut batch: Batch<'_>,
+    file: &str,
+    read: Objects,
+    cluster: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    for note in read.notes() {
+        writeln!(err, "{file}: {note}")?;
+    }
+    let events = read.events.len();
+    let mut chunk = read.events;
+    let texts = batch.recording().has_text_events(batch.cluster())?;
+    let occurrences = store_chunk(&mut batch, &mut chunk, texts)
+        .and_then(|n| Ok(batch.commit().map(|()| n)?))
+        .with_context(|| format!("storing {file}"))?;
+    writeln!(
+        out,
+        "{file}: {events} Event(s), {occurrences} new occurrence(s) stored under cluster {cluster:?}"
+    )?;
+    Ok(0)
 }
 
 /// Events stored a chunk at a time while a JSON dump is read.
@@ -605,18 +1064,35 @@ const CHUNK: usize = 1_000;
 
 /// Stores one chunk of JSON Events: every decision on the chunk is made
 /// before any of it is stored, as for a whole file (see `run`).
-fn store_chunk(batch: &mut Batch<'_>, chunk: &mut Vec<EventObservation>) -> anyhow::Result<u64> {
-    // NB: rows the writer holds back go in first: deciding may delete an
-    // Event imported from text, after which the caches are dropped.
-    batch.flush()?;
+fn store_chunk(
+    batch: &mut Batch<'_>,
+    chunk: &mut Vec<EventObservation>,
+    texts: bool,
+) -> anyhow::Result<u64> {
     let mut plans = Vec::with_capacity(chunk.len());
-    for o in chunk.iter() {
-        plans.push(plan_object(batch, o)?);
+    if texts {
+        // NB: rows the writer holds back go in first: deciding may delete an
+        // Event imported from text, after which the caches are dropped.
+        batch.flush()?;
+        for o in chunk.iter() {
+            plans.push(plan_object(batch, o, &mut Own::new(i64::MAX))?);
+        }
+        batch.forget()?;
+    } else {
+        // NB: with no Event from text in the cluster there is nothing to
+        // replace: looking each Event up among its object's (every Event
+        // of a JSON dump is one) made a dump quadratic.
+        let mut occurrences = 0;
+        for o in chunk.drain(..) {
+            occurrences += batch.apply(&EventChange::Upsert(Box::new(o)))?.occurrences;
+        }
+        return Ok(occurrences);
     }
-    batch.forget()?;
     let mut occurrences = 0;
     for plan in plans {
-        let Plan::Store(o) = plan else { continue };
+        let (Plan::Store(o) | Plan::New(o)) = plan else {
+            continue;
+        };
         occurrences += batch.apply(&EventChange::Upsert(o))?.occurrences;
     }
     chunk.clear();
@@ -637,12 +1113,13 @@ fn import_json(
     err: &mut dyn Write,
 ) -> anyhow::Result<usize> {
     let mut batch = writer.begin()?;
+    let texts = batch.recording().has_text_events(batch.cluster())?;
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut occurrences = 0;
     let read = stream::read(file, reader, now, &mut |o| {
         chunk.push(o);
         if chunk.len() >= CHUNK {
-            occurrences += store_chunk(&mut batch, &mut chunk)?;
+            occurrences += store_chunk(&mut batch, &mut chunk, texts)?;
         }
         Ok(())
     });
@@ -655,7 +1132,7 @@ fn import_json(
         }
         Err(stream::Stop::Sink(e)) => return Err(e.context(format!("storing {file}"))),
     };
-    let stored = store_chunk(&mut batch, &mut chunk)
+    let stored = store_chunk(&mut batch, &mut chunk, texts)
         .and_then(|n| Ok(batch.commit().map(|()| n)?))
         .with_context(|| format!("storing {file}"))?;
     occurrences += stored;
@@ -784,93 +1261,14 @@ pub fn run(
             failed += import_json(&mut writer, file, reader, now, &args.cluster, out, err)?;
             continue;
         }
-        let input = match read(file, reader).and_then(|text| parse_input(file, &text, now)) {
-            Ok(input) => input,
-            Err(e) => {
-                writeln!(err, "error: {e}; nothing of it was stored")?;
-                failed += 1;
-                continue;
-            }
+        let text_args = TextArgs {
+            given,
+            namespace: global.namespace.as_deref(),
+            object: args.object.as_ref(),
+            now,
+            cluster: &args.cluster,
         };
-        let mut notes = Vec::new();
-        let (incoming, layouts): (Vec<Result<TextObservation, EventObservation>>, Vec<&str>) =
-            match &input {
-                Input::Objects(read) => {
-                    notes.extend(read.notes());
-                    (read.events.iter().cloned().map(Err).collect(), Vec::new())
-                }
-                Input::Text(parsed) => {
-                    notes.extend(parsed.notes.iter().cloned());
-                    let mut owned;
-                    let parsed = match &args.object {
-                        Some((kind, name)) => {
-                            owned = parsed.clone();
-                            for e in owned
-                                .events
-                                .iter_mut()
-                                .filter(|e| e.kind.is_empty() && e.name.is_empty())
-                            {
-                                e.kind = kind.clone();
-                                e.name = name.clone();
-                            }
-                            &owned
-                        }
-                        None => parsed,
-                    };
-                    let relative = parsed.events.iter().any(|e| {
-                        matches!(e.last, When::Ago { .. })
-                            || matches!(e.first, Some(When::Ago { .. }))
-                    });
-                    let at = if relative {
-                        taken_at(file, given, err)?
-                    } else {
-                        (now, now)
-                    };
-                    let rows =
-                        text_observations(parsed, at, global.namespace.as_deref(), &mut notes);
-                    let mut layouts: Vec<&str> = parsed.events.iter().map(|e| e.layout).collect();
-                    layouts.sort_unstable();
-                    layouts.dedup();
-                    (dedupe(rows).into_iter().map(Ok).collect(), layouts)
-                }
-            };
-        for note in &notes {
-            writeln!(err, "{file}: {note}")?;
-        }
-        let mut batch = writer.begin()?;
-        // NB: every decision is made before anything of this file is stored:
-        // replacing a text-only Event deletes rows, and the writer's caches
-        // (and rows it holds back within a batch) must not outlive that.
-        let mut plans = Vec::with_capacity(incoming.len());
-        for row in &incoming {
-            let plan = match row {
-                Ok(t) if t.identified => plan_object(&batch, &t.obs),
-                Ok(t) => plan_text(&batch, t),
-                Err(o) => plan_object(&batch, o),
-            };
-            plans.push(plan.with_context(|| format!("storing {file}"))?);
-        }
-        batch.forget().with_context(|| format!("storing {file}"))?;
-        let mut occurrences = 0;
-        for plan in &plans {
-            let Plan::Store(o) = plan else { continue };
-            let applied = batch
-                .apply(&EventChange::Upsert(o.clone()))
-                .with_context(|| format!("storing {file}"))?;
-            occurrences += applied.occurrences;
-        }
-        batch.commit().with_context(|| format!("storing {file}"))?;
-        let read_as = if layouts.is_empty() {
-            String::new()
-        } else {
-            format!(" (read as {})", layouts.join(", "))
-        };
-        writeln!(
-            out,
-            "{file}: {} Event(s), {occurrences} new occurrence(s) stored under cluster {:?}{read_as}",
-            incoming.len(),
-            args.cluster
-        )?;
+        failed += import_text(&mut writer, file, reader, &text_args, out, err)?;
     }
     Ok(if failed > 0 {
         crate::exit::ERROR
@@ -1045,6 +1443,60 @@ mod tests {
             .map(|i| row(&format!("p-{i}"), "BackOff", "m", 1, 0))
             .collect();
         assert_eq!(dedupe(many).len(), 100_000);
+    }
+
+    /// Regression (issue 27.9): kubectl text was read whole and every row
+    /// kept until the file ended (about 2.7 KiB a row; a 100 MB table took
+    /// gigabytes). Rows are now stored a chunk at a time while the table is
+    /// read, and what is held (the chunk, the filter of what was stored) does
+    /// not grow with it; a row shown again chunks later is still counted once.
+    #[test]
+    fn a_long_table_is_stored_a_chunk_at_a_time_while_it_is_read() {
+        let (_dir, mut writer) = crate::store::testing::recording();
+        let args = TextArgs {
+            given: parse_taken_at("2026-11-29T12:00:00Z"),
+            namespace: None,
+            object: None,
+            now: 0,
+            cluster: "c",
+        };
+        let row = |i: usize| {
+            let (ns, age, pod) = (format!("ns-{}", i % 3), format!("{}m", i % 50 + 1), i % 7);
+            format!("{ns:<11}{age:<12}Warning   BackOff   pod/web-{pod}  Back-off attempt {i}")
+        };
+        let mut store = TextStore::begin(&mut writer, "t.txt", &args).unwrap();
+        let mut lines = text::Lines::new();
+        let mut parsed = text::Parsed::default();
+        let mut err = Vec::new();
+        lines.line(
+            "NAMESPACE  LAST SEEN   TYPE      REASON    OBJECT     MESSAGE",
+            &mut parsed,
+        );
+        for i in 0..2_500 {
+            lines.line(&row(i), &mut parsed);
+            store.take(&mut parsed, &mut err).unwrap();
+            assert!(store.chunk.len() < CHUNK);
+        }
+        // Before the input ends: two chunks are in the file's transaction.
+        assert!(store.rows >= 2_499);
+        assert_eq!(store.events, 2 * CHUNK);
+        store.batch.flush().unwrap();
+        assert_eq!(store.batch.recording().events_before().unwrap(), 2_000);
+        assert_eq!(store.seen.bits.len(), SEEN_BITS / 64);
+        // The same rows again, in the chunk after theirs: nothing new.
+        for i in 1_000..1_100 {
+            lines.line(&row(i), &mut parsed);
+            store.take(&mut parsed, &mut err).unwrap();
+        }
+        lines.finish(&mut parsed);
+        store.take(&mut parsed, &mut err).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(store.finish(&mut out, &mut err).unwrap(), 0);
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.starts_with("t.txt: 2500 Event(s), 2500 new occurrence(s) stored"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -12,6 +12,9 @@ const SQL_CANDIDATES: &str = include_str!("../../queries/store/import_candidates
 const SQL_DELETE_OCCURRENCES: &str =
     include_str!("../../queries/store/import_delete_occurrences.sql");
 const SQL_DELETE_EVENT: &str = include_str!("../../queries/store/import_delete_event.sql");
+const SQL_EVENTS_BEFORE: &str = include_str!("../../queries/store/import_events_before.sql");
+const SQL_CLUSTER_EMPTY: &str = include_str!("../../queries/store/import_cluster_empty.sql");
+const SQL_HAS_TEXT_EVENTS: &str = include_str!("../../queries/store/import_has_text_events.sql");
 
 /// The uid prefix of Events imported from kubectl text: they had no uid, so
 /// one is made up (see `commands::import`); real uids never take this form.
@@ -90,14 +93,56 @@ impl Recording {
         Ok(found)
     }
 
-    /// Deletes an Event and its occurrences (a text-only Event a richer import replaces).
-    pub fn delete_event(&self, id: i64) -> Result<(), StoreError> {
-        self.conn
-            .execute(SQL_DELETE_OCCURRENCES, named_params! {":id": id})
+    /// Deletes an Event and its occurrences (a text-only Event a richer
+    /// import replaces); returns how many occurrences they stood for.
+    pub fn delete_event(&self, id: i64) -> Result<u64, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_DELETE_OCCURRENCES)
             .map_err(self.q("import replace"))?;
-        self.conn
-            .execute(SQL_DELETE_EVENT, named_params! {":id": id})
+        let mut rows = st
+            .query(named_params! {":id": id})
             .map_err(self.q("import replace"))?;
-        Ok(())
+        let mut occurrences = 0u64;
+        while let Some(row) = rows.next().map_err(self.q("import replace"))? {
+            let n: i64 = row.get(0).map_err(self.q("import replace"))?;
+            occurrences += u64::try_from(n).unwrap_or(0);
+        }
+        self.conn
+            .prepare_cached(SQL_DELETE_EVENT)
+            .and_then(|mut st| st.execute(named_params! {":id": id}))
+            .map_err(self.q("import replace"))?;
+        Ok(occurrences)
+    }
+
+    /// The highest Event id stored: those above it are stored from now on.
+    pub fn events_before(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row(SQL_EVENTS_BEFORE, [], |row| row.get(0))
+            .map_err(self.q("import"))
+    }
+
+    /// Whether the cluster holds nothing yet.
+    pub fn cluster_empty(&self, cluster: i64) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                SQL_CLUSTER_EMPTY,
+                named_params! {":cluster": cluster},
+                |row| row.get(0),
+            )
+            .map_err(self.q("import"))
+    }
+
+    /// Whether the cluster holds an Event imported from kubectl text.
+    pub fn has_text_events(&self, cluster: i64) -> Result<bool, StoreError> {
+        // NB: ';' follows ':' in ASCII: the uids that begin with the prefix.
+        let after = TEXT_UID_PREFIX.replace(':', ";");
+        self.conn
+            .query_row(
+                SQL_HAS_TEXT_EVENTS,
+                named_params! {":prefix": TEXT_UID_PREFIX, ":after": after, ":cluster": cluster},
+                |row| row.get(0),
+            )
+            .map_err(self.q("import"))
     }
 }

@@ -18,6 +18,7 @@ use std::hash::BuildHasher;
 use std::ops::Deref;
 use std::path::Path;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, named_params};
 
 use held::{Held, NewEvent};
@@ -217,6 +218,15 @@ impl Writer {
         // evicted statement is prepared again on its next use (7 % of the
         // recorder's CPU in a profile of the whole-cluster benchmark).
         recording.conn.set_prepared_statement_cache_capacity(64);
+        // NB: SQLite built with STAT4 (rusqlite's bundled build) marks some
+        // statements to be prepared again whenever their bound values change,
+        // in case a better plan exists for them: import's candidate lookup
+        // (nine joins) spent 40 % of a JSON Lines import planning itself
+        // again at every Event. The stability guarantee keeps one plan per
+        // statement; no plan of this schema depends on the values.
+        let _ = recording
+            .conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true);
         Writer {
             db: Db::new(recording, |_| Hot::new()),
             cluster,
@@ -513,7 +523,7 @@ impl Writer {
     /// twice stores nothing the second time.
     fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
         match change {
-            EventChange::Upsert(obs) => self.apply_observation(obs),
+            EventChange::Upsert(obs) => self.apply_observation(obs, false),
             EventChange::Deleted { event, at } => {
                 let key = event_key(event);
                 self.events.remove(&key);
@@ -532,7 +542,13 @@ impl Writer {
         }
     }
 
-    fn apply_observation(&mut self, o: &EventObservation) -> Result<Applied, StoreError> {
+    /// `new`: the caller knows no Event of this uid is stored (see
+    /// [`Batch::apply_new`]).
+    fn apply_observation(
+        &mut self,
+        o: &EventObservation,
+        new: bool,
+    ) -> Result<Applied, StoreError> {
         let key = event_key(o);
         // NB: a cache miss looks the Event up by name (an index ordered by time,
         // see migration 4) and, when its uid is not among those stored, inserts it.
@@ -541,9 +557,16 @@ impl Writer {
             None => {
                 let namespace = self.intern(&o.namespace)?;
                 let name = compact_event_name(&o.name, &o.involved.name);
+                let unnamed = matches!(&name, rusqlite::types::Value::Text(t) if t.is_empty());
                 let stored = if self.surely_new(&name)? {
                     Vec::new()
-                } else if matches!(&name, rusqlite::types::Value::Text(t) if t.is_empty()) {
+                } else if unnamed && new && o.count <= 1 {
+                    // NB: what the lookup below finds is this Event, or the
+                    // one it succeeds, which only a count above 1 needs; it
+                    // reads every Event of the object, which made a table of
+                    // many Events per Pod quadratic.
+                    Vec::new()
+                } else if unnamed {
                     // NB: Events imported from text have no name: those that
                     // share it are every such Event of the namespace. Only
                     // this object's can be this one (or its predecessor).
@@ -696,6 +719,14 @@ impl Batch<'_> {
     /// twice stores nothing the second time.
     pub fn apply(&mut self, change: &EventChange) -> Result<Applied, StoreError> {
         self.writer.apply(change)
+    }
+
+    /// [`Batch::apply`] of an Event the caller knows is not stored under its
+    /// uid (an import that looked it up already): an Event without a name
+    /// and with a count of 1 is then stored without reading the other
+    /// Events of its object. Anything else is stored as by `apply`.
+    pub fn apply_new(&mut self, o: &EventObservation) -> Result<Applied, StoreError> {
+        self.writer.apply_observation(o, true)
     }
 
     /// Stores one object observation from an audit log, written by `by`.

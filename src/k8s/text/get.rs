@@ -40,39 +40,80 @@ pub(super) fn parse_table(lines: &[&str], offset: usize, out: &mut Parsed) {
     let Some(header) = lines.first() else {
         return;
     };
-    let g = Grid::from_header(header);
-    let (layout, name_is) = layout(&g);
-    let message_last = g.columns.last().is_some_and(|c| c.name == "MESSAGE");
-    let mut current: Option<TextEvent> = None;
+    let mut table = Table::new(header);
     for (i, line) in lines.iter().enumerate().skip(1) {
-        let line_no = offset + i + 1;
-        if line.trim().is_empty() {
-            continue;
+        table.line(line, offset + i + 1, out);
+    }
+    table.finish(out);
+}
+
+/// One table read a row at a time: what is held between rows is the row
+/// being read (older kubectl continues a message on lines of its own), so a
+/// table of any length costs one row of memory.
+pub(super) struct Table {
+    grid: Grid,
+    layout: &'static str,
+    name_is: NameIs,
+    message_last: bool,
+    current: Option<TextEvent>,
+}
+
+impl Table {
+    /// The table under this header line.
+    pub(super) fn new(header: &str) -> Table {
+        let grid = Grid::from_header(header);
+        let (layout, name_is) = layout(&grid);
+        let message_last = grid.columns.last().is_some_and(|c| c.name == "MESSAGE");
+        Table {
+            grid,
+            layout,
+            name_is,
+            message_last,
+            current: None,
         }
+    }
+
+    /// Reads the line numbered `line_no` (1-based): the row before it goes
+    /// to `out` once this line shows it complete.
+    pub(super) fn line(&mut self, line: &str, line_no: usize, out: &mut Parsed) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let g = &self.grid;
         let row = g
             .cells(line)
-            .and_then(|cells| row(&g, &cells, layout, name_is, line_no));
+            .and_then(|cells| row(g, &cells, self.layout, self.name_is, line_no));
         match row {
             Some(ev) => {
-                if let Some(done) = current.replace(ev) {
+                if let Some(done) = self.current.replace(ev) {
                     out.events.push(done);
                 }
             }
             // NB: older kubectl printed a message's line breaks as they were:
             // the rest of the message follows on lines of its own. Only when
             // MESSAGE is the last column can they be told for what they are.
-            None => match current.as_mut() {
-                Some(ev) if message_last => {
-                    ev.message.push('\n');
-                    ev.message.push_str(line.trim_end());
+            None => match self.current.as_mut() {
+                Some(ev) if self.message_last => {
+                    // NB: streamed, a table is not bounded by the size of
+                    // what is read whole: lines past what is stored of a
+                    // message (it is cut, and says so) are not kept.
+                    if ev.message.len() <= crate::k8s::event::MAX_MESSAGE_BYTES {
+                        ev.message.push('\n');
+                        ev.message.push_str(line.trim_end());
+                    }
                 }
                 _ => out.notes.push(format!(
-                    "line {line_no}: not a row of the {layout} table above it; skipped"
+                    "line {line_no}: not a row of the {} table above it; skipped",
+                    self.layout
                 )),
             },
         }
     }
-    out.events.extend(current);
+
+    /// The table ends: its last row goes to `out`.
+    pub(super) fn finish(self, out: &mut Parsed) {
+        out.events.extend(self.current);
+    }
 }
 
 fn row(

@@ -95,6 +95,16 @@ fn is_describe_start(line: &str) -> bool {
 pub fn parse(text: &str) -> Parsed {
     let lines: Vec<&str> = text.lines().collect();
     let mut parsed = Parsed::default();
+    parse_lines(&lines, 0, &mut parsed);
+    parsed
+}
+
+/// [`parse`] of `lines`, the first of which is the file's 0-based line `base`.
+///
+/// NB: every section but a table ends at the next table's header (and a
+/// table at the next header or `Name:`), so that text split before each
+/// header reads as the whole does: [`Lines`] relies on it.
+fn parse_lines(lines: &[&str], base: usize, parsed: &mut Parsed) {
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -106,7 +116,7 @@ pub fn parse(text: &str) -> Parsed {
                 i += 1;
             }
             parsed.recognised = true;
-            get::parse_table(&lines[start..i], start, &mut parsed);
+            get::parse_table(&lines[start..i], base + start, parsed);
         } else if is_describe_start(line) {
             i += 1;
             while i < lines.len() && !is_get_events_header(lines[i]) && !is_describe_start(lines[i])
@@ -114,8 +124,8 @@ pub fn parse(text: &str) -> Parsed {
                 i += 1;
             }
             parsed.recognised = true;
-            describe::parse_object(&lines[start..i], start, &mut parsed);
-        } else if let Some(header) = events_alone(&lines, i) {
+            describe::parse_object(&lines[start..i], base + start, parsed);
+        } else if let Some(header) = events_alone(lines, i) {
             // An Events: table pasted without the describe output above it.
             let mut end = header + 1;
             while end < lines.len()
@@ -133,16 +143,16 @@ pub fn parse(text: &str) -> Parsed {
                     .copied()
                     .filter(|l| !l.trim_start().starts_with("---"))
                     .collect();
-                fragment::rows(&rows, header + 1, &mut parsed);
+                fragment::rows(&rows, base + header + 1, parsed);
             } else {
-                describe::events_alone(&lines[header..end], header, &mut parsed);
+                describe::events_alone(&lines[header..end], base + header, parsed);
             }
             i = end;
         } else {
             // Rows of a table or describe section pasted without their header;
             // NB: anything else (a shell prompt, the command, a sentence of the
             // ticket) is not read.
-            match fragment::rows(&lines[i..], i, &mut parsed) {
+            match fragment::rows(&lines[i..], base + i, parsed) {
                 0 => i += 1,
                 n => {
                     parsed.recognised = true;
@@ -151,7 +161,89 @@ pub fn parse(text: &str) -> Parsed {
             }
         }
     }
-    parsed
+}
+
+/// kubectl text read a line at a time, as [`parse`] reads it whole: the rows
+/// of a `get events` table are read as they come (a table of any length
+/// costs a row of memory); any other section (`describe` output, rows
+/// pasted without their header, prose) is held until the next table's
+/// header, or the end, and read whole then. Pure: lines in, Events out.
+#[derive(Default)]
+pub struct Lines {
+    /// Lines given so far.
+    next: usize,
+    table: Option<get::Table>,
+    /// The section being held (its lines, each ended by `\n`) and its first line.
+    held: String,
+    held_from: usize,
+    /// A table's header was seen: the text is kubectl's, whatever else it holds.
+    tables: bool,
+}
+
+impl Lines {
+    pub fn new() -> Lines {
+        Lines::default()
+    }
+
+    /// Reads the next line (without its line break); what it completes goes to `out`.
+    pub fn line(&mut self, line: &str, out: &mut Parsed) {
+        let no = self.next;
+        self.next += 1;
+        if is_get_events_header(line) {
+            self.end_section(out);
+            self.tables = true;
+            out.recognised = true;
+            self.table = Some(get::Table::new(line));
+            return;
+        }
+        match &mut self.table {
+            Some(table) if !is_describe_start(line) => table.line(line, no + 1, out),
+            _ => {
+                if let Some(table) = self.table.take() {
+                    table.finish(out);
+                }
+                if self.held.is_empty() {
+                    self.held_from = no;
+                }
+                self.held.push_str(line);
+                self.held.push('\n');
+            }
+        }
+    }
+
+    /// How many bytes of text are held (a section other than a table), for
+    /// the caller to bound.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Whether a `get events` table's header was seen.
+    pub fn tables(&self) -> bool {
+        self.tables
+    }
+
+    /// The text ends: what is held is read.
+    pub fn finish(mut self, out: &mut Parsed) {
+        self.end_section(out);
+    }
+
+    /// Everything given, when it was all held (no table was seen): to be
+    /// read whole, as YAML when it is not kubectl's text. `None` once a
+    /// table streamed.
+    pub fn into_whole(self) -> Option<String> {
+        (!self.tables).then_some(self.held)
+    }
+
+    fn end_section(&mut self, out: &mut Parsed) {
+        if let Some(table) = self.table.take() {
+            table.finish(out);
+        }
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            let lines: Vec<&str> = held.lines().collect();
+            parse_lines(&lines, self.held_from, out);
+        }
+    }
 }
 
 /// Where the header of an Events table pasted alone is, when `lines[i]` starts
@@ -284,6 +376,87 @@ mod tests {
         assert_eq!(object_of_event_name("web-1"), None);
         assert_eq!(kind_from_lower("replicaset"), Some("ReplicaSet"));
         assert_eq!(kind_from_lower("widget"), None);
+    }
+
+    /// `text` given to [`Lines`] a line at a time.
+    fn streamed(text: &str) -> Parsed {
+        let mut lines = Lines::new();
+        let mut out = Parsed::default();
+        for line in text.lines() {
+            lines.line(line, &mut out);
+        }
+        if lines.tables() {
+            lines.finish(&mut out);
+        } else if let Some(whole) = lines.into_whole() {
+            out = parse(&whole);
+        }
+        out
+    }
+
+    /// Regression (issue 27.9): text was parsed whole, so a 100 MB table
+    /// cost its size several times over. Read a line at a time, every
+    /// fixture (tables, describe output, fragments, and them pasted one
+    /// after another) reads as it does whole, line numbers and notes alike.
+    #[test]
+    fn text_read_a_line_at_a_time_reads_as_it_does_whole() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import");
+        let mut all = String::new();
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        names.sort();
+        assert!(names.len() > 10, "{names:?}");
+        for path in names {
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(streamed(&text), parse(&text), "{}", path.display());
+            all.push_str(&text);
+        }
+        assert_eq!(streamed(&all), parse(&all));
+    }
+
+    /// The streaming property itself: a table's row comes out once the
+    /// next row is read, nothing of it is held, and a continuation line
+    /// never grows a message past what is stored of it.
+    #[test]
+    fn a_table_costs_one_row_of_memory_whatever_its_length() {
+        let mut lines = Lines::new();
+        let mut out = Parsed::default();
+        lines.line(
+            "LAST SEEN   TYPE      REASON    OBJECT      MESSAGE",
+            &mut out,
+        );
+        for i in 0..10_000 {
+            let row = format!("5m          Warning   BackOff   pod/web-{i}   Back-off {i}");
+            lines.line(&row, &mut out);
+            assert_eq!(out.events.len(), usize::from(i > 0), "row {i}");
+            assert_eq!(lines.held(), 0);
+            if let Some(e) = out.events.pop() {
+                assert_eq!(e.name, format!("web-{}", i - 1));
+                assert_eq!(e.line, i + 1);
+            }
+        }
+        let long = "x".repeat(1000);
+        let mut old = Lines::new();
+        old.line(
+            "LASTSEEN   FIRSTSEEN   COUNT     NAME      KIND      SUBOBJECT   TYPE      REASON    SOURCE             MESSAGE",
+            &mut out,
+        );
+        old.line(
+            "1m         5m          3         web-1     Pod                   Warning   Failed    kubelet, node-1    first line",
+            &mut out,
+        );
+        for _ in 0..1000 {
+            old.line(&long, &mut out);
+        }
+        old.finish(&mut out);
+        let m = &out.events.last().unwrap().message;
+        assert!(
+            m.len() <= crate::k8s::event::MAX_MESSAGE_BYTES + long.len() + 1,
+            "{}",
+            m.len()
+        );
     }
 
     #[test]
