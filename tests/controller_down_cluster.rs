@@ -22,6 +22,18 @@ struct Restart;
 
 impl Drop for Restart {
     fn drop(&mut self) {
+        common::cluster_script_from_drop(
+            &[
+                "kubectl",
+                "delete",
+                "lease",
+                "-n",
+                "kube-system",
+                "kube-controller-manager",
+                "--ignore-not-found",
+            ],
+            &[],
+        );
         common::cluster_script_from_drop(&["start-controller-manager"], &[]);
     }
 }
@@ -59,12 +71,6 @@ spec:
         },
     )
     .await;
-    let leases: kube::Api<Lease> = kube::Api::namespaced(ns.client.clone(), "kube-system");
-    let lease = leases.get("kube-controller-manager").await.expect(
-        "the test cluster's controller-manager runs with leader election (scripts/cluster)",
-    );
-    let duration = lease.spec.unwrap().lease_duration_seconds.unwrap_or(15) as u64;
-
     let out = cluster_script(&["stop-controller-manager"]);
     assert!(
         out.status.success(),
@@ -72,6 +78,22 @@ spec:
         String::from_utf8_lossy(&out.stderr)
     );
     let _restart = Restart;
+    // NB: the test cluster runs without leader election (other tests restart
+    // its apiserver, which makes a leader exit), so the Lease a stopped
+    // leader leaves behind is written here as it would have left it.
+    let leases: kube::Api<Lease> = kube::Api::namespaced(ns.client.clone(), "kube-system");
+    let duration = 15u64;
+    let renewed = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let lease: Lease = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "kube-controller-manager", "namespace": "kube-system"},
+        "spec": {"holderIdentity": "cp-1_test", "leaseDurationSeconds": duration,
+                 "acquireTime": renewed, "renewTime": renewed}
+    }))
+    .unwrap();
+    let _ = leases
+        .delete("kube-controller-manager", &Default::default())
+        .await;
+    leases.create(&Default::default(), &lease).await.unwrap();
     kubectl(&[
         "set",
         "image",
