@@ -684,3 +684,145 @@ spec:
     assert_eq!(revision["by"][0], "ci-bot");
     assert!((entry_ms(revision) - changed).abs() <= 2_000, "{revision}");
 }
+
+/// A recording that begins after its object was made: what came before is
+/// completed from the live cluster, each entry labelled (issue 29, "a
+/// recording that does not reach back far enough").
+#[tokio::test]
+async fn a_recording_that_starts_late_is_completed_from_the_live_cluster() {
+    let ns = TestNamespace::new("recon-late").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("late.db");
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: late}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: late}}
+  template:
+    metadata: {labels: {app: late}}
+    spec: {containers: [{name: app, image: "late:1"}]}
+"#,
+    );
+    let created = now_ms();
+    let deployments: kube::Api<Deployment> = ns.api();
+    let settled = |image: &'static str| {
+        let deployments = deployments.clone();
+        async move {
+            wait_until(Duration::from_secs(60), "the rollout to settle", || async {
+                let d = deployments.get("late").await.unwrap();
+                let s = d.status.clone().unwrap_or_default();
+                let doc = serde_json::to_value(&d).unwrap();
+                doc["spec"]["template"]["spec"]["containers"][0]["image"] == image
+                    && s.observed_generation == d.metadata.generation
+                    && s.updated_replicas == Some(1)
+                    && s.ready_replicas == Some(1)
+            })
+            .await
+        }
+    };
+    settled("late:1").await;
+    std::thread::sleep(Duration::from_secs(2));
+    kubectl(&[
+        "set",
+        "image",
+        "deploy/late",
+        "app=late:2",
+        "--field-manager=ci-bot",
+        "-n",
+        n,
+    ]);
+    let changed = now_ms();
+    settled("late:2").await;
+    // The recording starts well after both.
+    let wait = (created + 12_000 - now_ms()).max(0) as u64;
+    std::thread::sleep(Duration::from_millis(wait));
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+        .args(["record", "--once", "-n", n, "--db"])
+        .arg(&db)
+        .env("KUBECONFIG", kubeconfig())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = |format: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
+            .args(["timeline", "deploy/late", "-n", n, "-o", format, "--db"])
+            .arg(&db)
+            .env("KUBECONFIG", kubeconfig())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let table = run("table");
+    let first = table.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("The recording first saw it at ")
+            && first.contains("reconstructed from the live cluster"),
+        "{table}"
+    );
+    // Before the recording: the second revision, its image change and its writer.
+    let revision = table
+        .lines()
+        .find(|l| l.contains(" Revision ") && l.contains("late:1 → late:2"))
+        .unwrap_or_else(|| panic!("no revision 2 line:\n{table}"));
+    assert!(revision.contains("ci-bot"), "{table}");
+    assert!(
+        revision.contains("inferred") || revision.contains("exact"),
+        "{table}"
+    );
+    // And what the recording holds is labelled so.
+    assert!(table.contains(" recorded "), "{table}");
+
+    let doc: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert!(
+        doc["target"]["completed"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("The recording first saw it")),
+        "{doc}"
+    );
+    let entries = doc["entries"].as_array().unwrap();
+    let rev = entries
+        .iter()
+        .find(|e| e["reason"] == "Revision" && e["message"].as_str().unwrap().contains("late:2"))
+        .unwrap_or_else(|| panic!("no Revision entry: {doc}"));
+    let at = chrono::DateTime::parse_from_rfc3339(rev["time"].as_str().unwrap())
+        .unwrap()
+        .timestamp_millis();
+    assert!(
+        (at - changed).abs() <= 2_000,
+        "revision 2 at {at}, changed at {changed}"
+    );
+    assert!(rev["certainty"].is_string(), "{rev}");
+    // Reconstructed entries come only from before the recording first saw it.
+    let note = doc["target"]["completed"].as_str().unwrap();
+    let seen = note
+        .strip_prefix("The recording first saw it at ")
+        .and_then(|rest| rest.split(';').next())
+        .unwrap_or_else(|| panic!("{note}"));
+    let seen = chrono::DateTime::parse_from_rfc3339(seen)
+        .unwrap()
+        .timestamp_millis();
+    for e in entries.iter().filter(|e| e["certainty"].is_string()) {
+        let at = chrono::DateTime::parse_from_rfc3339(e["time"].as_str().unwrap())
+            .unwrap()
+            .timestamp_millis();
+        assert!(
+            at < seen,
+            "a reconstructed entry after the recording began: {e}"
+        );
+    }
+}

@@ -244,6 +244,7 @@ pub fn run(
     let types = recording.type_changes(cluster, since_ms, until_ms)?;
     let mut timeline =
         crate::timeline::assemble(&subjects, &events, &gaps, &types, since_ms, until_ms);
+    let completed = completion(global, args, &type_name, &name, &target, &mut timeline, err)?;
     let check = check_lines(&recording, cluster, &timeline, err)?;
     timeline.summary = Some(crate::timeline::summary::summarize(
         &subjects,
@@ -252,11 +253,17 @@ pub fn run(
         check,
     ));
 
-    let target_json = serde_json::json!({
+    let mut target_json = serde_json::json!({
         "apiVersion": target.object.api_version, "kind": target.object.kind,
         "namespace": target.object.namespace, "name": target.object.name, "uid": target.object.uid,
         "cluster": label,
     });
+    if let Some(note) = &completed {
+        target_json["completed"] = serde_json::Value::String(note.clone());
+        if matches!(args.output, TimelineOutput::Table | TimelineOutput::Wide) {
+            writeln!(out, "{}\n", crate::render::escape(note))?;
+        }
+    }
     render(
         args.output,
         &timeline,
@@ -610,16 +617,51 @@ fn reconstructed(
     err: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
+    let now = chrono::Utc::now().timestamp_millis();
+    let live = fetch_live(global, type_name, name, now, None)?;
+    present(
+        &live.fetched,
+        now,
+        &live.context,
+        &live.t.kind,
+        name,
+        &live.namespace,
+        not_recorded,
+        args,
+        out,
+        err,
+        paint,
+    )
+}
+
+/// What [`fetch_live`] read of the live cluster about one object.
+struct Live {
+    context: String,
+    t: ResourceType,
+    namespace: String,
+    fetched: crate::k8s::reconstruct::Fetched,
+}
+
+/// Reads what the live cluster holds about `type_name/name` for a
+/// reconstruction (`k8s::reconstruct::fetch`).
+fn fetch_live(
+    global: &GlobalArgs,
+    type_name: &str,
+    name: &str,
+    now: i64,
+    limit: Option<std::time::Duration>,
+) -> anyhow::Result<Live> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let now = chrono::Utc::now().timestamp_millis();
-    let (conn, t, namespace, fetched) = runtime.block_on(async {
+    let fetch = async {
         let conn = crate::k8s::connect::connect(global).await?;
-        let discovered = crate::k8s::discovery::discover(&conn.client).await.map_err(|e| {
-            crate::k8s::connect::explain(e, "discover", "API resources", None, &conn.server)
-        })?;
+        let discovered = crate::k8s::discovery::discover(&conn.client)
+            .await
+            .map_err(|e| {
+                crate::k8s::connect::explain(e, "discover", "API resources", None, &conn.server)
+            })?;
         let Some(t) = discovered.resolve(type_name).cloned() else {
             anyhow::bail!(
                 "{type_name}: the cluster serves no such resource type; `kubectl api-resources` lists them"
@@ -642,21 +684,137 @@ fn reconstructed(
                     ),
                     e => crate::k8s::connect::explain(e, "get", &t.plural, Some(&namespace), &conn.server).into(),
                 })?;
-        anyhow::Ok((conn, t, namespace, fetched))
-    })?;
-    present(
-        &fetched,
-        now,
-        &conn.context,
-        &t.kind,
-        name,
-        &namespace,
-        not_recorded,
-        args,
-        out,
-        err,
-        paint,
-    )
+        anyhow::Ok(Live {
+            context: conn.context,
+            t,
+            namespace,
+            fetched,
+        })
+    };
+    runtime.block_on(async {
+        match limit {
+            None => fetch.await,
+            Some(limit) => tokio::time::timeout(limit, fetch)
+                .await
+                .unwrap_or_else(|_| anyhow::bail!("no answer within {limit:?}")),
+        }
+    })
+}
+
+/// The reconstructed story of what [`fetch_live`] read, in the window
+/// `args` asks for, every entry marked with its certainty.
+fn rebuild(
+    fetched: &crate::k8s::reconstruct::Fetched,
+    now: i64,
+    args: &TimelineArgs,
+) -> (
+    crate::timeline::reconstruct::Reconstruction,
+    crate::timeline::Timeline,
+) {
+    let r = crate::timeline::reconstruct::reconstruct(&fetched.objects);
+    let lifetime = crate::timeline::window::lifetime(&r.subjects, &fetched.events, now);
+    let (since_ms, until_ms) =
+        crate::timeline::window::window(lifetime, args.since, args.until, now);
+    let mut timeline =
+        crate::timeline::assemble(&r.subjects, &fetched.events, &[], &[], since_ms, until_ms);
+    timeline.entries.extend(
+        r.extra
+            .iter()
+            .filter(|e| e.at_ms >= since_ms && e.at_ms <= until_ms)
+            .cloned(),
+    );
+    timeline.entries.sort_by_key(|e| e.at_ms);
+    crate::timeline::reconstruct::mark(&mut timeline.entries);
+    (r, timeline)
+}
+
+/// [`complete`]s a recorded story from the live cluster when the recording
+/// first saw its target over 10 s after it was made (more than clock skew). Says on `err` why
+/// not when the cluster cannot be read; returns the line that heads the story.
+#[allow(clippy::too_many_arguments)]
+fn completion(
+    global: &GlobalArgs,
+    args: &TimelineArgs,
+    type_name: &str,
+    name: &str,
+    target: &crate::model::RecordedObject,
+    timeline: &mut crate::timeline::Timeline,
+    err: &mut dyn Write,
+) -> anyhow::Result<Option<String>> {
+    let (Some(created), Some(first_seen)) = (target.created, target.first_seen) else {
+        return Ok(None);
+    };
+    if first_seen - created < 10_000 || timeline.since_ms >= first_seen {
+        return Ok(None);
+    }
+    let now = chrono::Utc::now().timestamp_millis();
+    // NB: reading an old recording with no cluster at hand must not stall.
+    let limit = std::time::Duration::from_secs(5);
+    let live = match fetch_live(global, type_name, name, now, Some(limit)) {
+        Ok(live) => live,
+        Err(e) => {
+            writeln!(
+                err,
+                "note: the recording first saw {type_name}/{name} at {}, {} after it was made; the live cluster could not tell what came before: {e:#}",
+                rfc3339(first_seen),
+                crate::units::human_duration(first_seen - created)
+            )?;
+            return Ok(None);
+        }
+    };
+    let (_, story) = rebuild(&live.fetched, now, args);
+    let added = complete(timeline, &target.object.uid, first_seen, &story);
+    if added == 0 {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "The recording first saw it at {}; the {added} entries before are reconstructed from the live cluster {} at {} (certainty shown).",
+        rfc3339(first_seen),
+        live.context,
+        rfc3339(now)
+    )))
+}
+
+/// Completes a recorded story that begins after its target was made: the
+/// recording first saw it at `first_seen`, so what came before (revisions,
+/// last writes, conditions, lifecycle) is taken from a reconstruction of the
+/// live cluster, each entry with its certainty. Events are not: the
+/// recorder stores the Events the apiserver still held at its first list,
+/// and a later reconstruction holds no older ones. Pure; returns how many
+/// entries it added.
+fn complete(
+    timeline: &mut crate::timeline::Timeline,
+    target_uid: &str,
+    first_seen: i64,
+    live: &crate::timeline::Timeline,
+) -> usize {
+    // NB: the same name in another cluster (a recording of prod read with
+    // the context on staging) is another object: only the same uid counts.
+    if !live
+        .objects
+        .iter()
+        .any(|o| o.relation == Some(crate::timeline::Relation::Target) && o.uid == target_uid)
+    {
+        return 0;
+    }
+    let known = |e: &crate::timeline::Entry| {
+        timeline
+            .entries
+            .iter()
+            .any(|r| r.at_ms == e.at_ms && r.reason == e.reason && r.object.uid == e.object.uid)
+    };
+    let before: Vec<crate::timeline::Entry> = live
+        .entries
+        .iter()
+        .filter(|e| e.at_ms < first_seen && e.at_ms >= timeline.since_ms)
+        .filter(|e| e.entry != crate::timeline::EntryKind::Event)
+        .filter(|e| !known(e))
+        .cloned()
+        .collect();
+    let added = before.len();
+    timeline.entries.extend(before);
+    timeline.entries.sort_by_key(|e| e.at_ms);
+    added
 }
 
 /// The reconstruction of what [`crate::k8s::reconstruct::fetch`] read, as
@@ -675,20 +833,7 @@ fn present(
     err: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    let r = crate::timeline::reconstruct::reconstruct(&fetched.objects);
-    let lifetime = crate::timeline::window::lifetime(&r.subjects, &fetched.events, now);
-    let (since_ms, until_ms) =
-        crate::timeline::window::window(lifetime, args.since, args.until, now);
-    let mut timeline =
-        crate::timeline::assemble(&r.subjects, &fetched.events, &[], &[], since_ms, until_ms);
-    timeline.entries.extend(
-        r.extra
-            .iter()
-            .filter(|e| e.at_ms >= since_ms && e.at_ms <= until_ms)
-            .cloned(),
-    );
-    timeline.entries.sort_by_key(|e| e.at_ms);
-    crate::timeline::reconstruct::mark(&mut timeline.entries);
+    let (r, mut timeline) = rebuild(fetched, now, args);
     let snap = crate::checks::Snapshot {
         at: now,
         objects: fetched
@@ -879,5 +1024,103 @@ mod tests {
         }
         let json = reconstructed_of(fixture, &["deploy/checkout", "-o", "json"]);
         golden("timeline_reconstructed_quota-blocked.json", &json);
+    }
+
+    fn line(
+        at: i64,
+        kind: crate::timeline::EntryKind,
+        reason: &str,
+        uid: &str,
+    ) -> crate::timeline::Entry {
+        crate::timeline::Entry {
+            at_ms: at,
+            until_ms: None,
+            time: rfc3339(at),
+            until: None,
+            entry: kind,
+            object: crate::timeline::EntryObject {
+                kind: "Deployment".into(),
+                namespace: "shop".into(),
+                name: "web".into(),
+                uid: uid.into(),
+            },
+            type_: "Normal".into(),
+            reason: reason.into(),
+            message: String::new(),
+            count: 1,
+            writers: Vec::new(),
+            source: String::new(),
+            group: String::new(),
+            fields: Vec::new(),
+            certainty: None,
+            rule: None,
+        }
+    }
+
+    fn story(uid: &str, entries: Vec<crate::timeline::Entry>) -> crate::timeline::Timeline {
+        crate::timeline::Timeline {
+            since: rfc3339(0),
+            until: rfc3339(100_000),
+            since_ms: 0,
+            until_ms: 100_000,
+            objects: vec![crate::timeline::ObjectLine {
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into(),
+                namespace: "shop".into(),
+                name: "web".into(),
+                uid: uid.into(),
+                relation: Some(crate::timeline::Relation::Target),
+                depth: 0,
+                created: None,
+                deleted: None,
+                deleted_after: None,
+                created_ms: None,
+                deleted_ms: None,
+                states: Vec::new(),
+                owner_uid: None,
+            }],
+            entries,
+            summary: None,
+        }
+    }
+
+    #[test]
+    fn a_late_recording_takes_only_what_came_before_it_and_no_events_from_the_live_cluster() {
+        use crate::timeline::EntryKind::{Event, Transition};
+        let mut recorded = story(
+            "u1",
+            vec![
+                line(10_000, Transition, "Created", "u1"),
+                line(60_000, Transition, "FirstRecorded", "u1"),
+            ],
+        );
+        let live = story(
+            "u1",
+            vec![
+                line(10_000, Transition, "Created", "u1"),
+                line(20_000, Transition, "Revision", "u1"),
+                line(25_000, Event, "ScalingReplicaSet", "u1"),
+                line(70_000, Transition, "Replicas", "u1"),
+            ],
+        );
+        assert_eq!(complete(&mut recorded, "u1", 60_000, &live), 1);
+        let reasons: Vec<_> = recorded.entries.iter().map(|e| e.reason.as_str()).collect();
+        assert_eq!(reasons, ["Created", "Revision", "FirstRecorded"]);
+    }
+
+    #[test]
+    fn a_late_recording_of_another_object_of_that_name_is_not_completed() {
+        let mut recorded = story("u1", Vec::new());
+        let live = story(
+            "u2",
+            vec![line(
+                20_000,
+                crate::timeline::EntryKind::Transition,
+                "Revision",
+                "u2",
+            )],
+        );
+        assert_eq!(complete(&mut recorded, "u1", 60_000, &live), 0);
+        assert!(recorded.entries.is_empty());
     }
 }

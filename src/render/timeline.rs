@@ -116,7 +116,8 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
             entry_kind(e).to_string(),
         ];
         if certain {
-            row.push(e.certainty.unwrap_or_default().to_string());
+            // NB: a recorded story completed from the live cluster mixes both.
+            row.push(e.certainty.unwrap_or("recorded").to_string());
         }
         let message =
             if e.writers.is_empty() || wide || e.entry != EntryKind::Transition || !certain {
