@@ -826,3 +826,148 @@ spec:
         );
     }
 }
+
+/// The first 25 lines of `timeline ARGS` with no recording.
+fn first_screen(data: &std::path::Path, args: &[&str]) -> String {
+    let (table, _) = no_recording(data, args);
+    table.lines().take(25).collect::<Vec<_>>().join("\n")
+}
+
+/// A paused Deployment whose image was changed: no ReplicaSet comes, and
+/// the reason is the pause the Deployment states (Progressing=Unknown,
+/// DeploymentPaused), not a missing controller.
+#[tokio::test]
+async fn a_paused_rollout_is_explained_by_the_pause_with_no_recording() {
+    let ns = TestNamespace::new("recon-paused").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: held}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: held}}
+  template:
+    metadata: {labels: {app: held}}
+    spec: {containers: [{name: app, image: "held:1"}]}
+"#,
+    );
+    let deployments: kube::Api<Deployment> = ns.api();
+    wait_until(Duration::from_secs(60), "the rollout to settle", || async {
+        let d = deployments.get("held").await.unwrap();
+        let s = d.status.unwrap_or_default();
+        s.ready_replicas == Some(2) && s.updated_replicas == Some(2)
+    })
+    .await;
+    kubectl(&["rollout", "pause", "deploy/held", "-n", n]);
+    kubectl(&[
+        "set",
+        "image",
+        "deploy/held",
+        "app=held:2",
+        "--field-manager=ci-bot",
+        "-n",
+        n,
+    ]);
+    wait_until(
+        Duration::from_secs(30),
+        "the pause to be observed",
+        || async {
+            let d = deployments.get("held").await.unwrap();
+            let observed = d.status.as_ref().and_then(|s| s.observed_generation);
+            observed == d.metadata.generation
+                && d.status
+                    .unwrap_or_default()
+                    .conditions
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|c| {
+                        c.type_.as_deref() == Some("Progressing")
+                            && c.reason.as_deref() == Some("DeploymentPaused")
+                    })
+        },
+    )
+    .await;
+    let screen = first_screen(data.path(), &["timeline", "deploy/held", "-n", n]);
+    let why = screen
+        .lines()
+        .find(|l| l.starts_with("Why:"))
+        .unwrap_or_else(|| panic!("no Why: line on the first screen:\n{screen}"));
+    assert!(why.contains("paused"), "{screen}");
+    assert!(
+        screen.contains("held:1 → held:2") && screen.contains("ci-bot"),
+        "{screen}"
+    );
+}
+
+/// A StatefulSet whose claim asks for a StorageClass that does not exist:
+/// its Pod waits unscheduled, and why is stated one level further down, by
+/// the claim's own Warning.
+#[tokio::test]
+async fn a_claim_of_a_missing_storage_class_is_named_with_no_recording() {
+    let ns = TestNamespace::new("recon-pvc").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: store}
+spec:
+  replicas: 1
+  serviceName: store
+  selector: {matchLabels: {app: store}}
+  template:
+    metadata: {labels: {app: store}}
+    spec: {containers: [{name: app, image: "store:1"}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      storageClassName: fast-missing
+      resources: {requests: {storage: 1Gi}}
+"#,
+    );
+    let pods: kube::Api<Pod> = ns.api();
+    wait_until(
+        Duration::from_secs(60),
+        "the Pod to be unschedulable",
+        || async {
+            pods.get_opt("store-0")
+                .await
+                .ok()
+                .flatten()
+                .and_then(|p| p.status)
+                .and_then(|s| s.conditions)
+                .is_some_and(|cs| {
+                    cs.iter()
+                        .any(|c| c.type_ == "PodScheduled" && c.status == "False")
+                })
+        },
+    )
+    .await;
+    // The claim's Warning comes from the persistent-volume controller.
+    wait_until(Duration::from_secs(60), "the claim's Warning", || async {
+        let events: kube::Api<k8s_openapi::api::core::v1::Event> = ns.api();
+        events
+            .list(&Default::default())
+            .await
+            .map(|l| {
+                l.items.iter().any(|e| {
+                    e.involved_object.kind.as_deref() == Some("PersistentVolumeClaim")
+                        && e.type_.as_deref() == Some("Warning")
+                })
+            })
+            .unwrap_or(false)
+    })
+    .await;
+    let screen = first_screen(data.path(), &["timeline", "sts/store", "-n", n]);
+    assert!(screen.contains("fast-missing"), "{screen}");
+    let why = screen
+        .lines()
+        .find(|l| l.starts_with("Why:"))
+        .unwrap_or_else(|| panic!("no Why: line on the first screen:\n{screen}"));
+    assert!(why.contains("fast-missing"), "{screen}");
+}

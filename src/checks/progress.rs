@@ -485,13 +485,16 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
                 },
             );
         }
+        // NB: a paused Deployment says so as Progressing=Unknown (DeploymentPaused):
+        // no ReplicaSet for a new template comes, and that is the whole cause.
         if let Some(c) = condition(st, "Progressing")
-            .filter(|c| c.status == "False" && object.object.kind == "Deployment")
+            .filter(|c| c.status != "True" && object.object.kind == "Deployment")
         {
+            let paused = c.reason == "DeploymentPaused";
             add(
                 vec![object],
                 Evidence {
-                    rank: 5,
+                    rank: if paused { 1 } else { 5 },
                     via: format!("Deployment/{}", object.object.name),
                     reason: c.reason.clone(),
                     text: cut(&c.message),
@@ -895,6 +898,41 @@ mod tests {
             found[0]
                 .summary
                 .contains("— kube-scheduler has not renewed its Lease kube-system/kube-scheduler"),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    #[test]
+    fn a_paused_deployment_names_the_pause_as_why_its_rollout_stands_still() {
+        let mut d = workload("Deployment", "web", 2, 2, 2);
+        d.state.replicas.insert("updatedReplicas".into(), 0);
+        let mut c = condition(
+            "Progressing",
+            "Unknown",
+            "DeploymentPaused",
+            "Deployment is paused",
+        );
+        c.last_transition = Some(2 * MIN);
+        d.state.conditions.push(c);
+        let s = Snapshot {
+            at: 10 * MIN,
+            objects: vec![
+                d,
+                owned(
+                    workload("ReplicaSet", "web-1", 2, 2, 2),
+                    "Deployment",
+                    "web",
+                ),
+            ],
+            ..Snapshot::default()
+        };
+        let found = check(&s, &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].code, Code::R001);
+        assert!(
+            found[0].summary.contains("rollout stuck: 0 of 2 updated")
+                && found[0].summary.contains("Deployment is paused"),
             "{}",
             found[0].summary
         );

@@ -32,6 +32,9 @@ pub struct Fetched {
 /// At most this many Nodes of the chain's Pods are read.
 const MAX_NODES: usize = 5;
 
+/// At most this many PersistentVolumeClaims of the chain's Pods are read.
+const MAX_CLAIMS: usize = 10;
+
 /// Which kinds own which, as the controllers create them.
 fn child_kinds(kind: &str) -> &'static [(&'static str, &'static str)] {
     match kind {
@@ -361,6 +364,36 @@ pub async fn fetch(
                 live.heartbeat = lease.renewed.map(|r| (r, lease.duration_s));
             }
             fetched.objects.push(live);
+        }
+    }
+    // The claims the chain's Pods mount (a few): a Pending claim and its
+    // Warnings (no StorageClass, a provisioner that fails) are why a Pod
+    // waits, one level below it.
+    if let Some(ct) = type_of(discovered, "", "PersistentVolumeClaim") {
+        let car = api_resource(ct);
+        let claim_api = api(client, &car, true, ns);
+        let mut claims: Vec<(String, u32)> = Vec::new();
+        for o in fetched
+            .objects
+            .iter()
+            .filter(|o| o.object.object.kind == "Pod")
+        {
+            for c in &o.object.state.claims {
+                if !claims.iter().any(|(n, _)| n == c) && claims.len() < MAX_CLAIMS {
+                    claims.push((c.clone(), o.depth + 1));
+                }
+            }
+        }
+        for (claim, depth) in claims {
+            if let Ok(c) = claim_api.get(&claim).await {
+                fetched.objects.push(live_object(
+                    serde_json::to_value(c).unwrap_or_default(),
+                    &car,
+                    Relation::Claim,
+                    depth,
+                    now,
+                ));
+            }
         }
     }
     // NB: what cannot be read here (RBAC) only leaves C001's question

@@ -311,13 +311,21 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
         } else {
             "the template".to_string()
         };
-        let observed = match state.observed_generation {
+        let mut observed = match state.observed_generation {
             Some(og) if og < state.generation => format!(
                 "; generation {} not observed (status of generation {og})",
                 state.generation
             ),
             _ => String::new(),
         };
+        // NB: a paused Deployment observes its generation and makes no ReplicaSet.
+        if let Some(c) = state
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Progressing" && c.reason == "DeploymentPaused")
+        {
+            observed.push_str(&format!("; paused ({}): {}", c.reason, c.message));
+        }
         let mut e = entry(
             at,
             o,
