@@ -155,6 +155,14 @@ pub struct ObjectState {
     /// every few seconds ([`churns`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease: Option<LeaseSpec>,
+    /// The spec field that holds the object still on purpose, when it is
+    /// true: `spec.suspend` (Job, CronJob, Flux) or `spec.paused`
+    /// (Deployment, Cluster API); empty otherwise.
+    #[serde(rename = "halt", skip_serializing_if = "String::is_empty")]
+    pub halted: String,
+    /// Epoch ms of a CronJob's `status.lastScheduleTime`.
+    #[serde(rename = "lsch", skip_serializing_if = "Option::is_none")]
+    pub last_schedule: Option<i64>,
 }
 
 /// What a Lease says of its holder: who, and when it last renewed.

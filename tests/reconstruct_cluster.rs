@@ -971,3 +971,37 @@ spec:
         .unwrap_or_else(|| panic!("no Why: line on the first screen:\n{screen}"));
     assert!(why.contains("fast-missing"), "{screen}");
 }
+
+/// A suspended CronJob: nothing is broken, and nothing runs; the first
+/// screen says why (its own `spec.suspend`), with no recording.
+#[tokio::test]
+async fn a_suspended_cronjob_says_it_is_suspended_with_no_recording() {
+    let ns = TestNamespace::new("recon-cron").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "* * * * *"
+  suspend: true
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: "job:1"}]
+"#,
+    );
+    let screen = first_screen(data.path(), &["timeline", "cronjob/nightly", "-n", n]);
+    let stopped = screen
+        .lines()
+        .find(|l| l.starts_with("Stopped:"))
+        .unwrap_or_else(|| panic!("no Stopped: line on the first screen:\n{screen}"));
+    assert!(
+        stopped.contains("suspended (spec.suspend: true)") && stopped.contains("never scheduled"),
+        "{screen}"
+    );
+}

@@ -181,6 +181,10 @@ struct SlimSpec {
     parallelism: Option<i64>,
     completions: Option<i64>,
     template: Option<SlimTemplate>,
+    /// A Job's, CronJob's or custom resource's (Flux) `spec.suspend`.
+    suspend: Option<bool>,
+    /// A Deployment's or custom resource's (Cluster API, Argo Rollouts) `spec.paused`.
+    paused: Option<bool>,
 }
 
 /// What scheduling reads of a Node's or a Pod's spec. Decoded apart from
@@ -456,6 +460,8 @@ const COUNTERS: &[&str] = &[
 #[serde(rename_all = "camelCase", default)]
 struct SlimStatus {
     observed_generation: Option<i64>,
+    /// A CronJob's last schedule.
+    last_schedule_time: Option<String>,
     phase: Option<String>,
     conditions: Vec<SlimCondition>,
     container_statuses: Vec<SlimContainerStatus>,
@@ -552,9 +558,44 @@ struct SlimReason {
 }
 
 fn decode<T: Default + serde::de::DeserializeOwned>(raw: &Option<Box<RawValue>>) -> T {
-    raw.as_deref()
-        .and_then(|r| serde_json::from_str(r.get()).ok())
-        .unwrap_or_default()
+    let Some(raw) = raw.as_deref() else {
+        return T::default();
+    };
+    match serde_json::from_str(raw.get()) {
+        Ok(t) => t,
+        // NB: one field of another shape must not cost the rest: a custom
+        // resource's `status.ready: true` or `replicas: "3"`, a CronJob's
+        // `status.active` (a list, where a Job's is a count) dropped the
+        // whole status, its conditions with it.
+        Err(_) => lenient(raw.get()),
+    }
+}
+
+/// `text` decoded without the fields (and the list items) that do not fit `T`.
+fn lenient<T: Default + serde::de::DeserializeOwned>(text: &str) -> T {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(text) else {
+        return T::default();
+    };
+    let fits = |key: &str, value: &serde_json::Value| {
+        let mut one = serde_json::Map::new();
+        one.insert(key.to_string(), value.clone());
+        serde_json::from_value::<T>(serde_json::Value::Object(one)).is_ok()
+    };
+    let mut kept = serde_json::Map::new();
+    for (key, value) in map {
+        if fits(&key, &value) {
+            kept.insert(key, value);
+        } else if let serde_json::Value::Array(items) = value
+            && fits(&key, &serde_json::Value::Array(Vec::new()))
+        {
+            let items: Vec<serde_json::Value> = items
+                .into_iter()
+                .filter(|item| fits(&key, &serde_json::Value::Array(vec![item.clone()])))
+                .collect();
+            kept.insert(key, serde_json::Value::Array(items));
+        }
+    }
+    serde_json::from_value(serde_json::Value::Object(kept)).unwrap_or_default()
 }
 
 fn container(c: SlimContainerStatus, init: bool) -> ContainerState {
@@ -741,8 +782,18 @@ impl WireObject {
                 last_transition: c.last_transition_time.as_deref().and_then(parse_k8s_time),
             })
             .collect();
+        let halted = match (spec.suspend, spec.paused) {
+            (Some(true), _) => "spec.suspend",
+            (_, Some(true)) => "spec.paused",
+            _ => "",
+        };
         let state = ObjectState {
             lease: None,
+            halted: halted.to_string(),
+            last_schedule: status
+                .last_schedule_time
+                .as_deref()
+                .and_then(parse_k8s_time),
             generation: meta.generation.unwrap_or(0),
             observed_generation: status.observed_generation,
             phase: status.phase.unwrap_or_default(),
@@ -1125,6 +1176,46 @@ mod tests {
         .into_observation(&pods());
         assert!(!q.state.default_tolerations);
         assert_eq!(q.state.tolerations.len(), 2);
+    }
+
+    #[test]
+    fn a_status_field_of_another_shape_no_longer_drops_the_rest_of_the_status() {
+        let of = |group: &str, kind: &str| ApiResource {
+            group: group.into(),
+            version: "v1".into(),
+            api_version: format!("{group}/v1"),
+            kind: kind.into(),
+            plural: format!("{}s", kind.to_lowercase()),
+        };
+        // A CronJob's `status.active` is a list where a Job's is a count.
+        let cron = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "nightly", "namespace": "shop", "uid": "cj"},
+            "spec": {"schedule": "0 3 * * *", "suspend": true},
+            "status": {"active": [{"kind": "Job", "name": "nightly-1"}],
+                       "lastScheduleTime": "2026-11-29T03:00:00Z"}
+        }))
+        .unwrap()
+        .into_observation(&of("batch", "CronJob"));
+        assert_eq!(cron.state.halted, "spec.suspend");
+        assert_eq!(
+            cron.state.last_schedule,
+            parse_k8s_time("2026-11-29T03:00:00Z")
+        );
+        // A custom resource whose `ready` is a bool and one condition has a bool status.
+        let db = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "orders", "namespace": "shop", "uid": "db"},
+            "spec": {"paused": true, "replicas": {"min": 1}},
+            "status": {"ready": true, "replicas": "3", "conditions": [
+                {"type": "Ready", "status": "False", "reason": "DiskFull", "message": "volume full"},
+                {"type": "Odd", "status": true}
+            ]}
+        }))
+        .unwrap()
+        .into_observation(&of("example.com", "Database"));
+        assert_eq!(db.state.conditions.len(), 1);
+        assert_eq!(db.state.conditions[0].reason, "DiskFull");
+        assert_eq!(db.state.halted, "spec.paused");
+        assert!(!db.state.replicas.contains_key("replicas"));
     }
 
     #[test]

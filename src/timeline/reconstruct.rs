@@ -432,6 +432,21 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
                 "status.lastScaleTime",
             ));
         }
+        // A CronJob keeps only its last schedule (its Jobs tell the kept runs).
+        if let Some(at) = o.object.state.last_schedule {
+            r.extra.push(entry(
+                at,
+                &o.object,
+                "Normal",
+                "LastSchedule",
+                format!(
+                    "last scheduled a Job at {}; earlier schedules are not kept",
+                    crate::units::rfc3339(at)
+                ),
+                "last",
+                "status.lastScheduleTime",
+            ));
+        }
         // A Node: when its NoExecute taints came (the apiserver stamps
         // timeAdded), and a heartbeat that stopped.
         for t in o.object.state.taints.iter() {

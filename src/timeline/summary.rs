@@ -126,6 +126,10 @@ pub struct Summary {
     pub changes: Vec<SpecChange>,
     /// For a Deployment: the newest ReplicaSet's outcome.
     pub rollout: Option<String>,
+    /// What its own spec holds still on purpose at the window's end: a
+    /// suspend, a pause, zero replicas; with when and by whom when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
     pub pods: Vec<PodTrouble>,
     /// The recorder's gaps inside the window.
     pub gaps: Vec<String>,
@@ -453,11 +457,80 @@ pub fn summarize(
         incarnations,
         changes,
         rollout: rollout(subjects, t),
+        stopped: target.and_then(|s| stopped(s, t)),
         why,
         pods: pods(subjects, t),
         gaps,
         check,
     }
+}
+
+/// What the target's own spec holds still on purpose (`spec.suspend`,
+/// `spec.paused`, zero replicas), and the recorded change that did it, if
+/// the window holds one: "why does nothing run" answered by the object itself.
+fn stopped(subject: &Subject, t: &Timeline) -> Option<String> {
+    let o = &subject.object;
+    // The state at the window's end (a version after `--until` is not yet).
+    let s = subject
+        .versions
+        .iter()
+        .rev()
+        .find(|v| v.at <= t.until_ms)
+        .map_or(&o.state, |v| &v.state);
+    let kind = o.object.kind.as_str();
+    let (field, what) = match s.halted.as_str() {
+        "spec.suspend" => (
+            "spec.suspend",
+            match kind {
+                "CronJob" => {
+                    let last = s.last_schedule.map_or_else(
+                        || "never scheduled".to_string(),
+                        |at| format!("last scheduled {}", short(at)),
+                    );
+                    format!("suspended (spec.suspend: true): it starts no Job until resumed; {last}")
+                }
+                "Job" => "suspended (spec.suspend: true): it creates no Pod until resumed".to_string(),
+                _ => "suspended (spec.suspend: true): its controller leaves it as it is until resumed"
+                    .to_string(),
+            },
+        ),
+        "spec.paused" => (
+            "spec.paused",
+            match kind {
+                "Deployment" => {
+                    "paused (spec.paused: true): no rollout until `kubectl rollout resume`".to_string()
+                }
+                _ => "paused (spec.paused: true): its controller leaves it as it is until resumed"
+                    .to_string(),
+            },
+        ),
+        _ if matches!(kind, "Deployment" | "StatefulSet" | "ReplicaSet")
+            && s.replicas.get("spec.replicas") == Some(&0) =>
+        {
+            ("spec.replicas", "scaled to 0 (spec.replicas: 0)".to_string())
+        }
+        _ => return None,
+    };
+    // The recorded change that set it: the last spec change of the target naming the field.
+    let by = t
+        .entries
+        .iter()
+        .rev()
+        .find(|e| {
+            e.object.uid == o.object.uid
+                && e.reason == "SpecChanged"
+                && e.fields.iter().any(|f| f.path == field)
+        })
+        .map(|e| {
+            let who = if e.writers.is_empty() {
+                String::new()
+            } else {
+                format!(" by {}", e.writers.join(", "))
+            };
+            format!(", since {}{who}", short(e.at_ms))
+        })
+        .unwrap_or_default();
+    Some(format!("{what}{by}"))
 }
 
 /// The block as plain lines, for the table and the HTML header: `(label, text)`.
@@ -486,6 +559,9 @@ pub fn lines(s: &Summary) -> Vec<(&'static str, String)> {
     }
     if let Some(r) = &s.rollout {
         out.push(("Rollout", r.clone()));
+    }
+    if let Some(h) = &s.stopped {
+        out.push(("Stopped", h.clone()));
     }
     if let Some(why) = &s.why {
         out.push(("Why", why.clone()));
@@ -608,6 +684,52 @@ mod tests {
 
     fn timeline(until: i64) -> Timeline {
         crate::timeline::assemble(&[], &[], &[], &[], 0, until)
+    }
+
+    #[test]
+    fn a_suspended_cronjob_and_a_deployment_scaled_to_zero_say_so() {
+        let mut cron = subject("CronJob", "nightly", Relation::Target, 0);
+        cron.versions = vec![version(
+            0,
+            ObjectState {
+                halted: "spec.suspend".into(),
+                ..ObjectState::default()
+            },
+        )];
+        let s = summarize(&[cron], &timeline(60_000), 1, Vec::new());
+        assert_eq!(
+            s.stopped.as_deref(),
+            Some("suspended (spec.suspend: true): it starts no Job until resumed; never scheduled")
+        );
+        let mut web = subject("Deployment", "web", Relation::Target, 0);
+        let mut zero = ObjectState::default();
+        zero.replicas.insert("spec.replicas".into(), 0);
+        web.versions = vec![version(0, ObjectState::default()), version(30_000, zero)];
+        let mut t = timeline(60_000);
+        let mut scaled = crate::timeline::entry(
+            30_000,
+            None,
+            EntryKind::Transition,
+            &web.object.object,
+            "Normal",
+            "SpecChanged".into(),
+            "spec changed".into(),
+        );
+        scaled.writers = vec!["bob".into()];
+        scaled.fields = vec![FieldChange {
+            path: "spec.replicas".into(),
+            old: Some("2".into()),
+            new: Some("0".into()),
+        }];
+        t.entries.push(scaled);
+        let s = summarize(&[web.clone()], &t, 1, Vec::new());
+        assert_eq!(
+            s.stopped.as_deref(),
+            Some("scaled to 0 (spec.replicas: 0), since 1970-01-01 00:00:30 by bob")
+        );
+        // Not at the window's end when --until is before the scale.
+        let s = summarize(&[web], &timeline(20_000), 1, Vec::new());
+        assert_eq!(s.stopped, None);
     }
 
     #[test]
