@@ -618,7 +618,7 @@ fn reconstructed(
     paint: Paint,
 ) -> anyhow::Result<u8> {
     let now = chrono::Utc::now().timestamp_millis();
-    let live = fetch_live(global, type_name, name, now, None)?;
+    let live = fetch_live(global, type_name, name, now, None, true)?;
     present(
         &live.fetched,
         now,
@@ -650,6 +650,8 @@ fn fetch_live(
     name: &str,
     now: i64,
     limit: Option<std::time::Duration>,
+    // Whether the namespace's Events are read too (not to complete a recording).
+    with_events: bool,
 ) -> anyhow::Result<Live> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -673,7 +675,7 @@ fn fetch_live(
             String::new()
         };
         let fetched =
-            crate::k8s::reconstruct::fetch(&conn.client, &discovered, &t, &namespace, name, now)
+            crate::k8s::reconstruct::fetch(&conn.client, &discovered, &t, &namespace, name, now, with_events)
                 .await
                 .map_err(|e| match e {
                     kube::Error::Api(s) if s.code == 404 => anyhow::anyhow!(
@@ -750,7 +752,7 @@ fn completion(
     let now = chrono::Utc::now().timestamp_millis();
     // NB: reading an old recording with no cluster at hand must not stall.
     let limit = std::time::Duration::from_secs(5);
-    let live = match fetch_live(global, type_name, name, now, Some(limit)) {
+    let live = match fetch_live(global, type_name, name, now, Some(limit), false) {
         Ok(live) => live,
         Err(e) => {
             writeln!(

@@ -218,6 +218,7 @@ pub async fn fetch(
     ns: &str,
     name: &str,
     now: i64,
+    with_events: bool,
 ) -> Result<Fetched, kube::Error> {
     let ar = api_resource(t);
     let target: Value = serde_json::to_value(api(client, &ar, t.namespaced, ns).get(name).await?)
@@ -421,6 +422,11 @@ pub async fn fetch(
                 })
                 .collect();
         }
+    }
+    // NB: completing a recording needs no Events (the recording has the
+    // ones still held), and a busy namespace holds thousands.
+    if !with_events {
+        return Ok(fetched);
     }
     // The Events of the namespace about any of them, or about Pods gone
     // that their controllers named `<controller>-…`.
