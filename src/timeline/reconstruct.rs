@@ -712,6 +712,23 @@ mod tests {
     }
 
     #[test]
+    fn a_cronjobs_last_schedule_is_a_last_entry() {
+        let mut cron = live("CronJob", "nightly", 1_000);
+        cron.object.state.last_schedule = Some(60_000);
+        let r = reconstruct(&[cron]);
+        let e = r
+            .extra
+            .iter()
+            .find(|e| e.reason == "LastSchedule")
+            .expect("the last schedule");
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some("last")));
+        assert_eq!(
+            e.message,
+            "last scheduled a Job at 1970-01-01T00:01:00Z; earlier schedules are not kept"
+        );
+    }
+
+    #[test]
     fn an_hpas_last_scale_a_nodes_noexecute_taint_and_its_stopped_heartbeat_are_entries() {
         let mut hpa = live("HorizontalPodAutoscaler", "web", 1_000);
         hpa.relation = Some(super::super::Relation::Owner);
