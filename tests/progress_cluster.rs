@@ -361,3 +361,50 @@ async fn a_custom_resource_not_ready_for_long_quotes_its_condition() {
     )
     .await;
 }
+
+/// Regression: a status with a field of another shape than a Deployment's
+/// (`ready: false`, `replicas: "0/1"`, as many operators write) made the
+/// whole status undecodable, its conditions with it: "No findings".
+#[tokio::test]
+async fn a_custom_resource_whose_status_has_a_bool_ready_still_quotes_its_condition() {
+    let (ns, dir, _recorder) = recording("prog-crbool").await;
+    let ar = common::widget_crd(&ns.client).await;
+    let widgets: kube::Api<kube::api::DynamicObject> =
+        kube::Api::namespaced_with(ns.client.clone(), &ns.name, &ar);
+    let widget: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "ledger-db"}, "spec": {"size": 1}
+    }))
+    .unwrap();
+    widgets
+        .create(&kube::api::PostParams::default(), &widget)
+        .await
+        .unwrap();
+    let since = (chrono::Utc::now() - chrono::Duration::minutes(20))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    widgets
+        .patch_status(
+            "ledger-db",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"status": {
+                "ready": false, "replicas": "0/1",
+                "conditions": [{
+                    "type": "Ready", "status": "False", "reason": "DiskFull",
+                    "message": "volume data-ledger-0 is full", "lastTransitionTime": since
+                }]
+            }})),
+        )
+        .await
+        .unwrap();
+    stalled(
+        &ns,
+        &dir.path().join("diag.db"),
+        "widget/ledger-db",
+        &[
+            "R003",
+            "Widget/ledger-db",
+            "Ready=False for 20m — DiskFull: volume data-ledger-0 is full",
+        ],
+    )
+    .await;
+}
