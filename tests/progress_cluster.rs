@@ -321,15 +321,21 @@ spec:
     .await;
 }
 
-#[tokio::test]
-async fn a_custom_resource_not_ready_for_long_quotes_its_condition() {
-    let (ns, dir, _recorder) = recording("prog-cr").await;
+/// A Widget (no controller) whose status an operator would write: `status`
+/// merged as given, with a Ready=False condition that went bad 20 minutes ago.
+async fn a_widget_not_ready(
+    prefix: &str,
+    name: &str,
+    mut status: serde_json::Value,
+    expected: &[&str],
+) {
+    let (ns, dir, _recorder) = recording(prefix).await;
     let ar = common::widget_crd(&ns.client).await;
     let widgets: kube::Api<kube::api::DynamicObject> =
         kube::Api::namespaced_with(ns.client.clone(), &ns.name, &ar);
     let widget: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
         "apiVersion": "example.com/v1", "kind": "Widget",
-        "metadata": {"name": "orders-db"}, "spec": {"size": 1}
+        "metadata": {"name": name}, "spec": {"size": 1}
     }))
     .unwrap();
     widgets
@@ -338,21 +344,33 @@ async fn a_custom_resource_not_ready_for_long_quotes_its_condition() {
         .unwrap();
     let since = (chrono::Utc::now() - chrono::Duration::minutes(20))
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    status["conditions"][0]["lastTransitionTime"] = serde_json::Value::String(since);
     widgets
         .patch_status(
-            "orders-db",
+            name,
             &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(serde_json::json!({"status": {"conditions": [{
-                "type": "Ready", "status": "False", "reason": "BackupStoreUnreachable",
-                "message": "cannot reach s3://backups: 403 Forbidden", "lastTransitionTime": since
-            }]}})),
+            &kube::api::Patch::Merge(serde_json::json!({ "status": status })),
         )
         .await
         .unwrap();
     stalled(
         &ns,
         &dir.path().join("diag.db"),
-        "widget/orders-db",
+        &format!("widget/{name}"),
+        expected,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_custom_resource_not_ready_for_long_quotes_its_condition() {
+    a_widget_not_ready(
+        "prog-cr",
+        "orders-db",
+        serde_json::json!({"conditions": [{
+            "type": "Ready", "status": "False", "reason": "BackupStoreUnreachable",
+            "message": "cannot reach s3://backups: 403 Forbidden"
+        }]}),
         &[
             "R003",
             "Widget/orders-db",
@@ -367,39 +385,16 @@ async fn a_custom_resource_not_ready_for_long_quotes_its_condition() {
 /// whole status undecodable, its conditions with it: "No findings".
 #[tokio::test]
 async fn a_custom_resource_whose_status_has_a_bool_ready_still_quotes_its_condition() {
-    let (ns, dir, _recorder) = recording("prog-crbool").await;
-    let ar = common::widget_crd(&ns.client).await;
-    let widgets: kube::Api<kube::api::DynamicObject> =
-        kube::Api::namespaced_with(ns.client.clone(), &ns.name, &ar);
-    let widget: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
-        "apiVersion": "example.com/v1", "kind": "Widget",
-        "metadata": {"name": "ledger-db"}, "spec": {"size": 1}
-    }))
-    .unwrap();
-    widgets
-        .create(&kube::api::PostParams::default(), &widget)
-        .await
-        .unwrap();
-    let since = (chrono::Utc::now() - chrono::Duration::minutes(20))
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    widgets
-        .patch_status(
-            "ledger-db",
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(serde_json::json!({"status": {
-                "ready": false, "replicas": "0/1",
-                "conditions": [{
-                    "type": "Ready", "status": "False", "reason": "DiskFull",
-                    "message": "volume data-ledger-0 is full", "lastTransitionTime": since
-                }]
-            }})),
-        )
-        .await
-        .unwrap();
-    stalled(
-        &ns,
-        &dir.path().join("diag.db"),
-        "widget/ledger-db",
+    a_widget_not_ready(
+        "prog-crbool",
+        "ledger-db",
+        serde_json::json!({
+            "ready": false, "replicas": "0/1",
+            "conditions": [{
+                "type": "Ready", "status": "False", "reason": "DiskFull",
+                "message": "volume data-ledger-0 is full"
+            }]
+        }),
         &[
             "R003",
             "Widget/ledger-db",

@@ -1034,29 +1034,22 @@ mod tests {
         reason: &str,
         uid: &str,
     ) -> crate::timeline::Entry {
-        crate::timeline::Entry {
-            at_ms: at,
-            until_ms: None,
-            time: rfc3339(at),
-            until: None,
-            entry: kind,
-            object: crate::timeline::EntryObject {
-                kind: "Deployment".into(),
-                namespace: "shop".into(),
-                name: "web".into(),
-                uid: uid.into(),
-            },
-            type_: "Normal".into(),
-            reason: reason.into(),
-            message: String::new(),
-            count: 1,
-            writers: Vec::new(),
-            source: String::new(),
-            group: String::new(),
-            fields: Vec::new(),
-            certainty: None,
-            rule: None,
-        }
+        let object = crate::model::ObjectRef {
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+            uid: uid.into(),
+            ..crate::model::ObjectRef::default()
+        };
+        crate::timeline::entry(
+            at,
+            None,
+            kind,
+            &object,
+            "Normal",
+            reason.into(),
+            String::new(),
+        )
     }
 
     fn story(uid: &str, entries: Vec<crate::timeline::Entry>) -> crate::timeline::Timeline {

@@ -181,7 +181,7 @@ fn rfc(ms: i64) -> String {
     crate::units::rfc3339(ms)
 }
 
-fn entry(
+pub(crate) fn entry(
     at: i64,
     until: Option<i64>,
     kind: EntryKind,
