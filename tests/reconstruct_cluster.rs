@@ -1005,3 +1005,88 @@ spec:
         "{screen}"
     );
 }
+
+/// The HPA that scales a Deployment is part of its story with no
+/// recording: its conditions (here no metrics server: ScalingActive=False,
+/// the first screen's Check line) and its last scale, dated by
+/// `status.lastScaleTime` (written here as the HPA controller would).
+#[tokio::test]
+async fn an_hpa_without_metrics_and_its_last_scale_are_in_the_story_with_no_recording() {
+    let ns = TestNamespace::new("recon-hpa").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: app, image: "api:1", resources: {requests: {cpu: 100m}}}]}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
+"#,
+    );
+    let hpas: kube::Api<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler> = ns.api();
+    wait_until(
+        Duration::from_secs(60),
+        "the HPA's ScalingActive",
+        || async {
+            hpas.get("api")
+                .await
+                .ok()
+                .and_then(|h| h.status)
+                .and_then(|s| s.conditions)
+                .is_some_and(|cs| cs.iter().any(|c| c.type_ == "ScalingActive"))
+        },
+    )
+    .await;
+    std::thread::sleep(Duration::from_secs(2));
+    let scaled = chrono::Utc::now() - chrono::Duration::seconds(1);
+    let scaled_at = scaled.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    hpas.patch_status(
+        "api",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(serde_json::json!({"status": {"lastScaleTime": scaled_at}})),
+    )
+    .await
+    .unwrap();
+    let screen = first_screen(data.path(), &["timeline", "deploy/api", "-n", n]);
+    let check = screen
+        .lines()
+        .find(|l| l.starts_with("Check:") && l.contains("HorizontalPodAutoscaler/api"))
+        .unwrap_or_else(|| panic!("no Check: line of the HPA:\n{screen}"));
+    assert!(
+        check.contains("ScalingActive=False") && check.contains("FailedGetResourceMetric"),
+        "{screen}"
+    );
+    let (json, _) = no_recording(
+        data.path(),
+        &["timeline", "deploy/api", "-n", n, "-o", "json"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let last = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["reason"] == "LastScale")
+        .unwrap_or_else(|| panic!("no LastScale entry: {doc}"));
+    assert_eq!(last["certainty"], "last", "{last}");
+    assert_eq!(last["object"]["kind"], "HorizontalPodAutoscaler", "{last}");
+    let at = chrono::DateTime::parse_from_rfc3339(last["time"].as_str().unwrap()).unwrap();
+    // NB: the apiserver keeps lastScaleTime to the second.
+    assert!(
+        (at.timestamp() - scaled.timestamp()).abs() <= 1,
+        "LastScale at {at}, written {scaled_at}"
+    );
+}
