@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{TestNamespace, apply, kubeconfig, kubectl, wait_until};
+use common::{TestNamespace, apply, kubeconfig, kubectl, run_ok, wait_until};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 
@@ -343,8 +343,7 @@ spec:
     let changed = now_ms();
     rolled("pg:2").await;
 
-    let (table, _) = no_recording(data.path(), &["timeline", "sts/db", "-n", n]);
-    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    let screen = first_screen(data.path(), &["timeline", "sts/db", "-n", n]);
     for expected in [
         "Revisions 1–2 kept",
         "(ControllerRevision db-",
@@ -414,8 +413,7 @@ async fn a_container_restarted_six_times_shows_its_last_termination_and_five_not
         "-p",
         &patch.to_string(),
     ]);
-    let (table, _) = no_recording(data.path(), &["timeline", "pod/worker", "-n", n]);
-    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    let screen = first_screen(data.path(), &["timeline", "pod/worker", "-n", n]);
     for expected in [
         "container app terminated: OOMKilled, exit code 137, ran 1m",
         "5 restarts not visible",
@@ -507,8 +505,7 @@ async fn a_pod_unschedulable_then_placed_has_its_first_failure_and_its_bind_exac
     })
     .await;
 
-    let (table, _) = no_recording(data.path(), &["timeline", "pod/placed", "-n", n]);
-    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    let screen = first_screen(data.path(), &["timeline", "pod/placed", "-n", n]);
     for expected in ["FailedScheduling", "bound to node kwok-small"] {
         assert!(
             screen.contains(expected),
@@ -649,8 +646,7 @@ spec:
     let changed = now_ms();
     settled("cart:2").await;
 
-    let (table, _) = no_recording(data.path(), &["changes", "-n", n, "--since", "10m"]);
-    let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
+    let screen = first_screen(data.path(), &["changes", "-n", n, "--since", "10m"]);
     for expected in [
         "Reconstructed from the live cluster",
         "CERTAINTY",
@@ -740,31 +736,10 @@ spec:
     // The recording starts well after both.
     let wait = (created + 12_000 - now_ms()).max(0) as u64;
     std::thread::sleep(Duration::from_millis(wait));
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
-        .args(["record", "--once", "-n", n, "--db"])
-        .arg(&db)
-        .env("KUBECONFIG", kubeconfig())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(common::diag(&db).args(["record", "--once", "-n", n]));
     let run = |format: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-diag"))
-            .args(["timeline", "deploy/late", "-n", n, "-o", format, "--db"])
-            .arg(&db)
-            .env("KUBECONFIG", kubeconfig())
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out =
+            run_ok(common::diag(&db).args(["timeline", "deploy/late", "-n", n, "-o", format]));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let table = run("table");
