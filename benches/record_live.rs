@@ -259,10 +259,13 @@ async fn main() {
     let fresh = FRESH_TIMES.lock().unwrap().clone();
     let probes = FRESH_SEEN.load(Ordering::Relaxed);
     // Let the recorder drain, then stop it (SIGTERM flushes).
+    // NB: up to its whole commit window (a minute by default, at most 5 min)
+    // and more: the bytes of the commit that ends the feed's last window are
+    // the feed's, and counted only once it has landed.
     let want = sent + preload + probes;
     let drain = Instant::now();
     while metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) < want
-        && drain.elapsed() < Duration::from_secs(30)
+        && drain.elapsed() < Duration::from_secs(330)
     {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

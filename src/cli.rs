@@ -280,8 +280,9 @@ fn commit_every(text: &str) -> Result<i64, String> {
     match parse_duration_ms(text) {
         Ok(ms) if ms <= max => Ok(ms),
         Ok(_) => Err(format!(
-            "'{text}' is too long: at most {}s, or the recorder's heartbeat would look stale",
-            max / 1000
+            "'{text}' is too long: at most {}m; a longer window holds more in memory and \
+             leaves the recording's heartbeat stale for readers that cannot ask",
+            max / 60_000
         )),
         Err(e) => Err(e.to_string()),
     }
@@ -447,11 +448,11 @@ pub struct RecordArgs {
     #[arg(long)]
     pub retain_all: bool,
 
-    /// Commit at the latest this long after a change was received (at most 20s). Readers
-    /// (timeline, check, changes, query, sql, export) ask the recorder to commit
-    /// before they read, so they never wait for it; a longer window writes less
-    #[arg(long, default_value = "5s", value_name = "DURATION", value_parser = commit_every)]
-    pub commit_every: i64,
+    /// Commit at the latest this long after a change was received (default 1m, 5s with
+    /// --ship; at most 5m). Readers (timeline, check, changes, query, sql, export) ask the
+    /// recorder to commit before they read, so they never wait for it; a longer window writes less
+    #[arg(long, value_name = "DURATION", value_parser = commit_every)]
+    pub commit_every: Option<i64>,
 
     /// Serve /healthz and Prometheus /metrics on this address (e.g. 0.0.0.0:9090)
     #[arg(long, value_name = "ADDR")]

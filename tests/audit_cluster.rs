@@ -30,7 +30,7 @@ fn people() -> (std::path::PathBuf, std::path::PathBuf) {
 
 /// (versions, occurrences, refusals) stored in a recording.
 fn counts(db: &Path) -> (i64, i64, i64) {
-    let c = rusqlite::Connection::open(db).unwrap();
+    let c = common::open_fresh(db).unwrap();
     let one = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
     (
         one("SELECT count(*) FROM versions"),
@@ -248,7 +248,7 @@ spec:
 
     // Next to the live recording of the same writes: merged, nothing doubled,
     // and the recorded versions now name the people.
-    let label: String = rusqlite::Connection::open(&live)
+    let label: String = common::open_fresh(&live)
         .unwrap()
         .query_row("SELECT label FROM clusters", [], |r| r.get(0))
         .unwrap();

@@ -128,7 +128,7 @@ fn diag_ch(db: &Path) -> Command {
 }
 
 fn sqlite_count(db: &Path, sql: &str) -> i64 {
-    rusqlite::Connection::open(db)
+    common::open_fresh(db)
         .unwrap()
         .query_row(sql, [], |r| r.get(0))
         .unwrap()
@@ -200,7 +200,7 @@ async fn a_recorded_scenario_reads_the_same_from_clickhouse_as_from_the_file() {
             let db = db.clone();
             async move {
                 db.exists()
-                    && rusqlite::Connection::open(&db)
+                    && common::open_fresh(&db)
                         .and_then(|c| {
                             c.query_row("SELECT count(*) FROM watch_positions", [], |r| {
                                 r.get::<_, i64>(0)

@@ -75,7 +75,7 @@ async fn the_recorders_cluster_role_is_enough_and_metrics_answer() {
             || ["apps", "batch", "autoscaling", "policy"].contains(&group);
         assert!(!builtin, "deploy/rbac.yaml forbids a built-in type: {line}");
     }
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = common::open_fresh(&db).unwrap();
     let nodes: i64 = conn
         .query_row(
             "SELECT count(*) FROM objects o JOIN strings k ON k.id = o.kind WHERE k.s = 'Node' AND o.first_seen IS NOT NULL",

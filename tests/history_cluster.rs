@@ -437,7 +437,7 @@ async fn pods_deleted_while_the_recorder_was_away_are_marked_deleted_inside_the_
     let stopped = now_ms();
     delete_pod(&pods, "relisted").await;
     let gone = now_ms();
-    rusqlite::Connection::open(&db)
+    common::open_fresh(&db)
         .unwrap()
         .execute(
             "DELETE FROM watch_positions WHERE resource = ?1",

@@ -221,7 +221,7 @@ struct Expected {
 }
 
 fn expected(db: &Path) -> Expected {
-    let conn = rusqlite::Connection::open(db).unwrap();
+    let conn = common::open_fresh(db).unwrap();
     let names = |sql: &str| -> Vec<String> {
         let mut st = conn.prepare(sql).unwrap();
         st.query_map([], |r| r.get::<_, String>(0))
@@ -303,14 +303,14 @@ fn assert_all_arrived(db: &Path, collector: &Collector, cluster: &str) -> Expect
 }
 
 fn sqlite_count(db: &Path, sql: &str) -> i64 {
-    rusqlite::Connection::open(db)
+    common::open_fresh(db)
         .unwrap()
         .query_row(sql, [], |r| r.get(0))
         .unwrap()
 }
 
 fn cluster_uid(db: &Path) -> String {
-    rusqlite::Connection::open(db)
+    common::open_fresh(db)
         .unwrap()
         .query_row("SELECT uid FROM clusters", [], |r| r.get(0))
         .unwrap()
@@ -336,7 +336,7 @@ async fn wait_recording(db: &Path) {
             let db = db.to_path_buf();
             async move {
                 db.exists()
-                    && rusqlite::Connection::open(&db)
+                    && common::open_fresh(&db)
                         .and_then(|c| {
                             c.query_row("SELECT count(*) FROM watch_positions", [], |r| {
                                 r.get::<_, i64>(0)

@@ -89,7 +89,7 @@ async fn recorder_survives_an_apiserver_restart_and_records_the_gap() {
     .await;
     assert!(child.terminate().success());
 
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = common::open_fresh(&db).unwrap();
     let mut st = conn
         .prepare("SELECT reason, finish - start, detail FROM gaps")
         .unwrap();

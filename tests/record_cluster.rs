@@ -186,6 +186,7 @@ async fn start_recorder(db: &Path, ns: &str) -> Background {
 }
 
 fn position(db: &Path, resource: &str) -> Option<String> {
+    kubectl_diag::store::ask::ask_to_commit(db);
     let conn =
         rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .ok()?;
@@ -198,6 +199,7 @@ fn position(db: &Path, resource: &str) -> Option<String> {
 }
 
 fn gaps(db: &Path) -> Vec<(String, i64, i64, String)> {
+    kubectl_diag::store::ask::ask_to_commit(db);
     let conn =
         rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();

@@ -122,14 +122,14 @@ fn recorder(db: &Path, ns: &str, crd: &Crd, err: &Path, extra: &[&str]) -> Backg
 }
 
 fn query_i64(db: &Path, sql: &str) -> i64 {
-    rusqlite::Connection::open(db)
+    common::open_fresh(db)
         .and_then(|c| c.query_row(sql, [], |r| r.get(0)))
         .unwrap_or(-1)
 }
 
 /// (deleted, versions) of the Gizmo `name`.
 fn gizmo(db: &Path, name: &str) -> (Option<i64>, i64) {
-    rusqlite::Connection::open(db)
+    common::open_fresh(db)
         .and_then(|c| {
             c.query_row(
                 "SELECT o.deleted, (SELECT count(*) FROM versions v WHERE v.object_id = o.id)

@@ -217,7 +217,7 @@ async fn without_streaming_lists_the_recorder_lists_page_by_page() {
         text.contains("continue token expired"),
         "the list must have outlived compaction: {text}"
     );
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = common::open_fresh(&db).unwrap();
     let gaps: Vec<(String, String)> = conn
         .prepare("SELECT reason, detail FROM gaps")
         .unwrap()

@@ -53,7 +53,7 @@ async fn start_command(db: &Path, cmd: &mut std::process::Command) -> Background
 }
 
 fn positions(db: &Path, resource: &str) -> i64 {
-    rusqlite::Connection::open(db)
+    common::open_fresh(db)
         .and_then(|c| {
             c.query_row(
                 "SELECT count(*) FROM watch_positions WHERE resource = ?1",
@@ -65,7 +65,7 @@ fn positions(db: &Path, resource: &str) -> i64 {
 }
 
 fn count(db: &Path, sql: &str) -> i64 {
-    rusqlite::Connection::open(db)
+    common::open_fresh(db)
         .and_then(|c| c.query_row(sql, [], |r| r.get::<_, i64>(0)))
         .unwrap_or(-1)
 }

@@ -290,7 +290,7 @@ async fn nodes_older_than_the_deployment_show_only_while_its_pods_are_bound() {
     common::wait_until(Duration::from_secs(30), "the recorder's first lists", || {
         let db = probe.clone();
         async move {
-            rusqlite::Connection::open(&db)
+            common::open_fresh(&db)
                 .and_then(|c| {
                     c.query_row(
                         "SELECT (SELECT count(*) FROM watch_positions WHERE resource LIKE 'events%') > 0

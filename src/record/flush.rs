@@ -6,7 +6,7 @@
 //! pointer map, the watch positions, the last page of each growing table and
 //! index). So a commit is worth its cost only once it holds many changes: a
 //! transaction stays open until it holds [`WORTH_BATCH`] messages, or its
-//! oldest change is `--commit-every` old ([`DEFAULT_COMMIT_EVERY`]), or a
+//! oldest change is `--commit-every` old ([`DEFAULT_COMMIT_EVERY`], a minute), or a
 //! reader asks for what the recorder has received (`record::ask`), or it is
 //! [`MAX_BATCH`] messages while catching up; one that holds a list commits
 //! whenever the channel is empty. Nothing is lost by waiting: a
@@ -22,15 +22,24 @@ use std::time::Duration;
 pub const MAX_BATCH: usize = 10_000;
 
 /// How long the oldest change of a transaction waits for others by default
-/// (`record --commit-every`). At 10 changes a second a commit then holds about
-/// 50 of them instead of 2 or 3; readers do not wait for it, they ask
-/// (`record::ask`).
-pub const DEFAULT_COMMIT_EVERY: Duration = Duration::from_secs(5);
+/// (`record --commit-every`). A commit dirties about 16 pages of 4 KiB however
+/// little it holds, so at 10 changes a second a 5 s window wrote ~1,650 bytes
+/// per change and a 20 s one ~660, against an event exporter's ~490; a minute
+/// spreads them over ~600 changes. Readers do not wait for it, they ask
+/// (`record::ask`), and a crash loses nothing: the watches resume from the
+/// last committed position (docs/performance.md, "Disk I/O", issue 33).
+pub const DEFAULT_COMMIT_EVERY: Duration = Duration::from_secs(60);
 
-/// The longest `--commit-every`: the heartbeat lands with the transaction it
-/// joins, and a session whose heartbeat is 30 s old counts as dead to a
-/// recorder on another host (`store::session::REMOTE_SESSION_TIMEOUT_MS`).
-pub const MAX_COMMIT_EVERY: Duration = Duration::from_secs(20);
+/// The default window with `--ship`: a destination reads the outbox as soon as
+/// a commit lands, like a reader that never stops looking, so its lag is the
+/// window (issues 31 and 32: at most 5 s to the store).
+pub const DEFAULT_COMMIT_EVERY_SHIPPING: Duration = Duration::from_secs(5);
+
+/// The longest `--commit-every`. A session declares its window, and a recorder
+/// on another host counts it as alive while its heartbeat is younger than the
+/// window plus `store::session::REMOTE_SESSION_TIMEOUT_MS`; an open transaction
+/// holds at most [`WORTH_BATCH`] changes whatever the window.
+pub const MAX_COMMIT_EVERY: Duration = Duration::from_secs(300);
 
 /// Messages that make a transaction worth its fixed pages: about 12 pages at
 /// 200 changes a second spread over 2,000 changes are ~50 bytes each. Reached
@@ -204,8 +213,9 @@ mod tests {
 
     #[test]
     fn a_change_older_than_the_window_commits() {
-        assert_eq!(next(open(1, 5_000), EVERY), Next::Commit);
-        assert_eq!(next(open(1, 50_000), EVERY), Next::Commit);
+        let every_ms = EVERY.as_millis() as u64;
+        assert_eq!(next(open(1, every_ms), EVERY), Next::Commit);
+        assert_eq!(next(open(1, 10 * every_ms), EVERY), Next::Commit);
         assert_eq!(next(open(1, 0), Duration::ZERO), Next::Commit);
     }
 

@@ -791,7 +791,15 @@ async fn record(
         .collect();
 
     let mode = if args.once { "once" } else { "watch" };
+    let commit_every = match args.commit_every {
+        Some(ms) => Duration::from_millis(ms.unsigned_abs()),
+        None if args.ship.is_empty() => flush::DEFAULT_COMMIT_EVERY,
+        None => flush::DEFAULT_COMMIT_EVERY_SHIPPING,
+    };
     let start = db.start_session(cluster, &cluster_uid, mode, now)?;
+    // NB: before the first heartbeat, so that a recorder on another host never
+    // judges this session by a window it did not declare.
+    db.declare_window(start.id, commit_every.as_millis() as i64)?;
     let start_of = |resource: &str| -> Result<WatchStart, crate::store::StoreError> {
         Ok(WatchStart {
             resume_from: db.load_position(cluster, resource)?,
@@ -807,7 +815,6 @@ async fn record(
     for w in &object_watches {
         object_starts.push(start_of(w.resource())?);
     }
-    let commit_every = Duration::from_millis(args.commit_every.unsigned_abs());
     let writer_thread = {
         let (path, stats) = (path.clone(), stats.clone());
         // NB: the writer keeps statements that borrow its connection, so it

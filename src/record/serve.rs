@@ -167,31 +167,35 @@ const IO_TIMEOUT: Duration = Duration::from_secs(2);
 /// scrape fit many times over.
 const MAX_REQUEST: usize = 8192;
 
-/// `/healthz` fails when the writer has committed nothing for this long. The
-/// heartbeat commits every 5 s, so a live writer is never near it.
+/// `/healthz` fails when the writer has neither committed nor taken anything
+/// for this long. A heartbeat reaches it every 5 s, so a live writer is never
+/// near it, even while a transaction stays open for a minute (issue 33).
 pub const STALE_AFTER_MS: u64 = 60_000;
 
 /// Longest pause after `accept` fails (out of file descriptors, say).
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
-/// The answer to `/healthz`: whether the writer has committed recently, and
+/// The answer to `/healthz`: whether the writer is alive (it committed or
+/// took a message recently; a commit may be a `--commit-every` away), and
 /// which watches are blind now (they do not fail it: a restart would not make
 /// a conversion webhook answer, and would open gaps of its own).
 /// `now_ms` and the last commit are epoch milliseconds.
 pub fn health(stats: &Stats, now_ms: u64) -> (&'static str, String) {
     let last = stats.last_commit_ms.load(Ordering::Relaxed);
     let age = now_ms.saturating_sub(last);
+    let alive = last.max(stats.last_taken_ms.load(Ordering::Relaxed));
     let (status, mut body) = if last == 0 {
         (
             "503 Service Unavailable",
             "starting: nothing committed yet\n".to_string(),
         )
-    } else if age > STALE_AFTER_MS {
+    } else if now_ms.saturating_sub(alive) > STALE_AFTER_MS {
         (
             "503 Service Unavailable",
             format!(
-                "stale: the last commit was {} s ago (the writer is stuck or has stopped; see the recorder's log)\n",
-                age / 1000
+                "stale: the last commit was {} s ago and the writer has taken nothing since {} s (it is stuck or has stopped; see the recorder's log)\n",
+                age / 1000,
+                now_ms.saturating_sub(alive) / 1000
             ),
         )
     } else {
@@ -343,6 +347,21 @@ mod tests {
             body.contains("stale: the last commit was 60 s ago"),
             "{body}"
         );
+    }
+
+    /// Issue 33: a transaction stays open for up to --commit-every (a minute by
+    /// default); a writer that takes its heartbeats meanwhile is alive.
+    #[test]
+    fn a_writer_that_takes_heartbeats_inside_a_long_window_is_healthy() {
+        let stats = Stats::default();
+        stats.last_commit_ms.store(1_000_000, Ordering::Relaxed);
+        stats.last_taken_ms.store(1_085_000, Ordering::Relaxed);
+        let (status, body) = health(&stats, 1_090_000);
+        assert_eq!(status, "200 OK", "{body}");
+        assert!(body.contains("ok: last commit 90000 ms ago"), "{body}");
+        let (status, body) = health(&stats, 1_085_000 + STALE_AFTER_MS + 1);
+        assert!(status.starts_with("503"), "{status}");
+        assert!(body.contains("has taken nothing since 60 s"), "{body}");
     }
 
     /// Connections that send nothing once held the listener forever.

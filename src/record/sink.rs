@@ -69,6 +69,9 @@ pub struct Stats {
     pub commits: AtomicU64,
     /// When the writer last committed (epoch ms; 0: not yet), for `/healthz`.
     pub last_commit_ms: AtomicU64,
+    /// When the writer last took messages into a transaction (epoch ms), for
+    /// `/healthz`: inside a long window it takes heartbeats, not commits.
+    pub last_taken_ms: AtomicU64,
     /// Occurrences of this cluster in the recording, every session's: set when
     /// the writer starts and after retention, moved by each commit.
     pub recording_occurrences: AtomicU64,
@@ -251,6 +254,9 @@ pub fn run(
             for msg in msgs.drain(..) {
                 batch.take(msg, &mut tx, session_id, &stats)?;
             }
+            stats
+                .last_taken_ms
+                .store(now_ms().unsigned_abs(), Ordering::Relaxed);
             let open = Open {
                 taken: batch.taken,
                 age: batch.oldest.map(|t| t.elapsed()),

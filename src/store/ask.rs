@@ -1,7 +1,7 @@
 //! Readers ask a running recorder to commit before they read.
 //!
-//! The recorder keeps a transaction open for up to `--commit-every` (5 s by
-//! default) to spread each commit's fixed pages over many changes (issue 33).
+//! The recorder keeps a transaction open for up to `--commit-every` (a minute
+//! by default) to spread each commit's fixed pages over many changes (issue 33).
 //! A reader of a live recording wants what the recorder has received, not
 //! what it committed seconds ago, so it asks: it connects to the Unix socket
 //! the recorder listens on beside the file ([`socket_path`]: `diag.db` →

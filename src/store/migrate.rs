@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/006_update_count_fields.sql"),
     include_str!("../../queries/migrations/007_audit.sql"),
     include_str!("../../queries/migrations/008_outbox.sql"),
+    include_str!("../../queries/migrations/009_session_window.sql"),
 ];
 
 /// The schema version this build writes.

@@ -8,6 +8,7 @@ use super::{Recording, StoreError};
 const SQL_CLUSTER_UPSERT: &str = include_str!("../../queries/store/cluster_upsert.sql");
 const SQL_SESSION_START: &str = include_str!("../../queries/store/session_start.sql");
 const SQL_SESSION_HEARTBEAT: &str = include_str!("../../queries/store/session_heartbeat.sql");
+const SQL_SESSION_WINDOW: &str = include_str!("../../queries/store/session_window.sql");
 const SQL_SESSION_STOP: &str = include_str!("../../queries/store/session_stop.sql");
 const SQL_SESSION_OPEN: &str = include_str!("../../queries/store/session_open.sql");
 const SQL_SESSION_CLOSE_DEAD: &str = include_str!("../../queries/store/session_close_dead.sql");
@@ -17,8 +18,17 @@ const SQL_POSITION_LOAD: &str = include_str!("../../queries/store/position_load.
 const SQL_OCCURRENCES_OF_CLUSTER: &str =
     include_str!("../../queries/store/occurrences_of_cluster.sql");
 
-/// A session on another host counts as alive while its heartbeat is younger than this.
+/// A session on another host counts as alive while its heartbeat is younger
+/// than this plus the window it declared: a heartbeat lands with the
+/// transaction it joins, so it can be a window (and a heartbeat) old.
 pub const REMOTE_SESSION_TIMEOUT_MS: i64 = 30_000;
+
+/// Whether a session on another host whose last committed heartbeat is
+/// `heartbeat`, and which commits at the latest `commit_every_ms` after a
+/// change, still runs at `now`.
+pub fn remote_session_alive(now: i64, heartbeat: i64, commit_every_ms: i64) -> bool {
+    now - heartbeat < REMOTE_SESSION_TIMEOUT_MS + commit_every_ms.max(0)
+}
 
 /// An interval in which the recorder was not watching `resource`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,20 +149,20 @@ impl Recording {
         let host = hostname();
         let pid = i64::from(std::process::id());
         super::in_transaction(&self.conn, self.q("session start"), |conn| {
-            let open: Vec<(i64, String, i64, i64)> = conn
+            let open: Vec<(i64, String, i64, i64, i64)> = conn
                 .prepare_cached(SQL_SESSION_OPEN)
                 .and_then(|mut st| {
                     st.query_map(named_params! {":cluster": cluster, ":own": -1}, |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
                     })?
                     .collect()
                 })
                 .map_err(self.q("session lookup"))?;
-            for (id, other_host, other_pid, heartbeat) in open {
+            for (id, other_host, other_pid, heartbeat, window) in open {
                 let alive = if other_host == host {
                     other_pid != pid && local_recorder_alive(other_pid)
                 } else {
-                    now - heartbeat < REMOTE_SESSION_TIMEOUT_MS
+                    remote_session_alive(now, heartbeat, window)
                 };
                 if alive {
                     return Err(StoreError::Busy {
@@ -188,6 +198,18 @@ impl Recording {
                 previous_end,
             })
         })
+    }
+
+    /// Records how long the session's transactions may stay open
+    /// (`record --commit-every`), so that its heartbeat is judged by it.
+    pub fn declare_window(&self, session: i64, commit_every_ms: i64) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(SQL_SESSION_WINDOW)
+            .and_then(|mut st| {
+                st.execute(named_params! {":id": session, ":commit_every_ms": commit_every_ms})
+            })
+            .map_err(self.q("session window"))?;
+        Ok(())
     }
 
     pub fn heartbeat(&self, session: i64, now: i64) -> Result<(), StoreError> {
@@ -278,6 +300,44 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, StoreError::Busy { .. }), "{err}");
         assert!(err.to_string().contains("elsewhere"));
+    }
+
+    #[test]
+    fn a_remote_session_is_judged_by_the_window_it_declared() {
+        // A minute's window: a heartbeat 80 s old may still be in an open transaction.
+        assert!(remote_session_alive(100_000, 20_000, 60_000));
+        assert!(!remote_session_alive(100_000, 5_000, 60_000));
+        // Sessions recorded before windows were declared (0): 30 s.
+        assert!(remote_session_alive(100_000, 75_000, 0));
+        assert!(!remote_session_alive(100_000, 65_000, 0));
+
+        let (_dir, w) = crate::store::testing::recording();
+        let (rec, conn, cluster) = (w.recording(), w.connection(), w.cluster());
+        conn.execute(
+            "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
+             VALUES (?1, 'elsewhere', 1, 'x', 0, 20000, 'watch')",
+            rusqlite::params![cluster],
+        )
+        .unwrap();
+        let other = conn.last_insert_rowid();
+        // 80 s of silence with no declared window: dead, closed at its heartbeat.
+        rec.declare_window(other, 0).unwrap();
+        let first = rec.start_session(cluster, "uid", "watch", 100_000).unwrap();
+        assert_eq!(first.previous_end, Some(20_000));
+        rec.stop_session(first.id, 100_001).unwrap();
+        // The same silence from a session that declared a minute: alive.
+        conn.execute(
+            "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
+             VALUES (?1, 'elsewhere', 2, 'x', 0, 120000, 'watch')",
+            rusqlite::params![cluster],
+        )
+        .unwrap();
+        rec.declare_window(conn.last_insert_rowid(), 60_000)
+            .unwrap();
+        let err = rec
+            .start_session(cluster, "uid", "watch", 200_000)
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Busy { .. }), "{err}");
     }
 
     #[test]

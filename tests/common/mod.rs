@@ -151,6 +151,15 @@ pub fn uuid_suffix() -> String {
     )
 }
 
+/// The recording `db` as a reader sees it: a recorder writing it is asked to
+/// commit what it has received first (`store::ask`, as `sql` and every other
+/// reader does), since it keeps a transaction open for up to --commit-every.
+#[allow(dead_code)]
+pub fn open_fresh(db: impl AsRef<Path>) -> rusqlite::Result<rusqlite::Connection> {
+    kubectl_diag::store::ask::ask_to_commit(db.as_ref());
+    rusqlite::Connection::open(db)
+}
+
 /// Polls `cond` until it holds; panics naming `what` after `timeout`.
 pub async fn wait_until<F, Fut>(timeout: Duration, what: &str, mut cond: F)
 where
@@ -380,7 +389,7 @@ pub async fn start_recorder(db: &Path, ns: &str, extra: &[&str], resource: &str)
         || {
             let (db, resource) = (db.clone(), resource.clone());
             async move {
-                rusqlite::Connection::open(&db)
+                open_fresh(&db)
                     .and_then(|c| {
                         c.query_row(
                             "SELECT count(*) FROM watch_positions WHERE resource = ?1",
