@@ -10,6 +10,7 @@
 //! send nothing here. The vocabulary is the collector's `k8seventsreceiver`
 //! for Events, `kubectl_diag.*` for the rest (docs/schema.md, "OTLP logs").
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -22,7 +23,7 @@ use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, Key
 use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use prost::Message as _;
-use rusqlite::types::Value;
+use rusqlite::types::ValueRef;
 
 use super::clickhouse::ChError;
 use super::outbox::Batch;
@@ -380,23 +381,65 @@ pub mod names {
     pub const RECORD_UID: &str = "log.record.uid";
 }
 
-fn s(v: impl Into<String>) -> Option<AnyValue> {
-    Some(AnyValue {
-        value: Some(any_value::Value::StringValue(v.into())),
-    })
+/// An attribute's value as a record holds it: text borrowed from the batch
+/// where it can be (most of it: names, reasons, messages), made only where
+/// it is computed (times, uids).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val<'a> {
+    S(Cow<'a, str>),
+    I(i64),
 }
 
-fn i(v: i64) -> Option<AnyValue> {
-    Some(AnyValue {
-        value: Some(any_value::Value::IntValue(v)),
-    })
+fn st<'a>(v: impl Into<Cow<'a, str>>) -> Val<'a> {
+    Val::S(v.into())
 }
 
-fn kv(key: &str, value: Option<AnyValue>) -> KeyValue {
-    KeyValue {
-        key: key.to_string(),
-        value,
-        ..Default::default()
+/// One log record as read from a batch: what the request bodies are written
+/// from ([`Body`]), and what the `opentelemetry-proto` messages the tests
+/// measure them by are made of ([`Rec::to_prost`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rec<'a> {
+    pub resource: Vec<(&'static str, Val<'a>)>,
+    pub attributes: Vec<(&'static str, Val<'a>)>,
+    pub time_unix_nano: u64,
+    pub observed_time_unix_nano: u64,
+    pub severity_number: i32,
+    pub severity_text: Cow<'a, str>,
+    pub body: Cow<'a, str>,
+}
+
+impl Rec<'_> {
+    /// The record and its resource as the `opentelemetry-proto` messages.
+    pub fn to_prost(&self) -> Record {
+        fn kvs(list: &[(&'static str, Val<'_>)]) -> Vec<KeyValue> {
+            list.iter()
+                .map(|(k, v)| KeyValue {
+                    key: (*k).to_string(),
+                    value: Some(any(v)),
+                    ..Default::default()
+                })
+                .collect()
+        }
+        fn any(v: &Val<'_>) -> AnyValue {
+            AnyValue {
+                value: Some(match v {
+                    Val::S(s) => any_value::Value::StringValue(s.to_string()),
+                    Val::I(n) => any_value::Value::IntValue(*n),
+                }),
+            }
+        }
+        Record {
+            resource: kvs(&self.resource),
+            record: LogRecord {
+                time_unix_nano: self.time_unix_nano,
+                observed_time_unix_nano: self.observed_time_unix_nano,
+                severity_number: self.severity_number,
+                severity_text: self.severity_text.to_string(),
+                body: Some(any(&Val::S(self.body.clone()))),
+                attributes: kvs(&self.attributes),
+                ..Default::default()
+            },
+        }
     }
 }
 
@@ -450,141 +493,151 @@ fn nanos(ms: i64) -> u64 {
     u64::try_from(ms).unwrap_or(0).saturating_mul(1_000_000)
 }
 
-/// The collector's severity for an Event type (k8s_event_to_logdata.go's severityMap,
-/// matched case-insensitively): (number, text); (0, "") for a type it does not know.
+/// The collector's severity number for an Event type (k8s_event_to_logdata.go's
+/// severityMap, matched case-insensitively); 0 for a type it does not know.
+fn severity_number(event_type: &str) -> i32 {
+    const MAP: [(&str, i32); 4] = [
+        ("normal", 9),    // SEVERITY_NUMBER_INFO
+        ("warning", 13),  // SEVERITY_NUMBER_WARN
+        ("error", 17),    // SEVERITY_NUMBER_ERROR
+        ("critical", 21), // SEVERITY_NUMBER_FATAL
+    ];
+    MAP.iter()
+        .find(|(t, _)| t.eq_ignore_ascii_case(event_type))
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The collector's severity for an Event type: (number, text); (0, "") for a
+/// type it does not know.
 pub fn severity(event_type: &str) -> (i32, String) {
-    let n = match event_type.to_ascii_lowercase().as_str() {
-        "normal" => 9,    // SEVERITY_NUMBER_INFO
-        "warning" => 13,  // SEVERITY_NUMBER_WARN
-        "error" => 17,    // SEVERITY_NUMBER_ERROR
-        "critical" => 21, // SEVERITY_NUMBER_FATAL
-        _ => return (0, String::new()),
-    };
-    (n, event_type.to_string())
+    match severity_number(event_type) {
+        0 => (0, String::new()),
+        n => (n, event_type.to_string()),
+    }
 }
 
-/// One row read back from a part.
-struct Row<'a> {
+/// One row read back from a part, its text borrowed from the part.
+struct Row<'r, 'a> {
     table: &'static Table,
-    values: &'a [Value],
+    values: &'r [ValueRef<'a>],
 }
 
-impl Row<'_> {
-    fn get(&self, name: &str) -> &Value {
+impl<'a> Row<'_, 'a> {
+    fn get(&self, name: &str) -> ValueRef<'a> {
         let i = self
             .table
             .columns
             .iter()
             .position(|(n, _)| *n == name)
             .unwrap_or_else(|| panic!("{}: no column {name}", self.table.name));
-        &self.values[i]
+        self.values[i]
     }
 
-    fn s(&self, name: &str) -> String {
+    /// Text, borrowed from the part (copied only when it is not UTF-8).
+    fn s(&self, name: &str) -> Cow<'a, str> {
         match self.get(name) {
-            Value::Text(t) => t.clone(),
-            Value::Blob(b) => String::from_utf8_lossy(b).into_owned(),
-            Value::Integer(n) => n.to_string(),
-            _ => String::new(),
+            ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
+            ValueRef::Integer(n) => Cow::Owned(n.to_string()),
+            _ => Cow::Borrowed(""),
         }
     }
 
-    fn ns(&self, name: &str) -> Option<String> {
+    fn ns(&self, name: &str) -> Option<Cow<'a, str>> {
         match self.get(name) {
-            Value::Null => None,
+            ValueRef::Null => None,
             _ => Some(self.s(name)),
         }
     }
 
     fn i(&self, name: &str) -> i64 {
         match self.get(name) {
-            Value::Integer(n) => *n,
+            ValueRef::Integer(n) => n,
             _ => 0,
         }
     }
 
     fn ni(&self, name: &str) -> Option<i64> {
         match self.get(name) {
-            Value::Integer(n) => Some(*n),
+            ValueRef::Integer(n) => Some(n),
             _ => None,
         }
     }
 }
 
-/// A record and the resource it belongs to.
+/// A record and the resource it belongs to, as `opentelemetry-proto` messages.
 pub struct Record {
     pub resource: Vec<KeyValue>,
     pub record: LogRecord,
 }
 
 /// The cluster's attributes, with room for `more`.
-fn cluster_resource(row: &Row, more: usize) -> Vec<KeyValue> {
+fn cluster_resource<'a>(row: &Row<'_, 'a>, more: usize) -> Vec<(&'static str, Val<'a>)> {
     let mut out = Vec::with_capacity(3 + more);
     out.extend([
-        kv(names::CLUSTER_UID, s(row.s("cluster"))),
-        kv(names::CLUSTER_NAME, s(row.s("cluster_name"))),
-        kv(names::SERVICE_NAME, s("kubectl-diag")),
+        (names::CLUSTER_UID, Val::S(row.s("cluster"))),
+        (names::CLUSTER_NAME, Val::S(row.s("cluster_name"))),
+        (names::SERVICE_NAME, st("kubectl-diag")),
     ]);
     out
 }
 
-fn occurrence(row: &Row, now_ns: u64) -> Record {
+fn occurrence<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
     use names::*;
     let cluster = row.s("cluster");
     let event_uid = row.s("event_uid");
     let count = row.i("count");
     let n = row.i("n");
+    let record_uid = occurrence_uid(&cluster, &event_uid, count);
     let mut resource = cluster_resource(row, 6);
     // NB: as the collector, the involved object and the reporting node are the
     // record's resource; the object's resourceVersion is not recorded, so left out.
     resource.extend([
-        kv(NODE_NAME, s(row.s("host"))),
-        kv(OBJECT_KIND, s(row.s("kind"))),
-        kv(OBJECT_NAME, s(row.s("name"))),
-        kv(OBJECT_UID, s(row.s("uid"))),
-        kv(OBJECT_FIELDPATH, s(row.s("field_path"))),
-        kv(OBJECT_API_VERSION, s(row.s("api_version"))),
+        (NODE_NAME, Val::S(row.s("host"))),
+        (OBJECT_KIND, Val::S(row.s("kind"))),
+        (OBJECT_NAME, Val::S(row.s("name"))),
+        (OBJECT_UID, Val::S(row.s("uid"))),
+        (OBJECT_FIELDPATH, Val::S(row.s("field_path"))),
+        (OBJECT_API_VERSION, Val::S(row.s("api_version"))),
     ]);
     let mut attributes = Vec::with_capacity(14);
     attributes.extend([
-        kv(EVENT_REASON, s(row.s("reason"))),
-        kv(EVENT_ACTION, s(row.s("action"))),
-        kv(EVENT_START_TIME, s(go_time(row.i("start")))),
-        kv(EVENT_NAME, s(row.s("event_name"))),
-        kv(EVENT_UID, s(event_uid.clone())),
-        kv(EVENT_REPORTING_CONTROLLER, s(row.s("controller"))),
-        kv(EVENT_REPORTING_INSTANCE, s(row.s("instance"))),
-        kv(NAMESPACE_NAME, s(row.s("namespace"))),
+        (EVENT_REASON, Val::S(row.s("reason"))),
+        (EVENT_ACTION, Val::S(row.s("action"))),
+        (EVENT_START_TIME, st(go_time(row.i("start")))),
+        (EVENT_NAME, Val::S(row.s("event_name"))),
+        (EVENT_UID, Val::S(event_uid)),
+        (EVENT_REPORTING_CONTROLLER, Val::S(row.s("controller"))),
+        (EVENT_REPORTING_INSTANCE, Val::S(row.s("instance"))),
+        (NAMESPACE_NAME, Val::S(row.s("namespace"))),
     ]);
     if count != 0 {
-        attributes.push(kv(EVENT_COUNT, i(count)));
+        attributes.push((EVENT_COUNT, Val::I(count)));
     }
-    attributes.push(kv(
-        RECORD_UID,
-        s(occurrence_uid(&cluster, &event_uid, count)),
-    ));
-    attributes.push(kv("kubectl_diag.kind", s("occurrence")));
+    attributes.push((RECORD_UID, st(record_uid)));
+    attributes.push(("kubectl_diag.kind", st("occurrence")));
     if n > 1 {
-        attributes.push(kv("kubectl_diag.occurrences", i(n)));
-        attributes.push(kv("kubectl_diag.first", s(rfc3339(row.i("first")))));
-        attributes.push(kv("kubectl_diag.last", s(rfc3339(row.i("last")))));
+        attributes.push(("kubectl_diag.occurrences", Val::I(n)));
+        attributes.push(("kubectl_diag.first", st(rfc3339(row.i("first")))));
+        attributes.push(("kubectl_diag.last", st(rfc3339(row.i("last")))));
     }
-    let (severity_number, severity_text) = severity(&row.s("type"));
-    Record {
+    let event_type = row.s("type");
+    let severity_number = severity_number(&event_type);
+    Rec {
         resource,
-        record: LogRecord {
-            time_unix_nano: nanos(row.i("last")),
-            observed_time_unix_nano: now_ns,
-            severity_number,
-            severity_text,
-            body: s(row.s("message")),
-            attributes,
-            ..Default::default()
+        attributes,
+        time_unix_nano: nanos(row.i("last")),
+        observed_time_unix_nano: now_ns,
+        severity_number,
+        severity_text: if severity_number == 0 {
+            Cow::Borrowed("")
+        } else {
+            event_type
         },
+        body: row.s("message"),
     }
 }
 
-fn version(row: &Row, now_ns: u64) -> Record {
+fn version<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
     use names::*;
     let cluster = row.s("cluster");
     let (kind, namespace, name, uid) = (
@@ -594,16 +647,6 @@ fn version(row: &Row, now_ns: u64) -> Record {
         row.s("uid"),
     );
     let rv = row.ns("resource_version");
-    let mut resource = cluster_resource(row, 5);
-    resource.extend([
-        kv(OBJECT_KIND, s(kind.clone())),
-        kv(OBJECT_NAME, s(name.clone())),
-        kv(OBJECT_UID, s(uid.clone())),
-        kv(OBJECT_API_VERSION, s(row.s("api_version"))),
-    ]);
-    if let Some(rv) = &rv {
-        resource.push(kv(OBJECT_RESOURCE_VERSION, s(rv.clone())));
-    }
     let record_uid = version_uid(
         &cluster,
         (&uid, &kind, &namespace, &name),
@@ -611,62 +654,57 @@ fn version(row: &Row, now_ns: u64) -> Record {
         row.i("at"),
         row.i("id"),
     );
-    let diff = row.ns("diff");
-    let mut attributes = vec![
-        kv(RECORD_UID, s(record_uid)),
-        kv("kubectl_diag.kind", s("version")),
-        kv(NAMESPACE_NAME, s(namespace.clone())),
-        kv("kubectl_diag.state", s(row.s("state"))),
-        kv("kubectl_diag.writers", s(row.s("writers"))),
-        kv("kubectl_diag.generation", i(row.i("generation"))),
-    ];
-    if let Some(og) = row.ni("observed_generation") {
-        attributes.push(kv("kubectl_diag.observed_generation", i(og)));
-    }
-    if let Some(d) = &diff {
-        attributes.push(kv("kubectl_diag.diff", s(d.clone())));
-    }
     let object = if namespace.is_empty() {
         format!("{kind} {name}")
     } else {
         format!("{kind} {namespace}/{name}")
     };
+    let diff = row.ns("diff");
     let body = match &diff {
         Some(_) => format!("{object} changed its spec"),
         None => format!("{object} changed"),
     };
-    Record {
+    let mut resource = cluster_resource(row, 5);
+    resource.extend([
+        (OBJECT_KIND, Val::S(kind)),
+        (OBJECT_NAME, Val::S(name)),
+        (OBJECT_UID, Val::S(uid)),
+        (OBJECT_API_VERSION, Val::S(row.s("api_version"))),
+    ]);
+    if let Some(rv) = rv {
+        resource.push((OBJECT_RESOURCE_VERSION, Val::S(rv)));
+    }
+    let mut attributes = vec![
+        (RECORD_UID, st(record_uid)),
+        ("kubectl_diag.kind", st("version")),
+        (NAMESPACE_NAME, Val::S(namespace)),
+        ("kubectl_diag.state", Val::S(row.s("state"))),
+        ("kubectl_diag.writers", Val::S(row.s("writers"))),
+        ("kubectl_diag.generation", Val::I(row.i("generation"))),
+    ];
+    if let Some(og) = row.ni("observed_generation") {
+        attributes.push(("kubectl_diag.observed_generation", Val::I(og)));
+    }
+    if let Some(d) = diff {
+        attributes.push(("kubectl_diag.diff", Val::S(d)));
+    }
+    Rec {
         resource,
-        record: LogRecord {
-            time_unix_nano: nanos(row.i("at")),
-            observed_time_unix_nano: now_ns,
-            severity_number: 9,
-            severity_text: "INFO".into(),
-            body: s(body),
-            attributes,
-            ..Default::default()
-        },
+        attributes,
+        time_unix_nano: nanos(row.i("at")),
+        observed_time_unix_nano: now_ns,
+        severity_number: 9,
+        severity_text: Cow::Borrowed("INFO"),
+        body: Cow::Owned(body),
     }
 }
 
-fn gap(row: &Row, now_ns: u64) -> Record {
+fn gap<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
     use names::*;
     let cluster = row.s("cluster");
     let (resource_name, reason) = (row.s("resource"), row.s("reason"));
     let (start, finish) = (row.i("start"), row.i("finish"));
     let detail = row.s("detail");
-    let attributes = vec![
-        kv(
-            RECORD_UID,
-            s(gap_uid(&cluster, &resource_name, start, &reason)),
-        ),
-        kv("kubectl_diag.kind", s("gap")),
-        kv("kubectl_diag.gap.start", s(rfc3339(start))),
-        kv("kubectl_diag.gap.end", s(rfc3339(finish))),
-        kv("kubectl_diag.gap.reason", s(reason.clone())),
-        kv("kubectl_diag.gap.resource", s(resource_name.clone())),
-        kv("kubectl_diag.gap.detail", s(detail.clone())),
-    ];
     let mut body = format!(
         "not recorded: {resource_name} from {} to {} ({reason})",
         rfc3339(start),
@@ -675,76 +713,91 @@ fn gap(row: &Row, now_ns: u64) -> Record {
     if !detail.is_empty() {
         body.push_str(&format!(": {detail}"));
     }
-    Record {
+    let attributes = vec![
+        (
+            RECORD_UID,
+            st(gap_uid(&cluster, &resource_name, start, &reason)),
+        ),
+        ("kubectl_diag.kind", st("gap")),
+        ("kubectl_diag.gap.start", st(rfc3339(start))),
+        ("kubectl_diag.gap.end", st(rfc3339(finish))),
+        ("kubectl_diag.gap.reason", Val::S(reason)),
+        ("kubectl_diag.gap.resource", Val::S(resource_name)),
+        ("kubectl_diag.gap.detail", Val::S(detail)),
+    ];
+    Rec {
         resource: cluster_resource(row, 0),
-        record: LogRecord {
-            time_unix_nano: nanos(start),
-            observed_time_unix_nano: now_ns,
-            severity_number: 13,
-            severity_text: "WARN".into(),
-            body: s(body),
-            attributes,
-            ..Default::default()
-        },
+        attributes,
+        time_unix_nano: nanos(start),
+        observed_time_unix_nano: now_ns,
+        severity_number: 13,
+        severity_text: Cow::Borrowed("WARN"),
+        body: Cow::Owned(body),
     }
 }
 
-/// The log records of a batch, in the order of its parts.
-pub fn records(batch: &Batch, now_ns: u64) -> Result<Vec<Record>, rowbinary::RowBinaryError> {
-    let mut out = Vec::new();
+/// Calls `each` with the log records of a batch, in the order of its parts.
+pub fn visit<'a>(
+    batch: &'a Batch,
+    now_ns: u64,
+    mut each: impl FnMut(Rec<'a>),
+) -> Result<(), rowbinary::RowBinaryError> {
     for part in &batch.parts {
-        let build: fn(&Row, u64) -> Record = match part.table.code {
-            CODE_OCCURRENCE => occurrence,
-            CODE_VERSION => version,
-            CODE_GAP => gap,
-            _ => continue,
-        };
+        let code = part.table.code;
+        if ![CODE_OCCURRENCE, CODE_VERSION, CODE_GAP].contains(&code) {
+            continue;
+        }
         let mut at = 0usize;
         let mut values = Vec::with_capacity(part.table.columns.len());
         for _ in 0..part.rows {
             values.clear();
             for (name, ty) in part.table.columns {
-                values.push(rowbinary::read(&part.data, &mut at, name, *ty)?);
+                values.push(rowbinary::read_ref(&part.data, &mut at, name, *ty)?);
             }
-            out.push(build(
-                &Row {
-                    table: part.table,
-                    values: &values,
-                },
-                now_ns,
-            ));
+            let row = Row {
+                table: part.table,
+                values: &values,
+            };
+            each(match code {
+                CODE_OCCURRENCE => occurrence(&row, now_ns),
+                CODE_VERSION => version(&row, now_ns),
+                _ => gap(&row, now_ns),
+            });
         }
     }
+    Ok(())
+}
+
+/// The log records of a batch as `opentelemetry-proto` messages, in the order of its parts.
+pub fn records(batch: &Batch, now_ns: u64) -> Result<Vec<Record>, rowbinary::RowBinaryError> {
+    let mut out = Vec::new();
+    visit(batch, now_ns, |r| out.push(r.to_prost()))?;
     Ok(out)
 }
 
-/// One request: records grouped by their resource (same attributes, one ResourceLogs).
+/// One request as `opentelemetry-proto` messages: records grouped by their
+/// resource (same attributes, one ResourceLogs). What [`Body`] writes, as
+/// prost would encode it.
 pub fn request(records: impl IntoIterator<Item = Record>) -> ExportLogsServiceRequest {
     let mut groups: Vec<ResourceLogs> = Vec::new();
     let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-    let mut key = Vec::new();
     for r in records {
-        // NB: the attributes encoded in place (no copy of them) name the group.
-        key.clear();
-        for a in &r.resource {
-            prost::encoding::encode_varint(a.encoded_len() as u64, &mut key);
-            a.encode_raw(&mut key);
+        let key = Resource {
+            attributes: r.resource.clone(),
+            ..Default::default()
         }
+        .encode_to_vec();
         let at = match index.get(key.as_slice()) {
             Some(at) => *at,
             None => {
-                index.insert(key.clone(), groups.len());
+                index.insert(key, groups.len());
                 groups.push(ResourceLogs {
                     resource: Some(Resource {
                         attributes: r.resource,
                         ..Default::default()
                     }),
                     scope_logs: vec![ScopeLogs {
-                        scope: Some(InstrumentationScope {
-                            name: "kubectl-diag".into(),
-                            version: env!("CARGO_PKG_VERSION").into(),
-                            ..Default::default()
-                        }),
+                        scope: Some(scope()),
                         ..Default::default()
                     }],
                     ..Default::default()
@@ -759,45 +812,175 @@ pub fn request(records: impl IntoIterator<Item = Record>) -> ExportLogsServiceRe
     }
 }
 
-/// `req` as protobuf, the bytes `req.encode_to_vec()` gives.
-///
-/// NB: prost sizes a nested message again at every level above it (a record's
-/// attribute values six times over), which was a sixth of the shipper's CPU; here
-/// each record is sized and written once, and the two levels above it are framed
-/// from the bytes already written.
-pub fn encode_request(req: &ExportLogsServiceRequest) -> Vec<u8> {
-    use prost::encoding::{WireType, encode_key, encode_varint, message};
-    fn frame(tag: u32, bytes: &[u8], out: &mut Vec<u8>) {
+fn scope() -> InstrumentationScope {
+    InstrumentationScope {
+        name: "kubectl-diag".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    }
+}
+
+/// Protobuf written straight from the records, as prost writes the
+/// `opentelemetry-proto` messages (fields in tag order, defaults left out).
+mod wire {
+    use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
+
+    use super::Val;
+
+    pub fn bytes_field(tag: u32, bytes: &[u8], out: &mut Vec<u8>) {
         encode_key(tag, WireType::LengthDelimited, out);
         encode_varint(bytes.len() as u64, out);
         out.extend_from_slice(bytes);
     }
-    let mut out = Vec::new();
-    let (mut rl_buf, mut sl_buf) = (Vec::new(), Vec::new());
-    for rl in &req.resource_logs {
-        rl_buf.clear();
-        if let Some(resource) = &rl.resource {
-            message::encode(1, resource, &mut rl_buf);
-        }
-        for sl in &rl.scope_logs {
-            sl_buf.clear();
-            if let Some(scope) = &sl.scope {
-                message::encode(1, scope, &mut sl_buf);
-            }
-            for record in &sl.log_records {
-                message::encode(2, record, &mut sl_buf);
-            }
-            if !sl.schema_url.is_empty() {
-                prost::encoding::string::encode(3, &sl.schema_url, &mut sl_buf);
-            }
-            frame(2, &sl_buf, &mut rl_buf);
-        }
-        if !rl.schema_url.is_empty() {
-            prost::encoding::string::encode(3, &rl.schema_url, &mut rl_buf);
-        }
-        frame(1, &rl_buf, &mut out);
+
+    fn field_len(len: usize) -> usize {
+        1 + encoded_len_varint(len as u64) + len
     }
-    out
+
+    fn any_len(v: &Val<'_>) -> usize {
+        match v {
+            Val::S(s) => field_len(s.len()),
+            Val::I(n) => 1 + encoded_len_varint(*n as u64),
+        }
+    }
+
+    /// An AnyValue as field `tag`.
+    pub fn any(tag: u32, v: &Val<'_>, out: &mut Vec<u8>) {
+        encode_key(tag, WireType::LengthDelimited, out);
+        encode_varint(any_len(v) as u64, out);
+        match v {
+            Val::S(s) => bytes_field(1, s.as_bytes(), out),
+            Val::I(n) => {
+                encode_key(3, WireType::Varint, out);
+                encode_varint(*n as u64, out);
+            }
+        }
+    }
+
+    /// A KeyValue as field `tag`.
+    pub fn key_value(tag: u32, key: &str, v: &Val<'_>, out: &mut Vec<u8>) {
+        let key_len = if key.is_empty() {
+            0
+        } else {
+            field_len(key.len())
+        };
+        encode_key(tag, WireType::LengthDelimited, out);
+        encode_varint((key_len + field_len(any_len(v))) as u64, out);
+        if !key.is_empty() {
+            bytes_field(1, key.as_bytes(), out);
+        }
+        any(2, v, out);
+    }
+
+    pub fn fixed64(tag: u32, n: u64, out: &mut Vec<u8>) {
+        if n != 0 {
+            encode_key(tag, WireType::SixtyFourBit, out);
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    pub fn varint(tag: u32, n: u64, out: &mut Vec<u8>) {
+        if n != 0 {
+            encode_key(tag, WireType::Varint, out);
+            encode_varint(n, out);
+        }
+    }
+
+    /// The framing of a length-delimited field of `len` bytes.
+    pub fn frame(tag: u32, len: usize, out: &mut Vec<u8>) {
+        encode_key(tag, WireType::LengthDelimited, out);
+        encode_varint(len as u64, out);
+    }
+
+    pub fn framed_len(len: usize) -> usize {
+        field_len(len)
+    }
+}
+
+/// The body of one ExportLogsServiceRequest, written record by record: each
+/// record's resource is written once as the key of its group, each record
+/// once into its group, and both copied once more into the body.
+///
+/// NB: before, records were built as `opentelemetry-proto` messages (a String
+/// per attribute, from a copy of the row read back from a copy of the SQLite
+/// row) and encoded by prost; at 1,000 records a second that made the
+/// shipper cost a third more CPU than recording alone (issue 32).
+pub struct Body {
+    groups: Vec<(Vec<u8>, Vec<u8>)>,
+    index: HashMap<Vec<u8>, usize>,
+    key: Vec<u8>,
+    scratch: Vec<u8>,
+    scope: Vec<u8>,
+    /// Records written since the last [`Body::finish`].
+    pub records: usize,
+}
+
+impl Default for Body {
+    fn default() -> Body {
+        Body {
+            groups: Vec::new(),
+            index: HashMap::new(),
+            key: Vec::new(),
+            scratch: Vec::new(),
+            scope: scope().encode_to_vec(),
+            records: 0,
+        }
+    }
+}
+
+impl Body {
+    pub fn push(&mut self, r: &Rec<'_>) {
+        self.key.clear();
+        for (k, v) in &r.resource {
+            wire::key_value(1, k, v, &mut self.key);
+        }
+        let at = match self.index.get(self.key.as_slice()) {
+            Some(at) => *at,
+            None => {
+                self.index.insert(self.key.clone(), self.groups.len());
+                self.groups.push((self.key.clone(), Vec::new()));
+                self.groups.len() - 1
+            }
+        };
+        let out = &mut self.scratch;
+        out.clear();
+        wire::fixed64(1, r.time_unix_nano, out);
+        wire::varint(2, r.severity_number as u64, out);
+        if !r.severity_text.is_empty() {
+            wire::bytes_field(3, r.severity_text.as_bytes(), out);
+        }
+        wire::any(5, &Val::S(Cow::Borrowed(&r.body)), out);
+        for (k, v) in &r.attributes {
+            wire::key_value(6, k, v, out);
+        }
+        wire::fixed64(11, r.observed_time_unix_nano, out);
+        wire::bytes_field(2, out, &mut self.groups[at].1);
+        self.records += 1;
+    }
+
+    /// The request body of what was pushed since the last call; starts over.
+    pub fn finish(&mut self) -> Vec<u8> {
+        let scope_len = wire::framed_len(self.scope.len());
+        let size: usize = self
+            .groups
+            .iter()
+            .map(|(res, recs)| res.len() + recs.len() + scope_len + 16)
+            .sum();
+        let mut out = Vec::with_capacity(size);
+        for (resource, records) in self.groups.drain(..) {
+            let scope_logs = scope_len + records.len();
+            let resource_logs = wire::framed_len(resource.len()) + wire::framed_len(scope_logs);
+            wire::frame(1, resource_logs, &mut out);
+            wire::frame(1, resource.len(), &mut out);
+            out.extend_from_slice(&resource);
+            wire::frame(2, scope_logs, &mut out);
+            wire::bytes_field(1, &self.scope, &mut out);
+            out.extend_from_slice(&records);
+        }
+        self.index.clear();
+        self.records = 0;
+        out
+    }
 }
 
 // ---------------------------------------------------------------- the client
@@ -853,7 +1036,8 @@ impl Otlp {
 
     /// An empty request: the endpoint answers, and takes our headers.
     pub async fn probe(&self) -> Result<(), ChError> {
-        self.post(&ExportLogsServiceRequest::default(), 0).await
+        self.post(&ExportLogsServiceRequest::default().encode_to_vec(), 0)
+            .await
     }
 
     /// Sends a batch's records, [`RECORDS_PER_REQUEST`] a request; Ok only
@@ -866,21 +1050,33 @@ impl Otlp {
                 .unwrap_or(0),
         )
         .unwrap_or(u64::MAX);
-        let all = records(batch, now_ns).map_err(|e| ChError::Refused {
+        // NB: the bodies are written before the first is sent: a row that
+        // cannot be read back fails the batch before any of it goes.
+        let mut body = Body::default();
+        let mut bodies = Vec::new();
+        visit(batch, now_ns, |r| {
+            body.push(&r);
+            if body.records == RECORDS_PER_REQUEST {
+                bodies.push((body.finish(), RECORDS_PER_REQUEST));
+            }
+        })
+        .map_err(|e| ChError::Refused {
             url: self.url.shown(),
             detail: format!("a row of the outbox cannot be read back: {e}"),
             hint: "",
         })?;
-        let mut all = all.into_iter().peekable();
-        while all.peek().is_some() {
-            let chunk: Vec<Record> = all.by_ref().take(RECORDS_PER_REQUEST).collect();
-            let n = chunk.len();
-            self.post(&request(chunk), n).await?;
+        if body.records > 0 {
+            let n = body.records;
+            bodies.push((body.finish(), n));
+        }
+        for (bytes, n) in bodies {
+            self.post(&bytes, n).await?;
         }
         Ok(())
     }
 
-    async fn post(&self, req: &ExportLogsServiceRequest, records: usize) -> Result<(), ChError> {
+    /// Posts one request body (protobuf, gzipped here).
+    async fn post(&self, protobuf: &[u8], records: usize) -> Result<(), ChError> {
         let shown = self.url.shown();
         let unavailable = |detail: String| ChError::Unavailable {
             url: shown.clone(),
@@ -889,7 +1085,7 @@ impl Otlp {
         let body = {
             use std::io::Write as _;
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-            gz.write_all(&encode_request(req))
+            gz.write_all(protobuf)
                 .and_then(|()| gz.finish())
                 .map_err(|e| unavailable(format!("compressing: {e}")))?
         };
@@ -1141,8 +1337,8 @@ mod tests {
         let mut data = Vec::new();
         for (name, ty) in table.columns {
             let v = match ty {
-                Ty::Str => Value::Text(format!("{name}-value")),
-                _ => Value::Integer(match *name {
+                Ty::Str => rusqlite::types::Value::Text(format!("{name}-value")),
+                _ => rusqlite::types::Value::Integer(match *name {
                     "count" => 4,
                     "n" => 2,
                     _ => 1_700_000_000_000,
@@ -1228,41 +1424,100 @@ mod tests {
         );
     }
 
-    #[test]
-    fn records_of_one_resource_share_one_resource_logs() {
-        let r = |obj: &str| Record {
-            resource: vec![kv("k8s.object.name", s(obj))],
-            record: LogRecord::default(),
+    /// Records of three resources, one of them twice, with every kind of value.
+    fn three_resources() -> Vec<Rec<'static>> {
+        let r = |obj: &'static str, n: i64| Rec {
+            resource: vec![("k8s.object.name", st(obj)), ("n", Val::I(n))],
+            attributes: vec![
+                ("a", st("x")),
+                ("b", Val::I(n)),
+                ("c", st("")),
+                ("d", Val::I(-3)),
+                ("", st("no key")),
+            ],
+            time_unix_nano: 7,
+            observed_time_unix_nano: 11,
+            severity_number: 13,
+            severity_text: Cow::Borrowed("Warning"),
+            body: Cow::Owned(format!("{obj} {n}")),
         };
-        let req = request([r("a"), r("b"), r("a")]);
-        assert_eq!(req.resource_logs.len(), 2);
-        assert_eq!(req.resource_logs[0].scope_logs[0].log_records.len(), 2);
+        vec![r("a", 1), r("b", 2), r("a", 1), r("c", 300)]
     }
 
     #[test]
-    fn requests_encode_as_prost_encodes_them() {
-        let r = |obj: &str, n: i64| Record {
-            resource: vec![kv("k8s.object.name", s(obj)), kv("n", i(n))],
-            record: LogRecord {
-                time_unix_nano: 7,
-                observed_time_unix_nano: 11,
-                severity_number: 13,
-                severity_text: "Warning".into(),
-                body: s(format!("{obj} {n}")),
-                attributes: vec![kv("a", s("x")), kv("b", i(n)), kv("c", None)],
-                ..Default::default()
-            },
+    fn records_of_one_resource_share_one_resource_logs() {
+        let req = request(three_resources().iter().map(Rec::to_prost));
+        assert_eq!(req.resource_logs.len(), 3);
+        assert_eq!(req.resource_logs[0].scope_logs[0].log_records.len(), 2);
+    }
+
+    /// The body written straight from the records is, byte for byte, what
+    /// prost writes for the `opentelemetry-proto` messages of the same records.
+    #[test]
+    fn bodies_encode_as_prost_encodes_the_messages() {
+        let recs = three_resources();
+        let mut body = Body::default();
+        for r in &recs {
+            body.push(r);
+        }
+        assert_eq!(body.records, 4);
+        let want = request(recs.iter().map(Rec::to_prost)).encode_to_vec();
+        assert_eq!(body.finish(), want);
+        // It starts over, and an empty one is the empty request.
+        assert_eq!(body.records, 0);
+        assert_eq!(
+            body.finish(),
+            ExportLogsServiceRequest::default().encode_to_vec()
+        );
+        // Defaults are left out as prost leaves them out; long values take longer lengths.
+        let plain = Rec {
+            resource: vec![],
+            attributes: vec![("long", st("y".repeat(300)))],
+            time_unix_nano: 0,
+            observed_time_unix_nano: 0,
+            severity_number: 0,
+            severity_text: Cow::Borrowed(""),
+            body: Cow::Borrowed(""),
         };
-        let mut req = request([r("a", 1), r("b", 2), r("a", 1), r("c", 300)]);
-        assert_eq!(encode_request(&req), req.encode_to_vec());
-        req.resource_logs[1].schema_url = "https://opentelemetry.io/schemas/1.0".into();
-        req.resource_logs[0].scope_logs[0].schema_url = "s".into();
-        req.resource_logs[2].resource = None;
-        req.resource_logs[2].scope_logs[0].scope = None;
-        req.resource_logs[2].scope_logs.push(ScopeLogs::default());
-        assert_eq!(encode_request(&req), req.encode_to_vec());
-        let empty = ExportLogsServiceRequest::default();
-        assert_eq!(encode_request(&empty), empty.encode_to_vec());
+        body.push(&plain);
+        body.push(&recs[1]);
+        let want = request([plain.to_prost(), recs[1].to_prost()]).encode_to_vec();
+        assert_eq!(body.finish(), want);
+    }
+
+    /// A batch of real rows (occurrences, versions, gaps) written both ways.
+    #[test]
+    fn a_batch_encodes_as_prost_encodes_its_records() {
+        let mut parts = Vec::new();
+        for table in OTLP_TABLES {
+            let mut data = Vec::new();
+            for row in 0..3i64 {
+                for (name, ty) in table.columns {
+                    let v = match ty {
+                        Ty::Str => rusqlite::types::Value::Text(format!("{name}-{}", row % 2)),
+                        Ty::NStr | Ty::NInt if row == 1 => rusqlite::types::Value::Null,
+                        Ty::NStr => rusqlite::types::Value::Text(format!("{name}-é")),
+                        _ => rusqlite::types::Value::Integer(1_700_000_000_000 + row),
+                    };
+                    rowbinary::write(&mut data, name, *ty, &v).unwrap();
+                }
+            }
+            parts.push(super::super::outbox::Part {
+                table,
+                rows: 3,
+                data,
+            });
+        }
+        let batch = Batch {
+            first: 1,
+            last: 9,
+            parts,
+        };
+        let mut body = Body::default();
+        visit(&batch, 42, |r| body.push(&r)).unwrap();
+        assert_eq!(body.records, 9);
+        let want = request(records(&batch, 42).unwrap()).encode_to_vec();
+        assert_eq!(body.finish(), want);
     }
 
     /// A server answering each request with the next of `answers` (status line, headers, body).

@@ -118,10 +118,13 @@ pub fn take(
         let (mut data, mut count) = (Vec::new(), 0usize);
         while let Some(row) = rows.next()? {
             for (i, (name, ty)) in table.columns.iter().enumerate() {
-                let v: rusqlite::types::Value = row.get(i)?;
-                rowbinary::write(&mut data, name, *ty, &v).map_err(|source| OutboxError::Row {
-                    table: table.name,
-                    source,
+                // NB: borrowed, not copied: 17 of an occurrence's 23 columns are text.
+                let v = row.get_ref(i)?;
+                rowbinary::write_ref(&mut data, name, *ty, v).map_err(|source| {
+                    OutboxError::Row {
+                        table: table.name,
+                        source,
+                    }
                 })?;
             }
             count += 1;

@@ -2,7 +2,7 @@
 //! read from SQLite are written as the ClickHouse table declares them, and
 //! rows read back (`--store`) are turned into SQLite values again.
 
-use rusqlite::types::Value;
+use rusqlite::types::{Value, ValueRef};
 
 use super::tables::Ty;
 
@@ -19,13 +19,13 @@ pub enum RowBinaryError {
     Truncated { column: &'static str },
 }
 
-fn kind(v: &Value) -> &'static str {
+fn kind(v: ValueRef<'_>) -> &'static str {
     match v {
-        Value::Null => "NULL",
-        Value::Integer(_) => "an integer",
-        Value::Real(_) => "a real",
-        Value::Text(_) => "text",
-        Value::Blob(_) => "a blob",
+        ValueRef::Null => "NULL",
+        ValueRef::Integer(_) => "an integer",
+        ValueRef::Real(_) => "a real",
+        ValueRef::Text(_) => "text",
+        ValueRef::Blob(_) => "a blob",
     }
 }
 
@@ -48,9 +48,19 @@ pub fn write(
     ty: Ty,
     value: &Value,
 ) -> Result<(), RowBinaryError> {
+    write_ref(out, column, ty, ValueRef::from(value))
+}
+
+/// [`write`] of a value borrowed from SQLite's row (no copy of its text).
+pub fn write_ref(
+    out: &mut Vec<u8>,
+    column: &'static str,
+    ty: Ty,
+    value: ValueRef<'_>,
+) -> Result<(), RowBinaryError> {
     let nullable = matches!(ty, Ty::NStr | Ty::NInt | Ty::NTime);
     if nullable {
-        if matches!(value, Value::Null) {
+        if matches!(value, ValueRef::Null) {
             out.push(1);
             return Ok(());
         }
@@ -63,28 +73,31 @@ pub fn write(
     };
     match ty {
         Ty::Str | Ty::NStr => {
+            let digits;
             let bytes: &[u8] = match value {
-                Value::Text(s) => s.as_bytes(),
-                Value::Blob(b) => b,
+                ValueRef::Text(b) | ValueRef::Blob(b) => b,
                 // NB: its digits, not an error: SQLite keeps a number given to
                 // an untyped column (an Event's name, a uid) as an integer.
-                Value::Integer(i) => return write(out, column, ty, &Value::Text(i.to_string())),
+                ValueRef::Integer(i) => {
+                    digits = i.to_string();
+                    digits.as_bytes()
+                }
                 _ => return Err(wrong("text")),
             };
             varint(out, bytes.len() as u64);
             out.extend_from_slice(bytes);
         }
         Ty::Int | Ty::NInt | Ty::Time | Ty::NTime | Ty::Ver => {
-            let Value::Integer(i) = value else {
+            let ValueRef::Integer(i) = value else {
                 return Err(wrong("an integer"));
             };
             out.extend_from_slice(&i.to_le_bytes());
         }
         Ty::Flag => {
-            let Value::Integer(i) = value else {
+            let ValueRef::Integer(i) = value else {
                 return Err(wrong("an integer"));
             };
-            out.push(u8::from(*i != 0));
+            out.push(u8::from(i != 0));
         }
     }
     Ok(())
@@ -115,6 +128,40 @@ pub fn read_bytes<'a>(
     let s = bytes.get(*at..end).ok_or_else(short)?;
     *at = end;
     Ok(s)
+}
+
+/// Reads one value of type `ty` at `*at`, moving `*at` past it, borrowing
+/// its text from `bytes` (no copy until the caller makes one).
+pub fn read_ref<'a>(
+    bytes: &'a [u8],
+    at: &mut usize,
+    column: &'static str,
+    ty: Ty,
+) -> Result<ValueRef<'a>, RowBinaryError> {
+    let short = || RowBinaryError::Truncated { column };
+    let nullable = matches!(ty, Ty::NStr | Ty::NInt | Ty::NTime);
+    if nullable {
+        let flag = *bytes.get(*at).ok_or_else(short)?;
+        *at += 1;
+        if flag == 1 {
+            return Ok(ValueRef::Null);
+        }
+    }
+    match ty {
+        Ty::Str | Ty::NStr => Ok(ValueRef::Text(read_bytes(bytes, at, column)?)),
+        Ty::Int | Ty::NInt | Ty::Time | Ty::NTime | Ty::Ver => {
+            let s = bytes.get(*at..*at + 8).ok_or_else(short)?;
+            *at += 8;
+            Ok(ValueRef::Integer(i64::from_le_bytes(
+                s.try_into().unwrap_or([0; 8]),
+            )))
+        }
+        Ty::Flag => {
+            let b = *bytes.get(*at).ok_or_else(short)?;
+            *at += 1;
+            Ok(ValueRef::Integer(i64::from(b)))
+        }
+    }
 }
 
 /// Reads one value of type `ty` at `*at`, moving `*at` past it.
@@ -193,6 +240,12 @@ mod tests {
         assert_eq!(at, out.len());
         let mut at = 0;
         assert!(read(&out[..3], &mut at, "a", Ty::Str).is_err());
+        let mut at = 0;
+        let borrowed: Vec<Value> = cols
+            .iter()
+            .map(|(n, t)| Value::try_from(read_ref(&out, &mut at, n, *t).unwrap()).unwrap())
+            .collect();
+        assert_eq!(borrowed, row);
     }
 
     #[test]
