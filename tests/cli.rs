@@ -327,6 +327,10 @@ fn refused_flags_and_bad_values_are_usage_errors_that_name_the_flag() {
             &["record", "--retain", "30"],
             &["--retain", "not a duration"],
         ),
+        (
+            &["record", "--commit-every", "6m"],
+            &["--commit-every", "'6m' is too long: at most 5m"],
+        ),
         (&["sql", "SELECT 1", "--timeout", "soon"], &["--timeout"]),
         (&["export", "--since", "then"], &["--since"]),
         (
