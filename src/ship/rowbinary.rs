@@ -171,33 +171,12 @@ pub fn read(
     column: &'static str,
     ty: Ty,
 ) -> Result<Value, RowBinaryError> {
-    let short = || RowBinaryError::Truncated { column };
-    let nullable = matches!(ty, Ty::NStr | Ty::NInt | Ty::NTime);
-    if nullable {
-        let flag = *bytes.get(*at).ok_or_else(short)?;
-        *at += 1;
-        if flag == 1 {
-            return Ok(Value::Null);
-        }
-    }
-    match ty {
-        Ty::Str | Ty::NStr => {
-            let s = read_bytes(bytes, at, column)?;
-            Ok(Value::Text(String::from_utf8_lossy(s).into_owned()))
-        }
-        Ty::Int | Ty::NInt | Ty::Time | Ty::NTime | Ty::Ver => {
-            let s = bytes.get(*at..*at + 8).ok_or_else(short)?;
-            *at += 8;
-            Ok(Value::Integer(i64::from_le_bytes(
-                s.try_into().unwrap_or([0; 8]),
-            )))
-        }
-        Ty::Flag => {
-            let b = *bytes.get(*at).ok_or_else(short)?;
-            *at += 1;
-            Ok(Value::Integer(i64::from(b)))
-        }
-    }
+    Ok(match read_ref(bytes, at, column, ty)? {
+        ValueRef::Text(s) => Value::Text(String::from_utf8_lossy(s).into_owned()),
+        ValueRef::Integer(i) => Value::Integer(i),
+        // NB: read_ref gives nothing else.
+        _ => Value::Null,
+    })
 }
 
 #[cfg(test)]
