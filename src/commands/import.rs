@@ -1208,7 +1208,11 @@ pub fn run(
 ) -> anyhow::Result<u8> {
     let given = args.taken_at;
     let path = crate::paths::db_path(global.db.as_ref());
-    let conn = store::Recording::open(&path, Mode::Write)?;
+    let mut conn = store::Recording::open(&path, Mode::Write)?;
+    // A recorder writing this file holds its transaction for up to a minute:
+    // while the file is locked, ask it to commit (`store::ask`).
+    store::ask::ask_while_busy(conn.connection_mut(), &path)
+        .map_err(|e| store::StoreError::query("busy handler", &path, e))?;
     let now = chrono::Utc::now().timestamp_millis();
     // An audit log may go into a recorded cluster (its writes are matched by
     // resourceVersion); anything else is kept apart from recorded clusters.

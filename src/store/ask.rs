@@ -67,6 +67,55 @@ pub fn ask_to_commit(db: &Path) -> Asked {
     }
 }
 
+/// How long a writer other than the recorder ([`ask_while_busy`]) waits for
+/// the write lock, asking all along.
+pub const WAIT_FOR_LOCK: Duration = Duration::from_secs(30);
+
+thread_local! {
+    /// The recording whose recorder this thread's busy writer asks.
+    static BUSY_ASKS: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+    /// When this thread's current wait for the lock began.
+    static BUSY_SINCE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// Makes `conn`, a writer other than the recorder (`import`), ask the
+/// recorder writing `db` to commit whenever it finds the file locked, and
+/// try again at once, for up to [`WAIT_FOR_LOCK`].
+///
+/// NB: a recorder holds its transaction for up to --commit-every (a minute by
+/// default), longer than SQLite's busy timeout. Asked, it commits and lets
+/// the lock go until its next change arrives, which may be a millisecond
+/// later: one ask before BEGIN could lose that race, an ask at every busy
+/// retry wins it. Never on the recorder's own connection: it would ask itself.
+pub fn ask_while_busy(conn: &mut rusqlite::Connection, db: &Path) -> rusqlite::Result<()> {
+    BUSY_ASKS.with(|p| *p.borrow_mut() = Some(db.to_path_buf()));
+    conn.busy_handler(Some(on_busy))
+}
+
+fn on_busy(attempt: i32) -> bool {
+    let now = std::time::Instant::now();
+    let since = BUSY_SINCE.with(|s| {
+        if attempt == 0 || s.get().is_none() {
+            s.set(Some(now));
+        }
+        s.get().unwrap_or(now)
+    });
+    if now.duration_since(since) > WAIT_FOR_LOCK {
+        return false;
+    }
+    if attempt > 0 {
+        // Another writer than a recorder (a second import), or the race lost:
+        // a short pause, then ask again.
+        std::thread::sleep(Duration::from_millis((5 * attempt as u64).min(50)));
+    }
+    BUSY_ASKS.with(|p| {
+        if let Some(db) = p.borrow().as_deref() {
+            ask_to_commit(db);
+        }
+    });
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

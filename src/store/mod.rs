@@ -176,6 +176,11 @@ impl Recording {
         &self.conn
     }
 
+    /// The connection, to set what only a `&mut` may (a busy handler).
+    pub fn connection_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -494,9 +499,9 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
             open_read_only(path)
         }
         Mode::Write => {
-            if exists {
-                inspect(path)?;
-            } else {
+            // Whether the file holds no table yet (new, or empty).
+            let fresh = !exists || inspect(path)? == Found::Empty;
+            if !exists {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                     std::fs::create_dir_all(dir).map_err(|source| StoreError::Open {
                         path: path.to_path_buf(),
@@ -551,10 +556,18 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
             // pages that every batch dirties are copied back once per checkpoint, and
             // into a DB of 10 M occurrences commits took 14.1 s instead of 21.7 s per
             // million changes. `record` lowers it under a small --max-db-size.
+            // NB: only on a fresh file: on one that has tables, setting auto_vacuum
+            // (even to what it is) waits for the write lock, which a recorder may
+            // hold for up to its --commit-every, a minute by default.
+            if fresh {
+                conn.execute_batch(
+                    "PRAGMA page_size = 4096;
+                     PRAGMA auto_vacuum = INCREMENTAL;",
+                )
+                .map_err(sqlite)?;
+            }
             conn.execute_batch(
-                "PRAGMA page_size = 4096;
-                 PRAGMA auto_vacuum = INCREMENTAL;
-                 PRAGMA journal_mode = WAL;
+                "PRAGMA journal_mode = WAL;
                  PRAGMA synchronous = NORMAL;
                  PRAGMA wal_autocheckpoint = 40000;
                  PRAGMA cache_size = -16384;
