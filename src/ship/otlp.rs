@@ -19,8 +19,12 @@ use http_body_util::{BodyExt as _, Full};
 use opentelemetry_proto::tonic::collector::logs::v1::{
     ExportLogsServiceRequest, ExportLogsServiceResponse,
 };
-use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
+use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
+#[cfg(test)]
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+#[cfg(test)]
 use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+#[cfg(test)]
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use prost::Message as _;
 use rusqlite::types::ValueRef;
@@ -408,6 +412,8 @@ pub struct Rec<'a> {
     pub body: Cow<'a, str>,
 }
 
+// NB: the messages are the tests' yardstick only: requests are written by [`Body`].
+#[cfg(test)]
 impl Rec<'_> {
     /// The record and its resource as the `opentelemetry-proto` messages.
     pub fn to_prost(&self) -> Record {
@@ -565,6 +571,7 @@ impl<'a> Row<'_, 'a> {
 }
 
 /// A record and the resource it belongs to, as `opentelemetry-proto` messages.
+#[cfg(test)]
 pub struct Record {
     pub resource: Vec<KeyValue>,
     pub record: LogRecord,
@@ -769,6 +776,7 @@ pub fn visit<'a>(
 }
 
 /// The log records of a batch as `opentelemetry-proto` messages, in the order of its parts.
+#[cfg(test)]
 pub fn records(batch: &Batch, now_ns: u64) -> Result<Vec<Record>, rowbinary::RowBinaryError> {
     let mut out = Vec::new();
     visit(batch, now_ns, |r| out.push(r.to_prost()))?;
@@ -778,6 +786,7 @@ pub fn records(batch: &Batch, now_ns: u64) -> Result<Vec<Record>, rowbinary::Row
 /// One request as `opentelemetry-proto` messages: records grouped by their
 /// resource (same attributes, one ResourceLogs). What [`Body`] writes, as
 /// prost would encode it.
+#[cfg(test)]
 pub fn request(records: impl IntoIterator<Item = Record>) -> ExportLogsServiceRequest {
     let mut groups: Vec<ResourceLogs> = Vec::new();
     let mut index: HashMap<Vec<u8>, usize> = HashMap::new();

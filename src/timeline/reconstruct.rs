@@ -606,6 +606,14 @@ mod tests {
     use super::*;
     use crate::model::{Condition, ObjectRef, OwnerRef};
 
+    /// The first extra entry of `reason`; panics naming it when there is none.
+    fn extra<'a>(r: &'a Reconstruction, reason: &str) -> &'a Entry {
+        r.extra
+            .iter()
+            .find(|e| e.reason == reason)
+            .unwrap_or_else(|| panic!("no {reason} entry in {:?}", r.extra))
+    }
+
     fn live(kind: &str, name: &str, created: i64) -> LiveObject {
         LiveObject {
             object: RecordedObject {
@@ -716,11 +724,7 @@ mod tests {
         let mut cron = live("CronJob", "nightly", 1_000);
         cron.object.state.last_schedule = Some(60_000);
         let r = reconstruct(&[cron]);
-        let e = r
-            .extra
-            .iter()
-            .find(|e| e.reason == "LastSchedule")
-            .expect("the last schedule");
+        let e = extra(&r, "LastSchedule");
         assert_eq!((e.at_ms, e.certainty), (60_000, Some("last")));
         assert_eq!(
             e.message,
@@ -745,7 +749,7 @@ mod tests {
         node.heartbeat = Some((10_000, 40));
         let r = reconstruct(&[hpa, node]);
         let line = |reason: &str| {
-            let e = r.extra.iter().find(|e| e.reason == reason).unwrap();
+            let e = extra(&r, reason);
             (e.at_ms, e.certainty.unwrap(), e.message.clone())
         };
         assert_eq!(
@@ -810,11 +814,7 @@ mod tests {
         )];
         let objects = vec![d, replica_set("checkout-a", 1, 1_000, "shop:1")];
         let r = reconstruct(&objects);
-        let e = r
-            .extra
-            .iter()
-            .find(|e| e.reason == "TemplateChanged")
-            .expect("the unrevisioned template");
+        let e = extra(&r, "TemplateChanged");
         assert_eq!((e.at_ms, e.certainty), (60_000, Some("last")));
         assert_eq!(e.writers, vec!["ci-bot".to_string()]);
         assert_eq!(
@@ -876,7 +876,7 @@ mod tests {
             "{}",
             gap.message
         );
-        let last = r.extra.iter().find(|e| e.reason == "Terminated").unwrap();
+        let last = extra(&r, "Terminated");
         assert_eq!((last.at_ms, last.certainty), (90_000, Some("exact")));
         assert_eq!(
             last.message,
