@@ -1239,9 +1239,10 @@ pub fn run(
                 continue;
             }
         };
-        // NB: a recorder writing this file holds its transaction for up to
-        // --commit-every; asked, it commits and lets the write lock go until
-        // its next change arrives, which gives this import's BEGIN its turn.
+        // NB: a recorder writing this file holds what it received in an open
+        // transaction for up to --commit-every; asked, it commits, so that what
+        // this import merges with (an audit log's recorded versions) is all
+        // there. Waiting for its lock is the busy handler's (`ask_while_busy`).
         let _ = crate::store::ask::ask_to_commit(&path);
         if starts_like_audit(&mut reader) {
             failed += audit::import(&mut writer, file, reader, keep, &args.cluster, out, err)?;
