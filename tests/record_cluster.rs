@@ -493,6 +493,77 @@ async fn a_second_recorder_on_the_same_db_refuses() {
     assert!(stop(first).success());
 }
 
+/// Two clusters into one file: the other cluster's recorder holds its write
+/// transaction for up to a minute and answers the file's socket. Stands in
+/// for it here: a connection that holds the lock and commits only when asked.
+/// Regression: the second recorder failed with "database is locked".
+#[tokio::test]
+async fn a_recorder_sharing_its_file_asks_the_other_recorder_for_the_lock() {
+    use kubectl_diag::store::ask::{ANSWER, REQUEST, socket_path};
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    let ns = TestNamespace::new("rec-share").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    record_once(&db, &ns.name);
+    let (stopping, asks) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let listener = std::os::unix::net::UnixListener::bind(socket_path(&db)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.busy_timeout(Duration::from_secs(10)).unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let other = {
+        let (stopping, asks) = (stopping.clone(), asks.clone());
+        std::thread::spawn(move || {
+            while !stopping.load(Ordering::Relaxed) {
+                let Ok((mut s, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                };
+                s.set_nonblocking(false).unwrap();
+                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+                let mut request = [0u8; REQUEST.len()];
+                if s.read_exact(&mut request).is_err() || request != REQUEST {
+                    continue;
+                }
+                conn.execute_batch("COMMIT").unwrap();
+                let _ = s.write_all(ANSWER);
+                asks.fetch_add(1, Ordering::Relaxed);
+                // Like a recorder, it opens its next transaction when its next change comes.
+                std::thread::sleep(Duration::from_millis(50));
+                conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+            }
+            conn.execute_batch("COMMIT").unwrap();
+        })
+    };
+    let recorder = start_recorder(&db, &ns.name).await;
+    let api: Api<Event> = Api::namespaced(ns.client.clone(), &ns.name);
+    create_single(&api, &ns.name, "shared-file").await;
+    wait_until(
+        Duration::from_secs(30),
+        "the Event committed by the recorder sharing the file",
+        || {
+            let db = db.clone();
+            async move { committed_occurrences(&db) >= 1 }
+        },
+    )
+    .await;
+    assert!(stop(recorder).success());
+    stopping.store(true, Ordering::Relaxed);
+    other.join().unwrap();
+    assert!(asks.load(Ordering::Relaxed) > 0, "the recorder never asked");
+    let lines = export(&db);
+    assert_eq!(
+        total_occurrences(&lines, &ns.name),
+        BTreeMap::from([("shared-file".to_string(), 1)])
+    );
+}
+
 #[tokio::test]
 async fn unknown_context_and_unwritable_db_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();

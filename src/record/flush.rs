@@ -35,6 +35,12 @@ pub const DEFAULT_COMMIT_EVERY: Duration = Duration::from_secs(60);
 /// window (issues 31 and 32: at most 5 s to the store).
 pub const DEFAULT_COMMIT_EVERY_SHIPPING: Duration = Duration::from_secs(5);
 
+/// The longest window of a recorder that shares its file with another
+/// recorder (two clusters into one file), which answers for the file: this
+/// one asks it to commit when it needs the lock, and holds the lock itself no
+/// longer than this, well inside the other's busy timeout.
+pub const SHARED_COMMIT_EVERY: Duration = Duration::from_secs(1);
+
 /// The longest `--commit-every`. A session declares its window, and a recorder
 /// on another host counts it as alive while its heartbeat is younger than the
 /// window plus `store::session::REMOTE_SESSION_TIMEOUT_MS`; an open transaction

@@ -659,8 +659,47 @@ async fn record(
         (Some(discovered), types)
     };
     let path = crate::paths::db_path(global.db.as_ref());
-    let db = store::Recording::open(&path, Mode::Write)?;
+    let mut db = store::Recording::open(&path, Mode::Write)?;
     let now = now_ms();
+    db.refuse_if_recorded(&cluster_uid, now)?;
+    // Readers ask for a commit through a socket beside the file (`ask`). NB:
+    // bound before the first write: a recorder of another cluster that
+    // answers for this file holds its transaction for up to a minute, so this
+    // one asks it whenever it needs the lock (the connection keeps the busy
+    // handler on the writer thread) and commits within a second itself.
+    // `--once` commits as it ends and answers nobody.
+    let bound = if args.once {
+        Ok(None)
+    } else {
+        ask::Socket::bind(&path).await
+    };
+    let socket = match bound {
+        Ok(Some(socket)) => Some(socket),
+        Ok(None) => {
+            if args.verbose && !args.once {
+                writeln!(
+                    err,
+                    "another recorder answers readers of {}: they ask it, not this one",
+                    path.display()
+                )?;
+            }
+            None
+        }
+        // NB: not fatal: readers then see what was committed, at most
+        // --commit-every old (a path too long for a socket address, say).
+        Err(e) => {
+            writeln!(
+                err,
+                "warning: {e}; readers see what is committed, at most --commit-every old"
+            )?;
+            None
+        }
+    };
+    let shares_file = socket.is_none() && store::ask::socket_path(&path).exists();
+    if shares_file {
+        store::ask::ask_while_busy(db.connection_mut(), &path)
+            .context("setting up the wait for the other recorder of this file")?;
+    }
     let cluster = db.register_cluster(&cluster_uid, &conn.context, &conn.server, now)?;
 
     // --ship: the schema made or checked (a refusal stops here, before any
@@ -796,6 +835,11 @@ async fn record(
         None if args.ship.is_empty() => flush::DEFAULT_COMMIT_EVERY,
         None => flush::DEFAULT_COMMIT_EVERY_SHIPPING,
     };
+    let commit_every = if shares_file {
+        commit_every.min(flush::SHARED_COMMIT_EVERY)
+    } else {
+        commit_every
+    };
     let start = db.start_session(cluster, &cluster_uid, mode, now)?;
     // NB: before the first heartbeat, so that a recorder on another host never
     // judges this session by a window it did not declare.
@@ -890,29 +934,7 @@ async fn record(
                 }
             })
         };
-        // Readers ask for a commit through a socket beside the file (`ask`).
-        let asking = match ask::Socket::bind(&path).await {
-            Ok(Some(socket)) => Some(tokio::spawn(socket.serve(tx.downgrade()))),
-            Ok(None) => {
-                if args.verbose {
-                    writeln!(
-                        err,
-                        "another recorder answers readers of {}: they ask it, not this one",
-                        path.display()
-                    )?;
-                }
-                None
-            }
-            // NB: not fatal: readers then see what was committed, at most
-            // --commit-every old (a path too long for a socket address, say).
-            Err(e) => {
-                writeln!(
-                    err,
-                    "warning: {e}; readers see what is committed, at most --commit-every old"
-                )?;
-                None
-            }
-        };
+        let asking = socket.map(|socket| tokio::spawn(socket.serve(tx.downgrade())));
         if let Some(addr) = listen {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await

@@ -71,16 +71,22 @@ pub fn ask_to_commit(db: &Path) -> Asked {
 /// the write lock, asking all along.
 pub const WAIT_FOR_LOCK: Duration = Duration::from_secs(30);
 
+/// The recording whose recorder a busy writer of this process asks.
+///
+/// NB: process-wide, not per thread: the recorder sets it up on the thread
+/// that opens the file and its writer thread waits on the lock. A process
+/// writes one recording; a stale path only makes an ask that nobody answers.
+static BUSY_ASKS: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
 thread_local! {
-    /// The recording whose recorder this thread's busy writer asks.
-    static BUSY_ASKS: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
     /// When this thread's current wait for the lock began.
     static BUSY_SINCE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
 }
 
-/// Makes `conn`, a writer other than the recorder (`import`), ask the
-/// recorder writing `db` to commit whenever it finds the file locked, and
-/// try again at once, for up to [`WAIT_FOR_LOCK`].
+/// Makes `conn`, a writer other than the recorder that answers for `db`
+/// (`import`, or a recorder of another cluster into the same file), ask that
+/// recorder to commit whenever it finds the file locked, and try again at
+/// once, for up to [`WAIT_FOR_LOCK`].
 ///
 /// NB: a recorder holds its transaction for up to --commit-every (a minute by
 /// default), longer than SQLite's busy timeout. Asked, it commits and lets
@@ -88,7 +94,9 @@ thread_local! {
 /// later: one ask before BEGIN could lose that race, an ask at every busy
 /// retry wins it. Never on the recorder's own connection: it would ask itself.
 pub fn ask_while_busy(conn: &mut rusqlite::Connection, db: &Path) -> rusqlite::Result<()> {
-    BUSY_ASKS.with(|p| *p.borrow_mut() = Some(db.to_path_buf()));
+    if let Ok(mut asks) = BUSY_ASKS.lock() {
+        *asks = Some(db.to_path_buf());
+    }
     conn.busy_handler(Some(on_busy))
 }
 
@@ -108,11 +116,10 @@ fn on_busy(attempt: i32) -> bool {
         // a short pause, then ask again.
         std::thread::sleep(Duration::from_millis((5 * attempt as u64).min(50)));
     }
-    BUSY_ASKS.with(|p| {
-        if let Some(db) = p.borrow().as_deref() {
-            ask_to_commit(db);
-        }
-    });
+    let db = BUSY_ASKS.lock().ok().and_then(|p| p.clone());
+    if let Some(db) = db {
+        ask_to_commit(&db);
+    }
     true
 }
 
@@ -139,6 +146,36 @@ mod tests {
         drop(UnixListener::bind(socket_path(&db)).unwrap());
         assert_eq!(ask_to_commit(&db), Asked::NoRecorder);
         assert!(start.elapsed() < WAIT, "{:?}", start.elapsed());
+    }
+
+    /// A writer waiting on another thread than the one that set it up still
+    /// asks: the recorder's writer thread, behind another recorder of the file.
+    #[test]
+    fn a_busy_writer_asks_the_recorder_holding_the_lock_from_any_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("diag.db");
+        let holder = rusqlite::Connection::open(&db).unwrap();
+        holder
+            .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1);")
+            .unwrap();
+        let listener = UnixListener::bind(socket_path(&db)).unwrap();
+        // The recorder holding the lock: commits when asked, as its writer would.
+        let recorder = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut request = [0u8; REQUEST.len()];
+            s.read_exact(&mut request).unwrap();
+            holder.execute_batch("COMMIT").unwrap();
+            s.write_all(ANSWER).unwrap();
+        });
+        let mut waiter = rusqlite::Connection::open(&db).unwrap();
+        ask_while_busy(&mut waiter, &db).unwrap();
+        // NB: the holder commits only when asked: without the ask this waits
+        // WAIT_FOR_LOCK and fails.
+        std::thread::spawn(move || waiter.execute("INSERT INTO t VALUES (2)", []).map(|_| ()))
+            .join()
+            .unwrap()
+            .unwrap();
+        recorder.join().unwrap();
     }
 
     #[test]

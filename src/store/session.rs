@@ -11,6 +11,7 @@ const SQL_SESSION_HEARTBEAT: &str = include_str!("../../queries/store/session_he
 const SQL_SESSION_WINDOW: &str = include_str!("../../queries/store/session_window.sql");
 const SQL_SESSION_STOP: &str = include_str!("../../queries/store/session_stop.sql");
 const SQL_SESSION_OPEN: &str = include_str!("../../queries/store/session_open.sql");
+const SQL_SESSION_OPEN_OF_UID: &str = include_str!("../../queries/store/session_open_of_uid.sql");
 const SQL_SESSION_CLOSE_DEAD: &str = include_str!("../../queries/store/session_close_dead.sql");
 const SQL_SESSION_PREVIOUS_END: &str = include_str!("../../queries/store/session_previous_end.sql");
 const SQL_GAP_INSERT: &str = include_str!("../../queries/store/gap_insert.sql");
@@ -65,6 +66,24 @@ fn local_recorder_alive(pid: i64) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|cmd| String::from_utf8_lossy(&cmd).contains("kubectl-diag"))
         .unwrap_or(false)
+}
+
+/// Whether an unstopped session of `other_pid` on `other_host` still runs,
+/// judged from this process (`pid` on `host`) at `now`.
+fn session_alive(
+    now: i64,
+    host: &str,
+    pid: i64,
+    other_host: &str,
+    other_pid: i64,
+    heartbeat: i64,
+    window: i64,
+) -> bool {
+    if other_host == host {
+        other_pid != pid && local_recorder_alive(other_pid)
+    } else {
+        remote_session_alive(now, heartbeat, window)
+    }
 }
 
 /// The start of a session, and what it found about its predecessors.
@@ -136,6 +155,41 @@ impl Recording {
         Ok(())
     }
 
+    /// Refuses, with [`StoreError::Busy`], when a live recorder already
+    /// records the cluster `cluster_uid` into this file; reads only.
+    ///
+    /// NB: a recorder holds its write transaction for up to --commit-every (a
+    /// minute by default). [`Recording::start_session`] decides the same under
+    /// the write lock, but a second recorder would wait for that lock longer
+    /// than SQLite's busy timeout and fail with "database is locked" instead
+    /// of naming the recorder in its way.
+    pub fn refuse_if_recorded(&self, cluster_uid: &str, now: i64) -> Result<(), StoreError> {
+        let host = hostname();
+        let pid = i64::from(std::process::id());
+        let open: Vec<(i64, String, i64, i64, i64)> = self
+            .conn
+            .prepare_cached(SQL_SESSION_OPEN_OF_UID)
+            .and_then(|mut st| {
+                st.query_map(named_params! {":uid": cluster_uid}, |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect()
+            })
+            .map_err(self.q("session lookup"))?;
+        for (_, other_host, other_pid, heartbeat, window) in open {
+            if session_alive(now, &host, pid, &other_host, other_pid, heartbeat, window) {
+                return Err(StoreError::Busy {
+                    path: self.path.clone(),
+                    cluster: cluster_uid.to_string(),
+                    host: other_host,
+                    pid: other_pid,
+                    age_s: (now - heartbeat) / 1000,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Starts a session, refusing when another live recorder writes the same
     /// cluster into this file. A session left open by a recorder that died is
     /// closed at its last heartbeat.
@@ -159,12 +213,7 @@ impl Recording {
                 })
                 .map_err(self.q("session lookup"))?;
             for (id, other_host, other_pid, heartbeat, window) in open {
-                let alive = if other_host == host {
-                    other_pid != pid && local_recorder_alive(other_pid)
-                } else {
-                    remote_session_alive(now, heartbeat, window)
-                };
-                if alive {
+                if session_alive(now, &host, pid, &other_host, other_pid, heartbeat, window) {
                     return Err(StoreError::Busy {
                         path: self.path.clone(),
                         cluster: cluster_uid.to_string(),
@@ -300,6 +349,29 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, StoreError::Busy { .. }), "{err}");
         assert!(err.to_string().contains("elsewhere"));
+    }
+
+    /// Regression: a second recorder failed with "database is locked" while
+    /// the first held its minute-long transaction, instead of naming it.
+    #[test]
+    fn a_second_recorder_is_named_while_the_first_holds_the_write_lock() {
+        let (_dir, w) = crate::store::testing::recording();
+        let (rec, conn, cluster) = (w.recording(), w.connection(), w.cluster());
+        conn.execute(
+            "INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, mode)
+             VALUES (?1, 'elsewhere', 7, 'x', 0, 9000, 'watch')",
+            rusqlite::params![cluster],
+        )
+        .unwrap();
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let second = Recording::open(rec.path(), crate::store::Mode::Write).unwrap();
+        let err = second.refuse_if_recorded("uid", 10_000).unwrap_err();
+        assert!(matches!(err, StoreError::Busy { pid: 7, .. }), "{err}");
+        // Another cluster's uid, or a stopped session: nothing in the way.
+        second.refuse_if_recorded("other-uid", 10_000).unwrap();
+        conn.execute_batch("UPDATE recorder_sessions SET stopped = 9500; COMMIT")
+            .unwrap();
+        second.refuse_if_recorded("uid", 10_000).unwrap();
     }
 
     #[test]
