@@ -178,16 +178,21 @@ impl Recording {
             .map_err(self.q("session lookup"))?;
         for (_, other_host, other_pid, heartbeat, window) in open {
             if session_alive(now, &host, pid, &other_host, other_pid, heartbeat, window) {
-                return Err(StoreError::Busy {
-                    path: self.path.clone(),
-                    cluster: cluster_uid.to_string(),
-                    host: other_host,
-                    pid: other_pid,
-                    age_s: (now - heartbeat) / 1000,
-                });
+                return Err(self.busy(cluster_uid, other_host, other_pid, now - heartbeat));
             }
         }
         Ok(())
+    }
+
+    /// The refusal naming the live recorder `pid` on `host`, last seen `age_ms` ago.
+    fn busy(&self, cluster_uid: &str, host: String, pid: i64, age_ms: i64) -> StoreError {
+        StoreError::Busy {
+            path: self.path.clone(),
+            cluster: cluster_uid.to_string(),
+            host,
+            pid,
+            age_s: age_ms / 1000,
+        }
     }
 
     /// Starts a session, refusing when another live recorder writes the same
@@ -214,13 +219,7 @@ impl Recording {
                 .map_err(self.q("session lookup"))?;
             for (id, other_host, other_pid, heartbeat, window) in open {
                 if session_alive(now, &host, pid, &other_host, other_pid, heartbeat, window) {
-                    return Err(StoreError::Busy {
-                        path: self.path.clone(),
-                        cluster: cluster_uid.to_string(),
-                        host: other_host,
-                        pid: other_pid,
-                        age_s: (now - heartbeat) / 1000,
-                    });
+                    return Err(self.busy(cluster_uid, other_host, other_pid, now - heartbeat));
                 }
                 conn.prepare_cached(SQL_SESSION_CLOSE_DEAD)
                     .and_then(|mut st| st.execute(named_params! {":id": id}))
