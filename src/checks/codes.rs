@@ -94,10 +94,11 @@ pub enum Code {
     R001,
     R002,
     R003,
+    R004,
 }
 
 impl Code {
-    pub const ALL: [Code; 15] = [
+    pub const ALL: [Code; 16] = [
         Code::C001,
         Code::F001,
         Code::F002,
@@ -113,6 +114,7 @@ impl Code {
         Code::R001,
         Code::R002,
         Code::R003,
+        Code::R004,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -132,6 +134,7 @@ impl Code {
             Code::R001 => "R001",
             Code::R002 => "R002",
             Code::R003 => "R003",
+            Code::R004 => "R004",
         }
     }
 
@@ -144,7 +147,7 @@ impl Code {
             Code::G001 | Code::G002 => Check::Generation,
             Code::S001 => Check::Scheduling,
             Code::P001 => Check::Pods,
-            Code::R001 | Code::R002 | Code::R003 => Check::Progress,
+            Code::R001 | Code::R002 | Code::R003 | Code::R004 => Check::Progress,
         }
     }
 
@@ -164,7 +167,8 @@ impl Code {
             | Code::S001
             | Code::P001
             | Code::R001
-            | Code::R003 => Severity::Warning,
+            | Code::R003
+            | Code::R004 => Severity::Warning,
         }
     }
 
@@ -203,6 +207,9 @@ impl Code {
             Code::R002 => "A Job failed, or runs no Pod; why, from its conditions and its Pods.",
             Code::R003 => {
                 "An object's Ready-like condition is False or Unknown (or a Stalled-like one True) past `--stuck-after`."
+            }
+            Code::R004 => {
+                "An object its controllers keep warning about: a Warning Event that recurs and no other finding explains, quoted."
             }
         }
     }

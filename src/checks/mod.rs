@@ -15,6 +15,7 @@ pub mod progress;
 pub mod scheduling;
 pub mod scheduling_causes;
 pub mod scheduling_message;
+pub mod warned;
 
 use serde::Serialize;
 
@@ -393,7 +394,11 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
         if !chosen(selected).any(|c| c == Check::Pods) {
             pod_findings.extend(pods::check(snapshot, options));
         }
-        let progress = progress::check(snapshot, options, &pod_findings);
+        let mut progress = progress::check(snapshot, options, &pod_findings);
+        // NB: after every other check: R004 speaks only of what none tells of.
+        let mut told = progress.clone();
+        told.extend(report.findings.iter().cloned());
+        progress.extend(warned::check(snapshot, &told));
         report.findings.splice(0..0, progress);
         drop_explained_storms(&mut report.findings);
     }

@@ -371,12 +371,27 @@ impl<'a> Index<'a> {
 
 /// What a Warning Event says, for the first screen.
 fn event_text(reason: &str, message: &str) -> (String, bool) {
-    if reason == "FailedCreate"
-        && let Some(r) = causes::refusal(message)
-    {
-        return (r.text, true);
+    // NB: any FailedCreate says the Pods are not created, whatever the words
+    // (`pods "x" is invalid: …`, an apiserver timeout): the known refusals are
+    // read, the rest quoted.
+    if reason == "FailedCreate" {
+        return match causes::refusal(message) {
+            Some(r) => (r.text, true),
+            None => (cut(causes::api_error(message)), true),
+        };
     }
     (cut(message), false)
+}
+
+/// Whether waiting cannot mend what leads: the apiserver refused the Pods
+/// again and again (or the controller keeps a `ReplicaFailure` condition), or
+/// the controller that would act is gone. Such a stall is reported at once,
+/// not after `--stuck-after`: in its first minutes it is just as stuck.
+fn waiting_cannot_mend(lead: Option<&Evidence>) -> bool {
+    lead.is_some_and(|e| {
+        e.reason == CONTROLLER_DOWN
+            || (e.refused && (e.count >= 2 || e.reason.starts_with("ReplicaFailure")))
+    })
 }
 
 /// The findings, given the `scheduling` and `pods` findings of the same
@@ -595,7 +610,8 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             .or_else(|| earliest(list.iter().map(|e| Some(e.first))))
             .or(st.object.generation_since)
             .or(st.object.created);
-        if since.is_some_and(|t| s.at - t < o.stuck_after_ms) {
+        if !waiting_cannot_mend(list.first()) && since.is_some_and(|t| s.at - t < o.stuck_after_ms)
+        {
             continue;
         }
         let how_long = since
@@ -1023,6 +1039,28 @@ mod tests {
 
     #[test]
     fn a_stall_younger_than_stuck_after_is_not_reported() {
+        // Pods that start but are not ready yet: waiting may well mend it.
+        let mut snap = quota_blocked();
+        snap.at = 3 * MIN;
+        snap.objects[0].created = Some(2 * MIN);
+        snap.objects[1].created = Some(2 * MIN);
+        snap.events = vec![warning(
+            "Pod",
+            "search-5d8f6c-abcde",
+            "Unhealthy",
+            "Readiness probe failed: HTTP probe failed with statuscode: 503",
+            4,
+        )];
+        for e in &mut snap.events {
+            e.first = 2 * MIN;
+        }
+        assert!(check(&snap, &Options::default(), &[]).is_empty());
+    }
+
+    /// Regression (session 16's note): a Deployment whose Pods the apiserver
+    /// refuses said nothing in `check` for its first five minutes.
+    #[test]
+    fn a_refusal_younger_than_stuck_after_is_reported_at_once() {
         let mut snap = quota_blocked();
         snap.at = 3 * MIN;
         snap.objects[0].created = Some(2 * MIN);
@@ -1030,7 +1068,32 @@ mod tests {
         for e in &mut snap.events {
             e.first = 2 * MIN;
         }
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .summary
+                .contains("3 Pod(s) not created: exceeded quota pods-cap"),
+            "{}",
+            found[0].summary
+        );
+        // One refusal, not yet retried, may be a blip.
+        snap.events[0].count = 1;
         assert!(check(&snap, &Options::default(), &[]).is_empty());
+    }
+
+    #[test]
+    fn a_failed_create_no_rule_reads_still_says_the_pods_are_not_created() {
+        let mut snap = quota_blocked();
+        snap.events[0].message = "Error creating: pods \"search-5d8f6c-x\" is invalid: spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1".into();
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.contains(
+                "3 Pod(s) not created: pods \"search-5d8f6c-x\" is invalid: spec.containers[0]"
+            ),
+            "{}",
+            found[0].summary
+        );
     }
 
     #[test]
