@@ -231,6 +231,13 @@ pub struct Snapshot {
     /// Kind by resource plural (`deployments.apps` -> `Deployment`), to name
     /// a refusal's object.
     pub kinds: std::collections::HashMap<String, String>,
+    /// Whether `objects` holds every Node of the cluster (a live listing, a
+    /// recording that holds Nodes): a Node a Pod names that is not among them
+    /// does not exist. False for a reconstruction, which reads a few by name.
+    pub all_nodes: bool,
+    /// Objects a fact names that the apiserver answered "not found" for
+    /// (a reconstruction's GET of a Pod's Node): known not to exist.
+    pub absent: Vec<ObjectRef>,
 }
 
 /// The chosen checks (all when `selected` is empty) that could examine none of

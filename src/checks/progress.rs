@@ -383,6 +383,43 @@ fn event_text(reason: &str, message: &str) -> (String, bool) {
     (cut(message), false)
 }
 
+/// Why a running Pod is not ready, from its Ready condition and its
+/// containers: `running, not ready: web (its readiness probe does not pass)`,
+/// or the readiness gate the kubelet names. None when it is ready, or when a
+/// container waits or ended (P001 and the exit code tell of those).
+pub fn unready_text(s: &ObjectState) -> Option<String> {
+    let ready = condition(s, "Ready").filter(|c| c.status != "True")?;
+    if s.containers.iter().any(|c| !c.init && c.state != "running") {
+        return None;
+    }
+    let unready: Vec<&str> = s
+        .containers
+        .iter()
+        .filter(|c| !c.init && !c.ready)
+        .map(|c| c.name.as_str())
+        .collect();
+    let said = [ready.reason.as_str(), ready.message.as_str()]
+        .into_iter()
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(": ");
+    Some(if unready.is_empty() {
+        // Every container is ready: a readiness gate (or the kubelet's view) holds it.
+        format!("running, not ready: Ready=False ({})", cut(&said))
+    } else {
+        format!(
+            "running, not ready: {} (its readiness or startup probe does not pass){}",
+            unready.join(", "),
+            // NB: the kubelet's own `ContainersNotReady` only lists the names again.
+            if said.is_empty() || ready.reason == "ContainersNotReady" {
+                String::new()
+            } else {
+                format!("; Ready=False ({})", cut(&said))
+            }
+        )
+    })
+}
+
 /// Whether waiting cannot mend what leads: the apiserver refused the Pods
 /// again and again (or the controller keeps a `ReplicaFailure` condition), or
 /// the controller that would act is gone. Such a stall is reported at once,
@@ -431,6 +468,16 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
         return Vec::new();
     }
     let stalled: HashSet<Key> = stalls.iter().map(|st| key(st.object)).collect();
+    let nodes: HashSet<&str> = s
+        .objects
+        .iter()
+        .filter(|o| o.object.kind == "Node")
+        .map(|o| o.object.name.as_str())
+        .collect();
+    let no_such_node = |name: &str| {
+        (s.all_nodes && !nodes.contains(name))
+            || s.absent.iter().any(|r| r.kind == "Node" && r.name == name)
+    };
     let mut evidence: HashMap<Key, Vec<Evidence>> = HashMap::new();
     let mut add = |objects: Vec<&'a RecordedObject>, e: Evidence| {
         for o in objects {
@@ -516,6 +563,68 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
                     count: 1,
                     first: c.last_transition.unwrap_or(s.at),
                     last: c.last_transition.unwrap_or(s.at),
+                    refused: false,
+                    finding: false,
+                    also: Vec::new(),
+                },
+            );
+        }
+        // NB: a Pod bound to a Node the cluster does not have (its spec.nodeName
+        // names it, or the Node was deleted) is never run, and no component
+        // says so: the scheduler never saw it, the kubelet does not exist, and
+        // the pod garbage collector deletes it without an Event, so its
+        // controller makes another, for ever. Only said when the Nodes were
+        // all read, or the apiserver said this one is not found.
+        if object.object.kind == "Pod"
+            && !st.node_name.is_empty()
+            && st.deletion.is_none()
+            && st.phase == "Pending"
+            && no_such_node(&st.node_name)
+        {
+            add(
+                index.chain(object),
+                Evidence {
+                    rank: 2,
+                    via: format!("Pod/{}", object.object.name),
+                    reason: "NodeNotFound".to_string(),
+                    text: format!(
+                        "bound to Node {}, which does not exist (deleted, or named in spec.nodeName): nothing runs it",
+                        st.node_name
+                    ),
+                    count: 1,
+                    first: object.created.unwrap_or(s.at),
+                    last: s.at,
+                    refused: false,
+                    finding: false,
+                    also: Vec::new(),
+                },
+            );
+        }
+        // A Pod that runs but is not ready: its Ready condition says which
+        // containers (or which readiness gate); the probe's own words are in
+        // its Unhealthy Events while they last, which rank alike and lead by count.
+        if object.object.kind == "Pod"
+            && st.deletion.is_none()
+            && st.phase == "Running"
+            && let Some(text) = unready_text(st)
+        {
+            let ready = condition(st, "Ready");
+            add(
+                index.chain(object),
+                Evidence {
+                    rank: 4,
+                    via: format!("Pod/{}", object.object.name),
+                    reason: ready
+                        .map(|c| c.reason.clone())
+                        .filter(|r| !r.is_empty())
+                        .unwrap_or_else(|| "NotReady".to_string()),
+                    text,
+                    count: 1,
+                    first: ready
+                        .and_then(|c| c.last_transition)
+                        .or(object.created)
+                        .unwrap_or(s.at),
+                    last: s.at,
                     refused: false,
                     finding: false,
                     also: Vec::new(),
@@ -1055,6 +1164,102 @@ mod tests {
             e.first = 2 * MIN;
         }
         assert!(check(&snap, &Options::default(), &[]).is_empty());
+    }
+
+    #[test]
+    fn pods_that_run_but_are_not_ready_say_which_container_or_gate() {
+        let mut snap = quota_blocked();
+        snap.events.clear();
+        let mut pod = owned(
+            object("Pod", "shop", "search-5d8f6c-abcde"),
+            "ReplicaSet",
+            "search-5d8f6c",
+        );
+        pod.created = Some(MIN);
+        pod.state.phase = "Running".into();
+        pod.state.node_name = "n1".into();
+        pod.state.conditions = vec![condition(
+            "Ready",
+            "False",
+            "ContainersNotReady",
+            "containers with unready status: [web]",
+        )];
+        pod.state.containers = vec![crate::model::ContainerState {
+            name: "web".into(),
+            state: "running".into(),
+            ..Default::default()
+        }];
+        snap.objects.push(pod.clone());
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.ends_with(
+                "ContainersNotReady on Pod/search-5d8f6c-abcde: running, not ready: web (its readiness or startup probe does not pass)"
+            ),
+            "{}",
+            found[0].summary
+        );
+        // Every container ready, a readiness gate unmet: the kubelet's words.
+        let gated = snap.objects.last_mut().unwrap();
+        gated.state.containers[0].ready = true;
+        gated.state.conditions = vec![condition(
+            "Ready",
+            "False",
+            "ReadinessGatesNotReady",
+            "corresponding condition of pod readiness gate \"example.com/lb\" does not exist.",
+        )];
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.ends_with(
+                "running, not ready: Ready=False (ReadinessGatesNotReady: corresponding condition of pod readiness gate \"example.com/lb\" does not exist.)"
+            ),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    #[test]
+    fn a_pod_bound_to_a_node_that_does_not_exist_is_the_cause() {
+        let mut snap = quota_blocked();
+        snap.events.clear();
+        let mut pod = owned(
+            object("Pod", "shop", "search-5d8f6c-abcde"),
+            "ReplicaSet",
+            "search-5d8f6c",
+        );
+        pod.created = Some(MIN);
+        pod.state.phase = "Pending".into();
+        pod.state.node_name = "node-that-is-gone".into();
+        snap.objects.push(pod.clone());
+        // Nothing is said while the Nodes were not all read.
+        snap.objects.push(object("Node", "", "kwok-small"));
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.contains("no cause stated"),
+            "{}",
+            found[0].summary
+        );
+        snap.all_nodes = true;
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.contains("which does not exist"),
+            "{}",
+            found[0].summary
+        );
+        // A reconstruction reads a few Nodes by name: a 404 says it.
+        snap.all_nodes = false;
+        snap.absent = vec![crate::model::ObjectRef {
+            kind: "Node".into(),
+            name: "node-that-is-gone".into(),
+            ..Default::default()
+        }];
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.ends_with(
+                "Pod/search-5d8f6c-abcde: bound to Node node-that-is-gone, which does not exist (deleted, or named in spec.nodeName): nothing runs it"
+            ),
+            "{}",
+            found[0].summary
+        );
     }
 
     /// Regression (session 16's note): a Deployment whose Pods the apiserver

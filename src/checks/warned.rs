@@ -83,12 +83,33 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             .push(e);
     }
     let mut found = Vec::new();
-    for (_, mut list) in by_object {
-        let last = list.iter().map(|e| e.last.min(s.at)).max().unwrap_or(0);
-        if s.at - last > RECENT_MS || !list.iter().any(|e| recurs(e)) {
+    for (_, events) in by_object {
+        // The same words from several Events (a CronJob's refusal names each
+        // Job it tried: one Event a Job) are one cause, counted.
+        let mut list: Vec<(SnapEvent, String)> = Vec::new();
+        for e in events {
+            let w = words(e);
+            match list
+                .iter_mut()
+                .find(|(x, xw)| x.reason == e.reason && *xw == w)
+            {
+                Some((x, _)) => {
+                    x.count = x.count.max(1) + e.count.max(1);
+                    x.first = x.first.min(e.first);
+                    x.last = x.last.max(e.last);
+                }
+                None => list.push((e.clone(), w)),
+            }
+        }
+        let last = list
+            .iter()
+            .map(|(e, _)| e.last.min(s.at))
+            .max()
+            .unwrap_or(0);
+        if s.at - last > RECENT_MS || !list.iter().any(|(e, _)| recurs(e)) {
             continue;
         }
-        list.sort_by_key(|e| {
+        list.sort_by_key(|(e, _)| {
             (
                 !recurs(e),
                 causes::rank(&e.reason),
@@ -96,8 +117,12 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
                 std::cmp::Reverse(e.last),
             )
         });
-        let head = list[0];
-        let since = list.iter().map(|e| e.first).min().unwrap_or(head.first);
+        let (head, head_words) = &list[0];
+        let since = list
+            .iter()
+            .map(|(e, _)| e.first)
+            .min()
+            .unwrap_or(head.first);
         let span = if head.last > head.first {
             format!(" over {}", human_duration(head.last.min(s.at) - head.first))
         } else {
@@ -108,15 +133,15 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             head.reason,
             head.count.max(1),
             human_duration((s.at - head.last).max(0)),
-            words(head)
+            head_words
         );
         let object: &ObjectRef = &head.involved;
         let via = format!("{}/{}", object.kind, object.name);
         let details = json!({
             "cause": cause,
-            "causes": list.iter().map(|e| json!({
+            "causes": list.iter().map(|(e, w)| json!({
                 "object": via, "reason": e.reason, "count": e.count.max(1),
-                "message": words(e), "last": crate::units::rfc3339(e.last),
+                "message": w, "last": crate::units::rfc3339(e.last),
             })).collect::<Vec<_>>(),
             "explains": [via],
             "reporting": head.reporting,
@@ -196,6 +221,36 @@ mod tests {
             "FailedCreate ×12 over 11m (last 1m ago): not created: exceeded quota no-jobs (count/jobs.batch: used 0, hard 0, requested 1)"
         );
         assert_eq!(f[0].since_ms, Some(NOW - 12 * MIN));
+    }
+
+    #[test]
+    fn the_same_refusal_of_each_job_is_one_cause_counted() {
+        let refused = |job: &str, count: i64, last: i64| {
+            let mut e = warning(
+                "CronJob",
+                "nightly",
+                "FailedCreate",
+                &format!(
+                    "Error creating job: jobs.batch \"{job}\" is forbidden: exceeded quota: no-jobs, requested: count/jobs.batch=1, used: count/jobs.batch=0, limited: count/jobs.batch=0"
+                ),
+                count,
+            );
+            e.last = last;
+            e
+        };
+        let s = snapshot(vec![
+            refused("nightly-1", 14, NOW - 2 * MIN),
+            refused("nightly-2", 1, NOW - MIN),
+        ]);
+        let f = check(&s, &[]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].details["causes"].as_array().unwrap().len(), 1);
+        assert!(
+            f[0].summary
+                .starts_with("FailedCreate ×15 over 11m (last 1m ago)"),
+            "{}",
+            f[0].summary
+        );
     }
 
     #[test]

@@ -846,6 +846,7 @@ fn present(
             .collect(),
         has_objects: true,
         events: fetched.snap_events.clone(),
+        absent: fetched.absent.clone(),
         window_ms: 10 * 60_000,
         ..crate::checks::Snapshot::default()
     };

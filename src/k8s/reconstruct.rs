@@ -27,6 +27,8 @@ pub struct Fetched {
     /// The control plane's leader Leases (`kube-system`): whether the
     /// controllers that would act on the chain are running at all.
     pub leases: Vec<RecordedObject>,
+    /// What the chain names that the apiserver says does not exist (a Pod's Node).
+    pub absent: Vec<crate::model::ObjectRef>,
 }
 
 /// At most this many Nodes of the chain's Pods are read.
@@ -340,8 +342,18 @@ pub async fn fetch(
             )
         });
         for (node, depth) in nodes {
-            let Ok(n) = node_api.get(&node).await else {
-                continue;
+            let n = match node_api.get(&node).await {
+                Ok(n) => n,
+                Err(kube::Error::Api(e)) if e.code == 404 => {
+                    fetched.absent.push(crate::model::ObjectRef {
+                        api_version: "v1".into(),
+                        kind: "Node".into(),
+                        name: node,
+                        ..Default::default()
+                    });
+                    continue;
+                }
+                Err(_) => continue,
             };
             let mut live = live_object(
                 serde_json::to_value(n).unwrap_or_default(),

@@ -558,6 +558,7 @@ pub async fn live(
         snapshot.window_ms = sample.as_millis() as i64;
     }
     progress(show, format_args!(""));
+    snapshot.all_nodes = snapshot.examined.iter().any(|t| t == "nodes");
     Ok(snapshot)
 }
 

@@ -189,8 +189,12 @@ impl Recording {
                 })
                 .collect()
         };
+        // NB: the recorder watches a type whole, so a recording that holds
+        // Nodes holds every Node it saw; one gone by `at` is not in `objects`.
+        let all_nodes = has_objects && objects.iter().any(|o| o.object.kind == "Node");
         Ok(Snapshot {
             at,
+            all_nodes,
             objects,
             has_objects,
             events,
@@ -205,6 +209,7 @@ impl Recording {
             failing: Vec::new(),
             refusals,
             kinds,
+            absent: Vec::new(),
         })
     }
 }

@@ -178,6 +178,11 @@ fn not_ready_reason(s: &ObjectState) -> String {
     if s.node_name.is_empty() {
         return "not scheduled".into();
     }
+    if s.phase == "Running"
+        && let Some(text) = crate::checks::progress::unready_text(s)
+    {
+        return text;
+    }
     format!(
         "phase {}",
         if s.phase.is_empty() {

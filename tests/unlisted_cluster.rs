@@ -1,0 +1,267 @@
+//! Incidents no check was written for, against the real cluster with no
+//! recording: the cause must still be on the first screen (25 lines) of
+//! `check` at its defaults and of `timeline`, read from what the cluster
+//! states (a controller's Warnings on any kind, a refusal's words, a Pod's
+//! Ready condition, the Node a Pod names).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{TestNamespace, apply, kubectl, wait_until};
+
+/// The first screen of `kubectl-diag ARGS` with no recording; `check` may exit 1.
+fn first_screen(data: &std::path::Path, args: &[&str]) -> String {
+    let (code, stdout, stderr) = common::diag_no_recording(data, args);
+    assert!(matches!(code, Some(0 | 1)), "{args:?}: {stderr}\n{stdout}");
+    stdout.lines().take(25).collect::<Vec<_>>().join("\n")
+}
+
+/// Waits until the first screen of `args` holds every text of `expected`.
+async fn until_on_first_screen(data: &std::path::Path, args: &[&str], expected: &[&str]) {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let want: Vec<String> = expected.iter().map(|e| e.to_string()).collect();
+    let data = data.to_path_buf();
+    let mut last = String::new();
+    let found = tokio::time::timeout(Duration::from_secs(120), async {
+        loop {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            last = first_screen(&data, &a);
+            if want.iter().all(|w| last.contains(w.as_str())) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    })
+    .await;
+    assert!(
+        found.is_ok(),
+        "{args:?}: not all of {expected:?} on the first screen:\n{last}"
+    );
+}
+
+/// A CronJob whose Jobs a ResourceQuota refuses has neither replicas nor
+/// conditions: before R004, `check` said nothing of it at all.
+#[tokio::test]
+async fn a_cronjob_whose_jobs_a_quota_refuses_is_named_by_check_and_timeline() {
+    let ns = TestNamespace::new("unl-cron").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: v1
+kind: ResourceQuota
+metadata: {name: no-jobs}
+spec: {hard: {count/jobs.batch: "0"}}
+"#,
+    );
+    // NB: the quota's status must be computed before the CronJob fires, or the
+    // first Job is admitted.
+    wait_until(Duration::from_secs(30), "the quota's status", || async {
+        let q: k8s_openapi::api::core::v1::ResourceQuota = ns.api().get("no-jobs").await.unwrap();
+        q.status.and_then(|s| s.hard).is_some()
+    })
+    .await;
+    apply(
+        n,
+        r#"apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: report, image: "report:1"}]
+"#,
+    );
+    let quota =
+        "not created: exceeded quota no-jobs (count/jobs.batch: used 0, hard 0, requested 1)";
+    // At check's defaults (--stuck-after 5m): a refusal repeated is news at once.
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s"],
+        &["R004", "CronJob/nightly", "FailedCreate ×", quota],
+    )
+    .await;
+    let timeline = first_screen(data.path(), &["timeline", "cronjob/nightly", "-n", n]);
+    assert!(
+        timeline.contains(&format!("Why:     FailedCreate ×")) && timeline.contains(quota),
+        "{timeline}"
+    );
+}
+
+/// Pods the apiserver refuses for a reason no rule reads (a PriorityClass
+/// that does not exist): R001 at once, at check's default --stuck-after,
+/// with the apiserver's words.
+#[tokio::test]
+async fn a_deployment_refused_for_an_unlisted_reason_is_reported_at_once() {
+    let ns = TestNamespace::new("unl-prio").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      priorityClassName: does-not-exist
+      containers: [{name: api, image: "api:1"}]
+"#,
+    );
+    let words =
+        "2 Pod(s) not created: refused: no PriorityClass with name does-not-exist was found";
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s"],
+        &["R001", "Deployment/api", "0 of 2 ready", words],
+    )
+    .await;
+    let timeline = first_screen(data.path(), &["timeline", "deploy/api", "-n", n]);
+    assert!(
+        timeline.contains(&format!("Why:     {words}")),
+        "{timeline}"
+    );
+    assert!(!timeline.contains("ready 2/2"), "{timeline}");
+}
+
+/// A claim no Pod mounts, of a StorageClass that does not exist: no workload
+/// stalls, yet the PersistentVolume controller keeps saying why it is Pending.
+#[tokio::test]
+async fn a_claim_nobody_mounts_of_a_missing_class_is_named() {
+    let ns = TestNamespace::new("unl-pvc").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: scratch}
+spec:
+  storageClassName: gone-class
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+"#,
+    );
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s"],
+        &[
+            "R004",
+            "PersistentVolumeClaim/scratch",
+            "ProvisioningFailed ×",
+            "storageclass.storage.k8s.io \"gone-class\" not found",
+        ],
+    )
+    .await;
+}
+
+/// Pods that run but never get ready (a readiness probe that does not pass):
+/// the Pods' Ready condition names the container, where no Event is left.
+#[tokio::test]
+async fn pods_running_but_not_ready_name_the_container() {
+    let ns = TestNamespace::new("unl-unready").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gated}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: gated}}
+  template:
+    metadata: {labels: {app: gated}}
+    spec:
+      containers: [{name: web, image: "web:1"}]
+"#,
+    );
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> = ns.api();
+    let pod = common::wait_for(Duration::from_secs(60), "a running Pod", || {
+        let pods = pods.clone();
+        async move {
+            let list = pods.list(&Default::default()).await.ok()?;
+            list.items
+                .into_iter()
+                .find(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+                .and_then(|p| p.metadata.name)
+        }
+    })
+    .await;
+    // NB: KWOK runs no probes; the kubelet's own status is written as it
+    // writes it for a container whose readiness probe fails.
+    let status = r#"{"status":{"conditions":[
+        {"type":"Ready","status":"False","reason":"ContainersNotReady","message":"containers with unready status: [web]"},
+        {"type":"ContainersReady","status":"False","reason":"ContainersNotReady","message":"containers with unready status: [web]"},
+        {"type":"PodScheduled","status":"True"},{"type":"Initialized","status":"True"}],
+      "containerStatuses":[{"name":"web","image":"web:1","imageID":"","ready":false,"restartCount":0,"started":true,
+        "state":{"running":{"startedAt":"2026-01-01T00:00:00Z"}}}]}}"#;
+    kubectl(&[
+        "patch",
+        "-n",
+        n,
+        &format!("pod/{pod}"),
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        status,
+    ]);
+    let words = "running, not ready: web (its readiness or startup probe does not pass)";
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s", "--stuck-after", "0s"],
+        &["R001", "Deployment/gated", words],
+    )
+    .await;
+    let timeline = first_screen(data.path(), &["timeline", "deploy/gated", "-n", n]);
+    assert!(
+        timeline.contains(&format!("Why:")) && timeline.contains(words),
+        "{timeline}"
+    );
+}
+
+/// A Pod template that names a Node the cluster does not have: the Pods are
+/// bound, never run, and deleted by the pod garbage collector without an
+/// Event; only the Node's absence explains it.
+#[tokio::test]
+async fn pods_bound_to_a_node_that_does_not_exist_name_the_node() {
+    let ns = TestNamespace::new("unl-ghost").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pinned}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: pinned}}
+  template:
+    metadata: {labels: {app: pinned}}
+    spec:
+      nodeName: node-retired-last-week
+      containers: [{name: app, image: "app:1"}]
+"#,
+    );
+    let words = "bound to Node node-retired-last-week, which does not exist";
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s", "--stuck-after", "0s"],
+        &["R001", "Deployment/pinned", words],
+    )
+    .await;
+    until_on_first_screen(
+        data.path(),
+        &["timeline", "deploy/pinned", "-n", n],
+        &["Why:", words],
+    )
+    .await;
+}
