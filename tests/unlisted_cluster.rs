@@ -265,3 +265,86 @@ spec:
     )
     .await;
 }
+
+/// An operator's custom resource that only says it waits for its
+/// StatefulSet, whose Pods a quota refuses: with no recording, both `check`
+/// and the resource's `timeline` give the refusal beneath its words.
+#[tokio::test]
+async fn a_custom_resource_waiting_on_its_refused_statefulset_names_the_refusal() {
+    let ns = TestNamespace::new("unl-operator").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    let ar = common::widget_crd(&ns.client).await;
+    apply(
+        n,
+        r#"apiVersion: v1
+kind: ResourceQuota
+metadata: {name: pods-cap}
+spec: {hard: {pods: "1"}}
+"#,
+    );
+    let widgets: kube::Api<kube::api::DynamicObject> =
+        kube::Api::namespaced_with(ns.client.clone(), n, &ar);
+    let widget: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "orders-db"}, "spec": {"size": 3}
+    }))
+    .unwrap();
+    let widget = widgets
+        .create(&kube::api::PostParams::default(), &widget)
+        .await
+        .unwrap();
+    let uid = widget.metadata.uid.unwrap();
+    // As an operator writes it: Ready=False, waiting, since a while ago.
+    let since = (chrono::Utc::now() - chrono::Duration::minutes(20))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    widgets
+        .patch_status(
+            "orders-db",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"status": {"conditions": [{
+                "type": "Ready", "status": "False", "reason": "Reconciling",
+                "message": "waiting for StatefulSet orders-db to be ready",
+                "lastTransitionTime": since
+            }]}})),
+        )
+        .await
+        .unwrap();
+    wait_until(Duration::from_secs(30), "the quota's status", || async {
+        let q: k8s_openapi::api::core::v1::ResourceQuota = ns.api().get("pods-cap").await.unwrap();
+        q.status.and_then(|s| s.hard).is_some()
+    })
+    .await;
+    apply(
+        n,
+        &format!(
+            r#"apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: orders-db
+  ownerReferences: [{{apiVersion: example.com/v1, kind: Widget, name: orders-db, uid: {uid}, controller: true}}]
+spec:
+  serviceName: orders-db
+  replicas: 3
+  selector: {{matchLabels: {{app: orders-db}}}}
+  template:
+    metadata: {{labels: {{app: orders-db}}}}
+    spec:
+      containers: [{{name: pg, image: "postgres:17"}}]
+"#
+        ),
+    );
+    let words = "waiting for StatefulSet orders-db to be ready ← StatefulSet/orders-db: Pods not created: exceeded quota pods-cap (pods: used 1, hard 1, requested 1)";
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s"],
+        &["R003", "Widget/orders-db", words],
+    )
+    .await;
+    until_on_first_screen(
+        data.path(),
+        &["timeline", "widget/orders-db", "-n", n],
+        &["Why:", words],
+    )
+    .await;
+}

@@ -756,8 +756,15 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
         }
         let cause = match list.first() {
             Some(e) if e.reason == CONTROLLER_DOWN => e.text.clone(),
-            // An R003's own condition: its words follow `Ready=False` directly.
-            Some(e) if st.code == Code::R003 && e.reason == st.what => e.text.clone(),
+            // An R003's own condition: its words follow `Ready=False` directly,
+            // then what the objects it controls state beneath it (an operator's
+            // "waiting for StatefulSet db" ← the StatefulSet's refused Pods).
+            Some(e) if st.code == Code::R003 && e.reason == st.what => {
+                match list.iter().skip(1).find(|d| d.via != e.via) {
+                    Some(d) => format!("{} ← {}", e.text, beneath(d)),
+                    None => e.text.clone(),
+                }
+            }
             Some(e) if e.refused && st.missing > 0 => {
                 format!("{} Pod(s) not created: {}", st.missing, e.text)
             }
@@ -806,6 +813,24 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
         );
     }
     found
+}
+
+/// A cause stated by an object below the one a finding is about, with that object.
+fn beneath(e: &Evidence) -> String {
+    let who = if e.also.is_empty() {
+        e.via.clone()
+    } else {
+        format!("{} objects ({}, …)", e.also.len() + 1, e.via)
+    };
+    if e.refused {
+        format!("{who}: Pods not created: {}", e.text)
+    } else if e.finding {
+        format!("{who}: {}", e.text)
+    } else if e.count > 1 {
+        format!("{} ×{} on {who}: {}", e.reason, e.count, e.text)
+    } else {
+        format!("{} on {who}: {}", e.reason, e.text)
+    }
 }
 
 /// The same statement from several objects (each Pod's FailedCreate, the
@@ -1211,6 +1236,52 @@ mod tests {
         assert!(
             found[0].summary.ends_with(
                 "running, not ready: Ready=False (ReadinessGatesNotReady: corresponding condition of pod readiness gate \"example.com/lb\" does not exist.)"
+            ),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    /// An operator's resource says only that it waits; the StatefulSet it
+    /// controls says why: both on its one line.
+    #[test]
+    fn a_custom_resource_waiting_on_what_it_controls_names_the_cause_beneath() {
+        let mut cr = object("Widget", "shop", "orders-db");
+        cr.created = Some(0);
+        cr.state.conditions = vec![condition(
+            "Ready",
+            "False",
+            "Reconciling",
+            "waiting for StatefulSet orders-db",
+        )];
+        let mut sts = owned(
+            workload("StatefulSet", "orders-db", 3, 1, 1),
+            "Widget",
+            "orders-db",
+        );
+        sts.object.uid = "uid-sts-orders-db".into();
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![cr, sts],
+            events: vec![warning(
+                "StatefulSet",
+                "orders-db",
+                "FailedCreate",
+                "create Pod orders-db-1 in StatefulSet orders-db failed error: pods \"orders-db-1\" is forbidden: exceeded quota: pods-cap, requested: pods=1, used: pods=1, limited: pods=1",
+                9,
+            )],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(
+            found.len(),
+            1,
+            "the StatefulSet is the Widget's evidence: {found:?}"
+        );
+        assert_eq!(found[0].code, Code::R003);
+        assert!(
+            found[0].summary.ends_with(
+                "Reconciling: waiting for StatefulSet orders-db ← StatefulSet/orders-db: Pods not created: exceeded quota pods-cap (pods: used 1, hard 1, requested 1)"
             ),
             "{}",
             found[0].summary

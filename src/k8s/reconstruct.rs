@@ -37,14 +37,30 @@ const MAX_NODES: usize = 5;
 /// At most this many PersistentVolumeClaims of the chain's Pods are read.
 const MAX_CLAIMS: usize = 10;
 
+/// What an operator's custom resource may control: the workloads, Pods and
+/// claims operators make. Listed whole in the namespace (a custom resource has
+/// no selector) and kept when their controller reference names it.
+const OPERATOR_CHILDREN: &[(&str, &str)] = &[
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "Job"),
+    ("", "Pod"),
+    ("", "PersistentVolumeClaim"),
+];
+
 /// Which kinds own which, as the controllers create them.
-fn child_kinds(kind: &str) -> &'static [(&'static str, &'static str)] {
+fn child_kinds(group: &str, kind: &str) -> &'static [(&'static str, &'static str)] {
     match kind {
         "Deployment" => &[("apps", "ReplicaSet")],
         // A StatefulSet's or DaemonSet's revisions are its ControllerRevisions.
         "StatefulSet" | "DaemonSet" => &[("", "Pod"), ("apps", "ControllerRevision")],
         "ReplicaSet" | "Job" => &[("", "Pod")],
         "CronJob" => &[("batch", "Job")],
+        // NB: a custom resource's group has a dot and is not Kubernetes' own
+        // (`*.k8s.io`); its operator's Deployment refused by a quota is why it
+        // is not Ready, two levels down.
+        _ if group.contains('.') && !group.ends_with(".k8s.io") => OPERATOR_CHILDREN,
         _ => &[],
     }
 }
@@ -258,15 +274,17 @@ pub async fn fetch(
         up = value;
     }
     // Down: children by their owner's selector, kept when it controls them.
-    let mut frontier = vec![(target.clone(), t.kind.clone())];
+    let mut frontier = vec![(target.clone(), t.group.clone(), t.kind.clone())];
     fetched
         .objects
         .push(live_object(target, &ar, Relation::Target, 0, now));
-    for depth in 1..=2 {
+    // NB: three levels: a custom resource → its Deployment → ReplicaSet → Pods
+    // is one more than a Deployment's own story needs.
+    for depth in 1..=3 {
         let mut next = Vec::new();
-        for (parent, kind) in &frontier {
+        for (parent, parent_group, kind) in &frontier {
             let uid = parent["metadata"]["uid"].as_str().unwrap_or_default();
-            for (group, child_kind) in child_kinds(kind) {
+            for (group, child_kind) in child_kinds(parent_group, kind) {
                 let Some(ct) = type_of(discovered, group, child_kind) else {
                     continue;
                 };
@@ -291,7 +309,7 @@ pub async fn fetch(
                             depth,
                             now,
                         ));
-                        next.push((value, child_kind.to_string()));
+                        next.push((value, group.to_string(), child_kind.to_string()));
                     }
                 }
             }
