@@ -348,3 +348,80 @@ spec:
     )
     .await;
 }
+
+/// A claim of a StorageClass whose provisioner nobody runs: the only words
+/// are the PersistentVolume controller's Normal `ExternalProvisioning`, two
+/// levels below the Deployment, beneath the scheduler's "unbound immediate
+/// PersistentVolumeClaims".
+#[tokio::test]
+async fn a_claim_whose_provisioner_nobody_runs_names_the_provisioner() {
+    let ns = TestNamespace::new("unl-prov").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    let class = format!("fast-{}", common::uuid_suffix());
+    common::kubectl_stdin(
+        &["apply", "-f", "-"],
+        &format!(
+            "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {{name: {class}}}\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: Immediate\n"
+        ),
+    );
+    let cleanup = class.clone();
+    let _class = ClassGuard(cleanup);
+    apply(
+        n,
+        &format!(
+            r#"apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: data}}
+spec:
+  storageClassName: {class}
+  accessModes: [ReadWriteOnce]
+  resources: {{requests: {{storage: 1Gi}}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: db}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: db}}}}
+  template:
+    metadata: {{labels: {{app: db}}}}
+    spec:
+      containers: [{{name: pg, image: "postgres:17"}}]
+      volumes: [{{name: d, persistentVolumeClaim: {{claimName: data}}}}]
+"#
+        ),
+    );
+    let words = "ExternalProvisioning ×";
+    let provisioner = "the external provisioner 'ebs.csi.aws.com'";
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s", "--stuck-after", "0s"],
+        &[
+            "R001",
+            "Deployment/db",
+            words,
+            "PersistentVolumeClaim/data",
+            provisioner,
+        ],
+    )
+    .await;
+    until_on_first_screen(
+        data.path(),
+        &["timeline", "deploy/db", "-n", n],
+        &["Why:     ExternalProvisioning", provisioner],
+    )
+    .await;
+}
+
+/// Deletes a test's StorageClass (cluster-scoped: the namespace's deletion does not).
+struct ClassGuard(String);
+
+impl Drop for ClassGuard {
+    fn drop(&mut self) {
+        common::cluster_script_from_drop(
+            &["kubectl", "delete", "storageclass", &self.0, "--wait=false"],
+            &[],
+        );
+    }
+}

@@ -245,9 +245,13 @@ fn checks_of(list: &str) -> Vec<String> {
 
 /// Whether an Event may explain a stall: every Warning, and the Normal
 /// Events whose reason says a failure (the PersistentVolume controller reports
-/// `FailedBinding` as Normal: pkg/controller/volume/persistentvolume/pv_controller.go).
+/// `FailedBinding` as Normal: pkg/controller/volume/persistentvolume/pv_controller.go),
+/// or a wait that is the whole cause when it lasts: `ExternalProvisioning`,
+/// "Waiting for a volume to be created either by the external provisioner
+/// '%s' or manually…" (the same file), repeated while no provisioner of
+/// that name runs.
 pub fn troubling(type_: &str, reason: &str) -> bool {
-    type_ == "Warning" || reason.starts_with("Failed")
+    type_ == "Warning" || reason.starts_with("Failed") || reason == "ExternalProvisioning"
 }
 
 /// How much a Warning reason explains a workload that does not reach its
@@ -258,7 +262,11 @@ pub fn rank(reason: &str) -> u8 {
         // The Pods are not even created.
         "FailedCreate" | "ReplicaFailure" => 0,
         // Their volumes cannot be had.
-        "FailedBinding" | "ProvisioningFailed" | "FailedAttachVolume" | "FailedMount" => 1,
+        "FailedBinding"
+        | "ProvisioningFailed"
+        | "ExternalProvisioning"
+        | "FailedAttachVolume"
+        | "FailedMount" => 1,
         // No Node takes them.
         "FailedScheduling" | "Unschedulable" => 2,
         // Their containers do not start or do not stay up.

@@ -65,6 +65,14 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
         .filter(|o| o.object.kind == "Pod" && !o.state.owners.iter().any(|r| r.controller))
         .map(|o| (o.object.namespace.as_str(), o.object.name.as_str()))
         .collect();
+    // NB: a snapshot with objects keeps only the claims that are Pending: one
+    // not among them is bound (or gone), and its provisioning Events are over.
+    let pending_claims: HashSet<(&str, &str)> = s
+        .objects
+        .iter()
+        .filter(|o| o.object.kind == "PersistentVolumeClaim")
+        .map(|o| (o.object.namespace.as_str(), o.object.name.as_str()))
+        .collect();
     let mut by_object: HashMap<(&str, &str, &str), Vec<&SnapEvent>> = HashMap::new();
     for e in &s.events {
         let i = &e.involved;
@@ -73,6 +81,9 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             || e.first > s.at
             || i.kind.is_empty()
             || (i.kind == "Pod" && !bare_pods.contains(&(i.namespace.as_str(), i.name.as_str())))
+            || (i.kind == "PersistentVolumeClaim"
+                && s.has_objects
+                && !pending_claims.contains(&(i.namespace.as_str(), i.name.as_str())))
             || told.contains(&(i.namespace.clone(), format!("{}/{}", i.kind, i.name)))
         {
             continue;
@@ -259,6 +270,33 @@ mod tests {
         let mut old = warning("Service", "lb2", "SyncLoadBalancerFailed", "no cloud", 5);
         old.last = NOW - RECENT_MS - MIN;
         assert!(check(&snapshot(vec![once, old]), &[]).is_empty());
+    }
+
+    #[test]
+    fn a_claim_no_provisioner_serves_is_named_until_it_is_bound() {
+        let mut waiting = warning(
+            "PersistentVolumeClaim",
+            "data",
+            "ExternalProvisioning",
+            "Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com' or manually by the system administrator.",
+            9,
+        );
+        waiting.type_ = "Normal".into();
+        let mut s = snapshot(vec![waiting]);
+        s.has_objects = true;
+        // Bound since: a snapshot with objects holds only Pending claims.
+        assert!(check(&s, &[]).is_empty());
+        let mut claim = object("PersistentVolumeClaim", "shop", "data");
+        claim.state.phase = "Pending".into();
+        s.objects.push(claim);
+        let f = check(&s, &[]);
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].summary.contains("ExternalProvisioning ×9")
+                && f[0].summary.contains("'ebs.csi.aws.com'"),
+            "{}",
+            f[0].summary
+        );
     }
 
     #[test]
