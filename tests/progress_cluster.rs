@@ -403,3 +403,48 @@ async fn a_custom_resource_whose_status_has_a_bool_ready_still_quotes_its_condit
     )
     .await;
 }
+
+/// R004 from a recording as from the live cluster: a CronJob has neither
+/// replicas nor conditions, and a quota refuses each of its Jobs.
+#[tokio::test]
+async fn a_cronjob_whose_jobs_a_quota_refuses_is_r004_live_recorded_and_in_its_timeline() {
+    let (ns, dir, _recorder) = recording("prog-cron").await;
+    apply(
+        &ns.name,
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: no-jobs}\nspec: {hard: {count/jobs.batch: \"0\"}}\n",
+    );
+    kubectl(&[
+        "wait",
+        "-n",
+        &ns.name,
+        "--for=jsonpath={.status.hard.count/jobs\\.batch}=0",
+        "--timeout=30s",
+        "resourcequota/no-jobs",
+    ]);
+    apply(
+        &ns.name,
+        r#"apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: report, image: "report:1"}]
+"#,
+    );
+    stalled(
+        &ns,
+        &dir.path().join("diag.db"),
+        "cronjob/nightly",
+        &[
+            "CronJob/nightly",
+            "FailedCreate ×",
+            "not created: exceeded quota no-jobs (count/jobs.batch: used 0, hard 0, requested 1)",
+        ],
+    )
+    .await;
+}
