@@ -160,6 +160,10 @@ pub struct ObjectState {
     /// (Deployment, Cluster API); empty otherwise.
     #[serde(rename = "halt", skip_serializing_if = "String::is_empty")]
     pub halted: String,
+    /// A StatefulSet's or DaemonSet's update strategy when it holds a rollout
+    /// back on purpose: `OnDelete`, or `partition=N`; empty otherwise.
+    #[serde(rename = "upd", skip_serializing_if = "String::is_empty")]
+    pub update_strategy: String,
     /// Epoch ms of a CronJob's `status.lastScheduleTime`.
     #[serde(rename = "lsch", skip_serializing_if = "Option::is_none")]
     pub last_schedule: Option<i64>,

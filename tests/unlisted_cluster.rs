@@ -425,3 +425,53 @@ impl Drop for ClassGuard {
         );
     }
 }
+
+/// A StatefulSet whose image was changed under `updateStrategy: OnDelete`:
+/// all Pods ready, none updated, no Event; its own spec is why.
+#[tokio::test]
+async fn a_statefulset_rollout_held_by_on_delete_says_so() {
+    let ns = TestNamespace::new("unl-ondelete").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: cache}
+spec:
+  serviceName: cache
+  replicas: 2
+  updateStrategy: {type: OnDelete}
+  selector: {matchLabels: {app: cache}}
+  template:
+    metadata: {labels: {app: cache}}
+    spec:
+      containers: [{name: redis, image: "redis:7"}]
+"#,
+    );
+    let sets: kube::Api<k8s_openapi::api::apps::v1::StatefulSet> = ns.api();
+    wait_until(Duration::from_secs(60), "2 ready replicas", || async {
+        let s = sets.get("cache").await.unwrap();
+        s.status.and_then(|s| s.ready_replicas) == Some(2)
+    })
+    .await;
+    kubectl(&["set", "image", "-n", n, "sts/cache", "redis=redis:8"]);
+    let words = "OnDelete: a Pod takes the new template only when it is deleted (0 of 2 updated";
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s", "--stuck-after", "0s"],
+        &[
+            "R001",
+            "StatefulSet/cache",
+            "rollout stuck: 0 of 2 updated",
+            words,
+        ],
+    )
+    .await;
+    until_on_first_screen(
+        data.path(),
+        &["timeline", "sts/cache", "-n", n],
+        &["Why:", words],
+    )
+    .await;
+}

@@ -383,6 +383,38 @@ fn event_text(reason: &str, message: &str) -> (String, bool) {
     (cut(message), false)
 }
 
+/// What a StatefulSet's or DaemonSet's update strategy holds back, when its
+/// rollout stopped where the strategy stops it.
+fn held_back(o: &RecordedObject) -> Option<String> {
+    let s = &o.state;
+    let kind = o.object.kind.as_str();
+    let (wanted, updated) = match kind {
+        "StatefulSet" => (
+            counter(s, "spec.replicas").unwrap_or(1),
+            counter(s, "updatedReplicas").unwrap_or(0),
+        ),
+        "DaemonSet" => (
+            counter(s, "desiredNumberScheduled")?,
+            counter(s, "updatedNumberScheduled").unwrap_or(0),
+        ),
+        _ => return None,
+    };
+    if updated >= wanted {
+        return None;
+    }
+    if s.update_strategy == "OnDelete" {
+        return Some(format!(
+            "OnDelete: a Pod takes the new template only when it is deleted ({updated} of {wanted} updated; delete the old Pods to roll)"
+        ));
+    }
+    let p: i64 = s.update_strategy.strip_prefix("partition=")?.parse().ok()?;
+    (kind == "StatefulSet" && updated >= wanted - p).then(|| {
+        format!(
+            "rollingUpdate.partition {p}: ordinals below {p} keep the old revision ({updated} of {wanted} updated)"
+        )
+    })
+}
+
 /// Why a running Pod is not ready, from its Ready condition and its
 /// containers: `running, not ready: web (its readiness probe does not pass)`,
 /// or the readiness gate the kubelet names. None when it is ready, or when a
@@ -563,6 +595,25 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
                     count: 1,
                     first: c.last_transition.unwrap_or(s.at),
                     last: c.last_transition.unwrap_or(s.at),
+                    refused: false,
+                    finding: false,
+                    also: Vec::new(),
+                },
+            );
+        }
+        // A rollout its own spec holds back: the new template reaches a Pod
+        // only when someone deletes it (OnDelete), or never below a partition.
+        if let Some(text) = held_back(object) {
+            add(
+                vec![object],
+                Evidence {
+                    rank: 1,
+                    via: format!("{}/{}", object.object.kind, object.object.name),
+                    reason: "UpdateStrategy".to_string(),
+                    text,
+                    count: 1,
+                    first: object.generation_since.or(object.created).unwrap_or(s.at),
+                    last: s.at,
                     refused: false,
                     finding: false,
                     also: Vec::new(),
@@ -1283,6 +1334,51 @@ mod tests {
             found[0].summary.ends_with(
                 "Reconciling: waiting for StatefulSet orders-db ← StatefulSet/orders-db: Pods not created: exceeded quota pods-cap (pods: used 1, hard 1, requested 1)"
             ),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    #[test]
+    fn a_rollout_its_update_strategy_holds_back_says_so() {
+        let mut sts = workload("StatefulSet", "cache", 3, 3, 3);
+        sts.state.replicas.insert("updatedReplicas".into(), 0);
+        sts.state.update_strategy = "OnDelete".into();
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![sts.clone()],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.starts_with("rollout stuck: 0 of 3 updated (3 ready) for 10m — UpdateStrategy: OnDelete: a Pod takes the new template only when it is deleted"),
+            "{}",
+            found[0].summary
+        );
+        // A partition: ordinals 0 and 1 stay, 2 is updated.
+        sts.state.update_strategy = "partition=2".into();
+        sts.state.replicas.insert("updatedReplicas".into(), 1);
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![sts.clone()],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.contains("UpdateStrategy: rollingUpdate.partition 2: ordinals below 2 keep the old revision (1 of 3 updated)"),
+            "{}",
+            found[0].summary
+        );
+        // Short of the partition too: something else holds it; the partition is not the cause.
+        sts.state.replicas.insert("updatedReplicas".into(), 0);
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![sts],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert!(
+            found[0].summary.contains("no cause stated"),
             "{}",
             found[0].summary
         );

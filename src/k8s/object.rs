@@ -185,6 +185,23 @@ struct SlimSpec {
     suspend: Option<bool>,
     /// A Deployment's or custom resource's (Cluster API, Argo Rollouts) `spec.paused`.
     paused: Option<bool>,
+    /// A StatefulSet's or DaemonSet's `spec.updateStrategy`. NB: any shape (a
+    /// custom type's may be a string): a mismatch must not lose the whole spec.
+    update_strategy: Option<serde_json::Value>,
+}
+
+/// What a StatefulSet's or DaemonSet's update strategy holds back on purpose:
+/// `OnDelete` (a Pod takes the new template only when deleted), or
+/// `partition=N` (a StatefulSet's ordinals below N keep the old revision).
+fn update_strategy(v: Option<&serde_json::Value>) -> String {
+    let Some(v) = v else { return String::new() };
+    if v["type"] == "OnDelete" {
+        return "OnDelete".to_string();
+    }
+    match v["rollingUpdate"]["partition"].as_i64() {
+        Some(p) if p > 0 => format!("partition={p}"),
+        _ => String::new(),
+    }
 }
 
 /// What scheduling reads of a Node's or a Pod's spec. Decoded apart from
@@ -790,6 +807,7 @@ impl WireObject {
         let state = ObjectState {
             lease: None,
             halted: halted.to_string(),
+            update_strategy: update_strategy(spec.update_strategy.as_ref()),
             last_schedule: status
                 .last_schedule_time
                 .as_deref()
@@ -1215,7 +1233,49 @@ mod tests {
         assert_eq!(db.state.conditions.len(), 1);
         assert_eq!(db.state.conditions[0].reason, "DiskFull");
         assert_eq!(db.state.halted, "spec.paused");
+        assert_eq!(db.state.update_strategy, "", "no update strategy");
         assert!(!db.state.replicas.contains_key("replicas"));
+    }
+
+    #[test]
+    fn an_update_strategy_that_holds_a_rollout_back_is_kept() {
+        let of = |kind: &str, strategy: serde_json::Value| {
+            serde_json::from_value::<WireObject>(json!({
+                "metadata": {"name": "cache", "namespace": "shop", "uid": "u"},
+                "spec": {"replicas": 3, "updateStrategy": strategy, "paused": true},
+            }))
+            .unwrap()
+            .into_observation(&ApiResource {
+                group: "apps".into(),
+                version: "v1".into(),
+                api_version: "apps/v1".into(),
+                kind: kind.into(),
+                plural: format!("{}s", kind.to_lowercase()),
+            })
+            .state
+        };
+        assert_eq!(
+            of("StatefulSet", json!({"type": "OnDelete"})).update_strategy,
+            "OnDelete"
+        );
+        assert_eq!(
+            of(
+                "StatefulSet",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 2}})
+            )
+            .update_strategy,
+            "partition=2"
+        );
+        assert_eq!(
+            of("DaemonSet", json!({"type": "RollingUpdate"})).update_strategy,
+            ""
+        );
+        // Another shape (a custom type's string): the rest of the spec stays.
+        let odd = of("Rollout", json!("Recreate"));
+        assert_eq!(
+            (odd.update_strategy.as_str(), odd.halted.as_str()),
+            ("", "spec.paused")
+        );
     }
 
     #[test]
