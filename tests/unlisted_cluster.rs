@@ -475,3 +475,69 @@ spec:
     )
     .await;
 }
+
+/// With no recording, a Deployment deleted after it could not run: its
+/// story, and its Pods' scheduling failure, from the Events the cluster still
+/// keeps; before, `timeline` only printed an error.
+#[tokio::test]
+async fn a_deleted_deployment_with_no_recording_is_told_from_the_events_left() {
+    let ns = TestNamespace::new("unl-gone").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      nodeSelector: {disktype: nvme}
+      containers: [{name: app, image: "batch:1"}]
+"#,
+    );
+    // The scheduler has said why before the Deployment goes.
+    until_on_first_screen(
+        data.path(),
+        &[
+            "check",
+            "-n",
+            n,
+            "scheduling",
+            "--sample",
+            "1s",
+            "--stuck-after",
+            "0s",
+        ],
+        &["S001", "disktype=nvme"],
+    )
+    .await;
+    kubectl(&["delete", "deploy/batch", "-n", n, "--wait=true"]);
+    let screen = first_screen(data.path(), &["timeline", "deploy/batch", "-n", n]);
+    for want in [
+        "Deployment batch no longer exists: told from the Events the cluster still keeps",
+        "Object:  Deployment ",
+        "created ?, deleted between",
+        "ScalingReplicaSet",
+        "FailedScheduling",
+        "node affinity/selector",
+    ] {
+        assert!(
+            screen.contains(want),
+            "{want:?} not on the first screen:\n{screen}"
+        );
+    }
+    // A name nothing was ever about: an error naming all three places looked in.
+    let (code, _, stderr) =
+        common::diag_no_recording(data.path(), &["timeline", "deploy/never-was", "-n", n]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no Deployment named never-was")
+            && stderr.contains("no Event about it left")
+            && stderr.contains("no recording"),
+        "{stderr}"
+    );
+}

@@ -674,18 +674,54 @@ fn fetch_live(
         } else {
             String::new()
         };
-        let fetched =
-            crate::k8s::reconstruct::fetch(&conn.client, &discovered, &t, &namespace, name, now, with_events)
-                .await
-                .map_err(|e| match e {
-                    kube::Error::Api(s) if s.code == 404 => anyhow::anyhow!(
-                        "{type_name}/{name}: no {} named {name}{} in the cluster, and no recording at {}: record one with `kubectl diag record`, or pass --db PATH",
-                        t.kind,
-                        if namespace.is_empty() { String::new() } else { format!(" in namespace {namespace}") },
-                        crate::paths::db_path(None).display()
-                    ),
-                    e => crate::k8s::connect::explain(e, "get", &t.plural, Some(&namespace), &conn.server).into(),
-                })?;
+        let fetched = match crate::k8s::reconstruct::fetch(
+            &conn.client,
+            &discovered,
+            &t,
+            &namespace,
+            name,
+            now,
+            with_events,
+        )
+        .await
+        {
+            Ok(fetched) => fetched,
+            // NB: gone from the cluster, its Events (and its ReplicaSets' and
+            // Pods') may still be kept for an hour: they tell its last story.
+            Err(kube::Error::Api(s)) if s.code == 404 => {
+                let gone = if with_events {
+                    crate::k8s::reconstruct::fetch_gone(&conn.client, &t, &namespace, name, now)
+                        .await
+                        .map_err(|e| {
+                            crate::k8s::connect::explain(
+                                e,
+                                "list",
+                                "events",
+                                Some(&namespace),
+                                &conn.server,
+                            )
+                        })?
+                } else {
+                    None
+                };
+                gone.ok_or_else(|| anyhow::anyhow!(
+                    "{type_name}/{name}: no {} named {name}{} in the cluster, no Event about it left there (they last an hour), and no recording at {}: record one with `kubectl diag record`, or pass --db PATH",
+                    t.kind,
+                    if namespace.is_empty() { String::new() } else { format!(" in namespace {namespace}") },
+                    crate::paths::db_path(None).display()
+                ))?
+            }
+            Err(e) => {
+                return Err(crate::k8s::connect::explain(
+                    e,
+                    "get",
+                    &t.plural,
+                    Some(&namespace),
+                    &conn.server,
+                )
+                .into());
+            }
+        };
         anyhow::Ok(Live {
             context: conn.context,
             t,
@@ -836,15 +872,18 @@ fn present(
     paint: Paint,
 ) -> anyhow::Result<u8> {
     let (r, mut timeline) = rebuild(fetched, now, args);
+    // NB: the lanes of a target that is gone are known from Events only: no
+    // state a check could judge (an empty Deployment would be "0 of 1 ready").
     let snap = crate::checks::Snapshot {
         at: now,
         objects: fetched
             .objects
             .iter()
+            .filter(|_| !fetched.gone)
             .map(|o| o.object.clone())
             .chain(fetched.leases.iter().cloned())
             .collect(),
-        has_objects: true,
+        has_objects: !fetched.gone,
         events: fetched.snap_events.clone(),
         absent: fetched.absent.clone(),
         window_ms: 10 * 60_000,
@@ -868,6 +907,11 @@ fn present(
             rfc3339(now)
         ),
     };
+    if fetched.gone {
+        header.push_str(&format!(
+            " {kind} {name} no longer exists: told from the Events the cluster still keeps about it and what its controller named after it; each was deleted some time after its last Event."
+        ));
+    }
     match oldest_event {
         Some(t0) => header.push_str(&format!(" Events reach back to {}.", rfc3339(t0))),
         None => header.push_str(" No Events are left (the apiserver keeps them an hour)."),

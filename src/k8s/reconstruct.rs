@@ -29,6 +29,143 @@ pub struct Fetched {
     pub leases: Vec<RecordedObject>,
     /// What the chain names that the apiserver says does not exist (a Pod's Node).
     pub absent: Vec<crate::model::ObjectRef>,
+    /// The target no longer exists: the objects are only what the Events
+    /// the cluster still keeps name ([`fetch_gone`]).
+    pub gone: bool,
+}
+
+/// The kinds whose objects a controller of `kind` names `<name>-…`: a
+/// Deployment's ReplicaSets and their Pods, a CronJob's Jobs and theirs.
+fn named_after(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "Deployment" => &["ReplicaSet", "Pod"],
+        "CronJob" => &["Job", "Pod"],
+        "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => &["Pod"],
+        _ => &[],
+    }
+}
+
+/// `kind/name` no longer exists in `ns`: its story from the Events the
+/// cluster still keeps (an hour's worth) about it and about what its
+/// controller named after it. Each object they name becomes a lane of its
+/// own, known only from Events: no creation time, deleted some time after its
+/// last Event. None when no Event names any of them.
+pub async fn fetch_gone(
+    client: &kube::Client,
+    t: &ResourceType,
+    ns: &str,
+    name: &str,
+    now: i64,
+) -> Result<Option<Fetched>, kube::Error> {
+    let events: Api<WireEvent> = if ns.is_empty() {
+        Api::all(client.clone())
+    } else {
+        Api::namespaced(client.clone(), ns)
+    };
+    let prefix = format!("{name}-");
+    let children = named_after(&t.kind);
+    let mut fetched = Fetched {
+        gone: true,
+        ..Fetched::default()
+    };
+    let mut params = ListParams::default().limit(500);
+    loop {
+        let page = events.list(&params).await?;
+        for e in page
+            .items
+            .into_iter()
+            .filter_map(WireEvent::into_observation)
+        {
+            let i = &e.involved;
+            let about = (i.kind == t.kind && i.name == name)
+                || (children.contains(&i.kind.as_str()) && i.name.starts_with(&prefix));
+            if about {
+                add_event(&mut fetched, e);
+            }
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => break,
+        }
+    }
+    if fetched.events.is_empty() {
+        return Ok(None);
+    }
+    fetched.objects = gone_objects(&fetched.events, &t.kind, name, now);
+    Ok(Some(fetched))
+}
+
+/// One lane per object the Events name, the target first: known from Events
+/// only, deleted some time between its last Event and `now`.
+pub fn gone_objects(
+    events: &[crate::timeline::EventLine],
+    kind: &str,
+    name: &str,
+    now: i64,
+) -> Vec<LiveObject> {
+    let mut objects: Vec<LiveObject> = Vec::new();
+    for e in events {
+        let r = &e.object;
+        match objects
+            .iter_mut()
+            .find(|o| o.object.object.kind == r.kind && o.object.object.name == r.name)
+        {
+            Some(o) => {
+                o.object.deleted_after = o.object.deleted_after.max(Some(e.last));
+                if o.object.object.uid.is_empty() {
+                    o.object.object.uid = r.uid.clone();
+                }
+            }
+            None => {
+                let target = r.kind == kind && r.name == name;
+                objects.push(LiveObject {
+                    object: RecordedObject {
+                        object: r.clone(),
+                        deleted: Some(now),
+                        deleted_after: Some(e.last),
+                        state_at: now,
+                        ..RecordedObject::default()
+                    },
+                    relation: Some(if target {
+                        Relation::Target
+                    } else {
+                        Relation::Owned
+                    }),
+                    depth: match (target, r.kind.as_str()) {
+                        (true, _) => 0,
+                        (_, "Pod") if kind == "Deployment" || kind == "CronJob" => 2,
+                        _ => 1,
+                    },
+                    ..LiveObject::default()
+                });
+            }
+        }
+    }
+    if !objects.iter().any(|o| o.relation == Some(Relation::Target)) {
+        // Only its children's Events are left: the target is a lane with none.
+        let first = events.iter().map(|e| e.last).max();
+        objects.insert(
+            0,
+            LiveObject {
+                object: RecordedObject {
+                    object: crate::model::ObjectRef {
+                        kind: kind.to_string(),
+                        namespace: events[0].object.namespace.clone(),
+                        name: name.to_string(),
+                        ..Default::default()
+                    },
+                    deleted: Some(now),
+                    deleted_after: first,
+                    state_at: now,
+                    ..RecordedObject::default()
+                },
+                relation: Some(Relation::Target),
+                depth: 0,
+                ..LiveObject::default()
+            },
+        );
+    }
+    objects
 }
 
 /// At most this many Nodes of the chain's Pods are read.
@@ -665,4 +802,78 @@ pub async fn fetch_changes(
         groups.push(group);
     }
     (groups, unreadable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ObjectRef;
+    use crate::timeline::EventLine;
+
+    fn line(kind: &str, name: &str, uid: &str, first: i64, last: i64) -> EventLine {
+        EventLine {
+            object: ObjectRef {
+                kind: kind.into(),
+                namespace: "shop".into(),
+                name: name.into(),
+                uid: uid.into(),
+                ..ObjectRef::default()
+            },
+            type_: "Normal".into(),
+            reason: "R".into(),
+            count: 1,
+            first,
+            last,
+            ..EventLine::default()
+        }
+    }
+
+    #[test]
+    fn a_gone_deployment_is_a_lane_per_object_its_events_name() {
+        let events = [
+            line("Deployment", "web", "d", 10, 10),
+            line("ReplicaSet", "web-5d8f", "rs", 11, 11),
+            line("Pod", "web-5d8f-x1", "p", 12, 40),
+            line("Pod", "web-5d8f-x1", "p", 50, 60),
+        ];
+        let objects = gone_objects(&events, "Deployment", "web", 100);
+        let lanes: Vec<(&str, Option<Relation>, u32, Option<i64>)> = objects
+            .iter()
+            .map(|o| {
+                (
+                    o.object.object.name.as_str(),
+                    o.relation,
+                    o.depth,
+                    o.object.deleted_after,
+                )
+            })
+            .collect();
+        assert_eq!(
+            lanes,
+            vec![
+                ("web", Some(Relation::Target), 0, Some(10)),
+                ("web-5d8f", Some(Relation::Owned), 1, Some(11)),
+                ("web-5d8f-x1", Some(Relation::Owned), 2, Some(60)),
+            ]
+        );
+        assert!(
+            objects
+                .iter()
+                .all(|o| o.object.deleted == Some(100) && o.object.created.is_none())
+        );
+    }
+
+    #[test]
+    fn a_gone_target_with_only_its_childrens_events_still_heads_the_story() {
+        let events = [line("Pod", "nightly-29-abc", "p", 5, 9)];
+        let objects = gone_objects(&events, "CronJob", "nightly", 100);
+        assert_eq!(objects[0].relation, Some(Relation::Target));
+        assert_eq!(objects[0].object.object.kind, "CronJob");
+        assert_eq!(objects[0].object.object.namespace, "shop");
+        assert_eq!(objects[0].object.deleted_after, Some(9));
+        assert_eq!(
+            (objects[1].depth, objects[1].relation),
+            (2, Some(Relation::Owned))
+        );
+    }
 }
