@@ -88,7 +88,7 @@ spec:
     .await;
     let timeline = first_screen(data.path(), &["timeline", "cronjob/nightly", "-n", n]);
     assert!(
-        timeline.contains(&format!("Why:     FailedCreate ×")) && timeline.contains(quota),
+        timeline.contains("Why:     FailedCreate ×") && timeline.contains(quota),
         "{timeline}"
     );
 }
@@ -223,7 +223,7 @@ spec:
     .await;
     let timeline = first_screen(data.path(), &["timeline", "deploy/gated", "-n", n]);
     assert!(
-        timeline.contains(&format!("Why:")) && timeline.contains(words),
+        timeline.contains("Why:") && timeline.contains(words),
         "{timeline}"
     );
 }
