@@ -68,26 +68,11 @@ pub async fn fetch_gone(
         gone: true,
         ..Fetched::default()
     };
-    let mut params = ListParams::default().limit(500);
-    loop {
-        let page = events.list(&params).await?;
-        for e in page
-            .items
-            .into_iter()
-            .filter_map(WireEvent::into_observation)
-        {
-            let i = &e.involved;
-            let about = (i.kind == t.kind && i.name == name)
-                || (children.contains(&i.kind.as_str()) && i.name.starts_with(&prefix));
-            if about {
-                add_event(&mut fetched, e);
-            }
-        }
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => break,
-        }
-    }
+    add_events_about(&events, &mut fetched, |i| {
+        (i.kind == t.kind && i.name == name)
+            || (children.contains(&i.kind.as_str()) && i.name.starts_with(&prefix))
+    })
+    .await?;
     if fetched.events.is_empty() {
         return Ok(None);
     }
@@ -623,6 +608,21 @@ pub async fn fetch(
         .iter()
         .map(|o| (o.object.object.kind.clone(), o.object.object.name.clone()))
         .collect();
+    add_events_about(&events, &mut fetched, |i| {
+        (!i.uid.is_empty() && uids.contains(&i.uid))
+            || named.contains(&(i.kind.clone(), i.name.clone()))
+            || (i.kind == "Pod" && prefixes.iter().any(|p| i.name.starts_with(p.as_str())))
+    })
+    .await?;
+    Ok(fetched)
+}
+
+/// Adds the Events `events` lists (page by page) whose object `about` takes.
+async fn add_events_about(
+    events: &Api<WireEvent>,
+    fetched: &mut Fetched,
+    about: impl Fn(&crate::model::ObjectRef) -> bool,
+) -> Result<(), kube::Error> {
     let mut params = ListParams::default().limit(500);
     loop {
         let page = events.list(&params).await?;
@@ -631,21 +631,15 @@ pub async fn fetch(
             .into_iter()
             .filter_map(WireEvent::into_observation)
         {
-            let i = &e.involved;
-            let about = (!i.uid.is_empty() && uids.contains(&i.uid))
-                || named.contains(&(i.kind.clone(), i.name.clone()))
-                || (i.kind == "Pod" && prefixes.iter().any(|p| i.name.starts_with(p.as_str())));
-            if !about {
-                continue;
+            if about(&e.involved) {
+                add_event(fetched, e);
             }
-            add_event(&mut fetched, e);
         }
         match page.metadata.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
-            None => break,
+            None => return Ok(()),
         }
     }
-    Ok(fetched)
 }
 
 /// One Event about the chain, as the timeline and the checks read it.
