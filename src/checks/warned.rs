@@ -10,7 +10,11 @@
 //! "Keeps warning": a Warning (or a Normal `Failed*`, see
 //! [`causes::troubling`]) that happened at least twice (the controller retried
 //! and failed again) and last happened less than [`RECENT_MS`] before the
-//! snapshot's moment. A single Warning is a blip; an old one has stopped.
+//! snapshot's moment. A single Warning is a blip; an old one has stopped; one
+//! followed by the controller's success (a Normal `Successful*`/`*Succeeded`
+//! Event of the same object, later than the last Warning) is mended. A
+//! workload's (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job) is left to
+//! R001/R002 whenever the snapshot holds objects: its replicas are the judge.
 
 use std::collections::{HashMap, HashSet};
 
@@ -26,6 +30,22 @@ pub const RECENT_MS: i64 = 10 * 60_000;
 
 /// Reasons another check reads for itself (S001 explains the scheduler's).
 const OTHERS: &[&str] = &["FailedScheduling"];
+
+/// Kinds whose state R001/R002 judge: with objects in the snapshot, their
+/// Warnings are evidence of a stall or history of one that is over.
+const JUDGED_BY_STATE: &[&str] = &[
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+];
+
+/// Whether a Normal Event says its controller succeeded at what it does
+/// (`SuccessfulCreate`, `ProvisioningSucceeded`, `SuccessfulRescale`).
+pub fn success(type_: &str, reason: &str) -> bool {
+    type_ == "Normal" && (reason.starts_with("Success") || reason.ends_with("Succeeded"))
+}
 
 /// The words of one Warning for the first screen: a `FailedCreate` is read for
 /// the apiserver's refusal (a quota, a policy), anything else is quoted.
@@ -73,6 +93,15 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
         .filter(|o| o.object.kind == "PersistentVolumeClaim")
         .map(|o| (o.object.namespace.as_str(), o.object.name.as_str()))
         .collect();
+    // The last success each object's controller reported.
+    let mut succeeded: HashMap<(&str, &str, &str), i64> = HashMap::new();
+    for e in s.events.iter().filter(|e| success(&e.type_, &e.reason)) {
+        let i = &e.involved;
+        let at = succeeded
+            .entry((&i.kind, &i.namespace, &i.name))
+            .or_default();
+        *at = (*at).max(e.last.min(s.at));
+    }
     let mut by_object: HashMap<(&str, &str, &str), Vec<&SnapEvent>> = HashMap::new();
     for e in &s.events {
         let i = &e.involved;
@@ -80,6 +109,7 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             || OTHERS.contains(&e.reason.as_str())
             || e.first > s.at
             || i.kind.is_empty()
+            || (s.has_objects && JUDGED_BY_STATE.contains(&i.kind.as_str()))
             || (i.kind == "Pod" && !bare_pods.contains(&(i.namespace.as_str(), i.name.as_str())))
             || (i.kind == "PersistentVolumeClaim"
                 && s.has_objects
@@ -94,7 +124,7 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             .push(e);
     }
     let mut found = Vec::new();
-    for (_, events) in by_object {
+    for (key, events) in by_object {
         // The same words from several Events (a CronJob's refusal names each
         // Job it tried: one Event a Job) are one cause, counted.
         let mut list: Vec<(SnapEvent, String)> = Vec::new();
@@ -117,7 +147,10 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             .map(|(e, _)| e.last.min(s.at))
             .max()
             .unwrap_or(0);
-        if s.at - last > RECENT_MS || !list.iter().any(|(e, _)| recurs(e)) {
+        if s.at - last > RECENT_MS
+            || !list.iter().any(|(e, _)| recurs(e))
+            || succeeded.get(&key).is_some_and(|ok| *ok > last)
+        {
             continue;
         }
         list.sort_by_key(|(e, _)| {
@@ -261,6 +294,55 @@ mod tests {
                 .starts_with("FailedCreate ×15 over 11m (last 1m ago)"),
             "{}",
             f[0].summary
+        );
+    }
+
+    /// Regression guard: a quota raised, the CronJob's next Job created; its
+    /// Warnings of minutes ago are history, not a finding.
+    #[test]
+    fn a_warning_followed_by_its_controllers_success_is_mended() {
+        let refused = warning(
+            "CronJob",
+            "nightly",
+            "FailedCreate",
+            "Error creating job: jobs.batch \"n-1\" is forbidden: exceeded quota: q, requested: count/jobs.batch=1, used: count/jobs.batch=0, limited: count/jobs.batch=0",
+            5,
+        );
+        let mut created = warning(
+            "CronJob",
+            "nightly",
+            "SuccessfulCreate",
+            "Created job n-2",
+            1,
+        );
+        created.type_ = "Normal".into();
+        created.first = NOW - 30_000;
+        created.last = NOW - 30_000;
+        assert!(check(&snapshot(vec![refused.clone(), created.clone()]), &[]).is_empty());
+        // A success before the last refusal mends nothing.
+        created.last = NOW - 2 * MIN;
+        assert_eq!(check(&snapshot(vec![refused, created]), &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_workloads_warnings_are_left_to_its_replicas_when_objects_were_read() {
+        let rs = warning(
+            "ReplicaSet",
+            "web-1",
+            "FailedCreate",
+            "Error creating: x",
+            7,
+        );
+        let mut s = snapshot(vec![rs]);
+        assert_eq!(
+            check(&s, &[]).len(),
+            1,
+            "from Events alone (an import) R004 is all there is"
+        );
+        s.has_objects = true;
+        assert!(
+            check(&s, &[]).is_empty(),
+            "not stalled: its Warnings are over"
         );
     }
 

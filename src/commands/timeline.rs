@@ -618,7 +618,17 @@ fn reconstructed(
     paint: Paint,
 ) -> anyhow::Result<u8> {
     let now = chrono::Utc::now().timestamp_millis();
-    let live = fetch_live(global, type_name, name, now, None, true)?;
+    // NB: with a recording that lacks the object, a gone object keeps the
+    // caller's own fallback (the Events about it, "not in the recording").
+    let live = fetch_live(
+        global,
+        type_name,
+        name,
+        now,
+        None,
+        true,
+        not_recorded.is_none(),
+    )?;
     present(
         &live.fetched,
         now,
@@ -652,6 +662,8 @@ fn fetch_live(
     limit: Option<std::time::Duration>,
     // Whether the namespace's Events are read too (not to complete a recording).
     with_events: bool,
+    // Whether an object that is gone is told from the Events left ([`reconstruct::fetch_gone`]).
+    gone: bool,
 ) -> anyhow::Result<Live> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -689,7 +701,7 @@ fn fetch_live(
             // NB: gone from the cluster, its Events (and its ReplicaSets' and
             // Pods') may still be kept for an hour: they tell its last story.
             Err(kube::Error::Api(s)) if s.code == 404 => {
-                let gone = if with_events {
+                let gone = if gone {
                     crate::k8s::reconstruct::fetch_gone(&conn.client, &t, &namespace, name, now)
                         .await
                         .map_err(|e| {
@@ -788,7 +800,7 @@ fn completion(
     let now = chrono::Utc::now().timestamp_millis();
     // NB: reading an old recording with no cluster at hand must not stall.
     let limit = std::time::Duration::from_secs(5);
-    let live = match fetch_live(global, type_name, name, now, Some(limit), false) {
+    let live = match fetch_live(global, type_name, name, now, Some(limit), false, false) {
         Ok(live) => live,
         Err(e) => {
             writeln!(

@@ -222,9 +222,11 @@ async fn list_events(
             };
             let scheduling = matches!(o.reason.as_str(), "FailedScheduling" | "Scheduled");
             // Only what a check can use: scheduling Events, Warnings (what explains a
-            // stall), and repeated ones (storm candidates).
+            // stall), a controller's successes (a Warning before one is mended: R004),
+            // and repeated ones (storm candidates).
             if !scheduling
                 && !crate::checks::causes::troubling(&o.type_, &o.reason)
+                && !crate::checks::warned::success(&o.type_, &o.reason)
                 && o.count < 2
                 && !o.message.contains("(combined from similar events)")
             {
