@@ -40,6 +40,16 @@ async fn until_on_first_screen(data: &std::path::Path, args: &[&str], expected: 
     );
 }
 
+/// Waits until the quota controller has written `name`'s status: before
+/// that, admission lets the first object through (or refuses every one).
+async fn quota_counted(ns: &TestNamespace, name: &str) {
+    wait_until(Duration::from_secs(30), "the quota's status", || async {
+        let q: k8s_openapi::api::core::v1::ResourceQuota = ns.api().get(name).await.unwrap();
+        q.status.and_then(|s| s.hard).is_some()
+    })
+    .await;
+}
+
 /// A CronJob whose Jobs a ResourceQuota refuses has neither replicas nor
 /// conditions: before R004, `check` said nothing of it at all.
 #[tokio::test]
@@ -57,11 +67,7 @@ spec: {hard: {count/jobs.batch: "0"}}
     );
     // NB: the quota's status must be computed before the CronJob fires, or the
     // first Job is admitted.
-    wait_until(Duration::from_secs(30), "the quota's status", || async {
-        let q: k8s_openapi::api::core::v1::ResourceQuota = ns.api().get("no-jobs").await.unwrap();
-        q.status.and_then(|s| s.hard).is_some()
-    })
-    .await;
+    quota_counted(&ns, "no-jobs").await;
     apply(
         n,
         r#"apiVersion: batch/v1
@@ -310,11 +316,7 @@ spec: {hard: {pods: "1"}}
         )
         .await
         .unwrap();
-    wait_until(Duration::from_secs(30), "the quota's status", || async {
-        let q: k8s_openapi::api::core::v1::ResourceQuota = ns.api().get("pods-cap").await.unwrap();
-        q.status.and_then(|s| s.hard).is_some()
-    })
-    .await;
+    quota_counted(&ns, "pods-cap").await;
     apply(
         n,
         &format!(

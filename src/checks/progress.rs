@@ -45,7 +45,7 @@ const POSITIVE: &[&str] = &[
 const NEGATIVE: &[&str] = &["Stalled", "Degraded", "Failed", "ReplicaFailure"];
 
 /// Kinds with replica counters, judged by them (R001), and Jobs (R002).
-const WORKLOADS: &[&str] = &["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
+pub(super) const WORKLOADS: &[&str] = &["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
 
 /// Kinds no R003 is about: the workloads have their own codes, a Pod's
 /// trouble is S001/P001's and its owner's, a Namespace's F002's.
@@ -370,7 +370,7 @@ impl<'a> Index<'a> {
 }
 
 /// What a Warning Event says, for the first screen.
-fn event_text(reason: &str, message: &str) -> (String, bool) {
+pub(super) fn event_text(reason: &str, message: &str) -> (String, bool) {
     // NB: any FailedCreate says the Pods are not created, whatever the words
     // (`pods "x" is invalid: …`, an apiserver timeout): the known refusals are
     // read, the rest quoted.

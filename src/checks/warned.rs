@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
 
-use super::causes::{self, cut};
+use super::causes;
 use super::{Code, Finding, SnapEvent, Snapshot};
 use crate::model::ObjectRef;
 use crate::units::human_duration;
@@ -31,15 +31,11 @@ pub const RECENT_MS: i64 = 10 * 60_000;
 /// Reasons another check reads for itself (S001 explains the scheduler's).
 const OTHERS: &[&str] = &["FailedScheduling"];
 
-/// Kinds whose state R001/R002 judge: with objects in the snapshot, their
-/// Warnings are evidence of a stall or history of one that is over.
-const JUDGED_BY_STATE: &[&str] = &[
-    "Deployment",
-    "ReplicaSet",
-    "StatefulSet",
-    "DaemonSet",
-    "Job",
-];
+/// Kinds whose state R001/R002 judge (the workloads, Jobs): with objects in
+/// the snapshot, their Warnings are evidence of a stall or history of one that is over.
+fn judged_by_state(kind: &str) -> bool {
+    super::progress::WORKLOADS.contains(&kind) || kind == "Job"
+}
 
 /// Whether a Normal Event says its controller succeeded at what it does
 /// (`SuccessfulCreate`, `ProvisioningSucceeded`, `SuccessfulRescale`).
@@ -48,15 +44,12 @@ pub fn success(type_: &str, reason: &str) -> bool {
 }
 
 /// The words of one Warning for the first screen: a `FailedCreate` is read for
-/// the apiserver's refusal (a quota, a policy), anything else is quoted.
+/// the apiserver's refusal (a quota, a policy) as R001 reads it, anything else is quoted.
 fn words(e: &SnapEvent) -> String {
-    if e.reason == "FailedCreate" {
-        return match causes::refusal(&e.message) {
-            Some(r) => format!("not created: {}", r.text),
-            None => format!("not created: {}", cut(causes::api_error(&e.message))),
-        };
+    match super::progress::event_text(&e.reason, &e.message) {
+        (text, true) => format!("not created: {text}"),
+        (text, false) => text,
     }
-    cut(&e.message)
 }
 
 fn recurs(e: &SnapEvent) -> bool {
@@ -109,7 +102,7 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             || OTHERS.contains(&e.reason.as_str())
             || e.first > s.at
             || i.kind.is_empty()
-            || (s.has_objects && JUDGED_BY_STATE.contains(&i.kind.as_str()))
+            || (s.has_objects && judged_by_state(&i.kind))
             || (i.kind == "Pod" && !bare_pods.contains(&(i.namespace.as_str(), i.name.as_str())))
             || (i.kind == "PersistentVolumeClaim"
                 && s.has_objects
