@@ -106,9 +106,7 @@ async fn fleet(args: &[String]) {
             let conn = store::open(&path, Mode::ReadOnly).unwrap();
             let _ = outbox::open_one_off(&conn).unwrap();
             let mut cursor = 0;
-            while let Some(b) =
-                outbox::take(&conn, cursor, outbox::BATCH_KEYS, destination.tables()).unwrap()
-            {
+            while let Some(b) = destination.take(&conn, cursor, outbox::BATCH_KEYS).unwrap() {
                 destination.send(&uid, &b).await.unwrap();
                 cursor = b.last;
             }
@@ -336,9 +334,7 @@ async fn main() {
         let (cpu0, begin) = (cpu_seconds(), Instant::now());
         loop {
             let t = Instant::now();
-            let Some(batch) =
-                outbox::take(&conn, cursor, outbox::BATCH_KEYS, destination.tables()).unwrap()
-            else {
+            let Some(batch) = destination.take(&conn, cursor, outbox::BATCH_KEYS).unwrap() else {
                 break;
             };
             reading += t.elapsed();

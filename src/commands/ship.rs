@@ -63,7 +63,7 @@ pub fn run(
         .join(",");
     let started = std::time::Instant::now();
     let (mut cursor, mut rows, mut batches) = (0i64, 0u64, 0u64);
-    while let Some(batch) = outbox::take(&conn, cursor, outbox::BATCH_KEYS, destination.tables())? {
+    while let Some(batch) = destination.take(&conn, cursor, outbox::BATCH_KEYS)? {
         let mut failures = 0;
         loop {
             match runtime.block_on(destination.send(&tag, &batch)) {

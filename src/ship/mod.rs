@@ -93,6 +93,14 @@ impl ShipStats {
     }
 }
 
+/// Whether the destination at `url` (as [`Destination::shown`] writes it) is
+/// sent every table of the recording (ClickHouse), or only the three OTLP
+/// reads ([`otlp::OTLP_TABLES`]): the outbox keeps the keys of the others only
+/// while a destination that reads them exists (migration 10).
+pub fn reads_every_table(url: &str) -> bool {
+    !url.starts_with("otlp+")
+}
+
 /// A place to ship to.
 pub enum Destination {
     ClickHouse(ClickHouse),
@@ -160,11 +168,17 @@ impl Destination {
         }
     }
 
-    /// The rows it is sent, table by table (what [`outbox::take`] reads for it).
-    pub fn tables(&self) -> &'static [tables::Table] {
+    /// The next batch after `after` (at most `limit` outbox keys), read as
+    /// this destination is sent it; None when the outbox holds nothing newer.
+    pub fn take(
+        &self,
+        conn: &rusqlite::Connection,
+        after: i64,
+        limit: i64,
+    ) -> Result<Option<Batch>, outbox::OutboxError> {
         match self {
-            Destination::ClickHouse(_) => tables::TABLES,
-            Destination::Otlp(_) => otlp::OTLP_TABLES,
+            Destination::ClickHouse(_) => outbox::take(conn, after, limit, tables::TABLES),
+            Destination::Otlp(o) => o.take(conn, after, limit),
         }
     }
 
@@ -224,9 +238,9 @@ impl Shipper {
         while !*stop.borrow() {
             let Some(c) = conn.take() else { break };
             let commits = self.stats.commits.load(Ordering::Relaxed);
-            let tables = self.destination.tables();
+            let destination = self.destination.clone();
             let taken = tokio::task::spawn_blocking(move || {
-                let b = outbox::take(&c, cursor, BATCH_KEYS, tables);
+                let b = destination.take(&c, cursor, BATCH_KEYS);
                 let newest = outbox::newest(&c).unwrap_or(0);
                 (c, b, newest)
             })
@@ -315,7 +329,8 @@ pub async fn drain(
         .map_err(|e| e.to_string())?;
     let mut sent = 0u64;
     loop {
-        let Some(batch) = outbox::take(&conn, cursor, BATCH_KEYS, destination.tables())
+        let Some(batch) = destination
+            .take(&conn, cursor, BATCH_KEYS)
             .map_err(|e| e.to_string())?
         else {
             return Ok((sent, 0));

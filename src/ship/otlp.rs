@@ -31,13 +31,25 @@ use rusqlite::types::ValueRef;
 
 use super::clickhouse::ChError;
 use super::outbox::Batch;
-use super::rowbinary;
 use super::tables::{Table, Ty};
 
 /// The outbox codes of the rows that become records (migration 8's triggers).
 pub const CODE_OCCURRENCE: i64 = 1;
 pub const CODE_VERSION: i64 = 4;
 pub const CODE_GAP: i64 = 7;
+
+/// A request body gzipped, as it is posted. NB: written by the outbox
+/// reader (a blocking thread), not by the async sender.
+fn gzip(protobuf: &[u8]) -> std::io::Result<Bytes> {
+    use std::io::Write as _;
+    // NB: room for what level 1 leaves of our records (about a fifth): no regrowth.
+    let mut gz = flate2::write::GzEncoder::new(
+        Vec::with_capacity(protobuf.len() / 4 + 64),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(protobuf)?;
+    Ok(Bytes::from(gz.finish()?))
+}
 
 /// How many records one request carries at most (a batch of the outbox may be several requests).
 pub const RECORDS_PER_REQUEST: usize = 2_000;
@@ -77,26 +89,26 @@ pub const OTLP_TABLES: &[Table] = &[
         &[
             ("cluster", Str),
             ("cluster_name", Str),
-            ("event_uid", Str),
-            ("event_namespace", Str),
+            ("event_uid", Uid),
+            ("event_namespace", Id),
             ("event_name", Str),
             ("count", Int),
             ("n", Int),
             ("first", Time),
             ("last", Time),
-            ("message", Str),
-            ("type", Str),
-            ("reason", Str),
-            ("action", Str),
-            ("controller", Str),
-            ("instance", Str),
-            ("host", Str),
-            ("kind", Str),
-            ("namespace", Str),
-            ("name", Str),
+            ("message", Id),
+            ("type", Id),
+            ("reason", Id),
+            ("action", Id),
+            ("controller", Id),
+            ("instance", Id),
+            ("host", Id),
+            ("kind", Id),
+            ("namespace", Id),
+            ("name", Id),
             ("uid", Str),
-            ("api_version", Str),
-            ("field_path", Str),
+            ("api_version", Id),
+            ("field_path", Id),
             ("start", Time),
         ],
     ),
@@ -107,18 +119,18 @@ pub const OTLP_TABLES: &[Table] = &[
         &[
             ("cluster", Str),
             ("cluster_name", Str),
-            ("kind", Str),
-            ("namespace", Str),
-            ("name", Str),
+            ("kind", Id),
+            ("namespace", Id),
+            ("name", Id),
             ("uid", Str),
-            ("api_version", Str),
+            ("api_version", Id),
             ("id", Int),
             ("at", Time),
-            ("state", Str),
-            ("writers", Str),
+            ("state", Id),
+            ("writers", Id),
             ("generation", Int),
             ("observed_generation", NInt),
-            ("diff", NStr),
+            ("diff", NId),
             ("resource_version", NStr),
         ],
     ),
@@ -595,6 +607,12 @@ fn occurrence<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
     let count = row.i("count");
     let n = row.i("n");
     let record_uid = occurrence_uid(&cluster, &event_uid, count);
+    // NB: as the recording keeps it (store::compact_event_name): client-go's
+    // `<object>.<hex>` as the integer of its hex part.
+    let event_name = match row.get("event_name") {
+        ValueRef::Integer(v) => Cow::Owned(format!("{}.{:x}", row.s("name"), v as u64)),
+        _ => row.s("event_name"),
+    };
     let mut resource = cluster_resource(row, 6);
     // NB: as the collector, the involved object and the reporting node are the
     // record's resource; the object's resourceVersion is not recorded, so left out.
@@ -611,7 +629,7 @@ fn occurrence<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
         (EVENT_REASON, Val::S(row.s("reason"))),
         (EVENT_ACTION, Val::S(row.s("action"))),
         (EVENT_START_TIME, st(go_time(row.i("start")))),
-        (EVENT_NAME, Val::S(row.s("event_name"))),
+        (EVENT_NAME, Val::S(event_name)),
         (EVENT_UID, Val::S(event_uid)),
         (EVENT_REPORTING_CONTROLLER, Val::S(row.s("controller"))),
         (EVENT_REPORTING_INSTANCE, Val::S(row.s("instance"))),
@@ -743,44 +761,30 @@ fn gap<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
     }
 }
 
-/// Calls `each` with the log records of a batch, in the order of its parts.
-pub fn visit<'a>(
-    batch: &'a Batch,
-    now_ns: u64,
-    mut each: impl FnMut(Rec<'a>),
-) -> Result<(), rowbinary::RowBinaryError> {
-    for part in &batch.parts {
-        let code = part.table.code;
-        if ![CODE_OCCURRENCE, CODE_VERSION, CODE_GAP].contains(&code) {
-            continue;
-        }
-        let mut at = 0usize;
-        let mut values = Vec::with_capacity(part.table.columns.len());
-        for _ in 0..part.rows {
-            values.clear();
-            for (name, ty) in part.table.columns {
-                values.push(rowbinary::read_ref(&part.data, &mut at, name, *ty)?);
-            }
-            let row = Row {
-                table: part.table,
-                values: &values,
-            };
-            each(match code {
-                CODE_OCCURRENCE => occurrence(&row, now_ns),
-                CODE_VERSION => version(&row, now_ns),
-                _ => gap(&row, now_ns),
-            });
-        }
+/// The log record of one row of an OTLP table ([`OTLP_TABLES`]), its
+/// values in the table's column order, text borrowed from them.
+pub fn record<'a>(table: &'static Table, values: &[ValueRef<'a>], now_ns: u64) -> Rec<'a> {
+    let row = Row { table, values };
+    match table.code {
+        CODE_OCCURRENCE => occurrence(&row, now_ns),
+        CODE_VERSION => version(&row, now_ns),
+        _ => gap(&row, now_ns),
     }
-    Ok(())
 }
 
-/// The log records of a batch as `opentelemetry-proto` messages, in the order of its parts.
+/// The log records of rows of `table` as `opentelemetry-proto` messages.
 #[cfg(test)]
-pub fn records(batch: &Batch, now_ns: u64) -> Result<Vec<Record>, rowbinary::RowBinaryError> {
-    let mut out = Vec::new();
-    visit(batch, now_ns, |r| out.push(r.to_prost()))?;
-    Ok(out)
+pub fn records(
+    table: &'static Table,
+    rows: &[Vec<rusqlite::types::Value>],
+    now_ns: u64,
+) -> Vec<Record> {
+    rows.iter()
+        .map(|row| {
+            let values: Vec<ValueRef<'_>> = row.iter().map(ValueRef::from).collect();
+            record(table, &values, now_ns).to_prost()
+        })
+        .collect()
 }
 
 /// One request as `opentelemetry-proto` messages: records grouped by their
@@ -832,12 +836,34 @@ fn scope() -> InstrumentationScope {
 /// Protobuf written straight from the records, as prost writes the
 /// `opentelemetry-proto` messages (fields in tag order, defaults left out).
 mod wire {
-    use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
+    use prost::encoding::encoded_len_varint;
 
     use super::Val;
 
+    // The wire types this writer uses.
+    const VARINT: u32 = 0;
+    const FIXED64: u32 = 1;
+    const LEN: u32 = 2;
+
+    /// NB: prost's `encode_varint` goes through `BufMut` a byte at a time,
+    /// with a capacity check each; it was a tenth of the record writer (issue 32).
+    #[inline]
+    fn encode_varint(mut n: u64, out: &mut Vec<u8>) {
+        out.reserve(10);
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+
+    #[inline]
+    fn encode_key(tag: u32, wire: u32, out: &mut Vec<u8>) {
+        encode_varint(u64::from(tag << 3 | wire), out);
+    }
+
     pub fn bytes_field(tag: u32, bytes: &[u8], out: &mut Vec<u8>) {
-        encode_key(tag, WireType::LengthDelimited, out);
+        encode_key(tag, LEN, out);
         encode_varint(bytes.len() as u64, out);
         out.extend_from_slice(bytes);
     }
@@ -855,12 +881,12 @@ mod wire {
 
     /// An AnyValue as field `tag`.
     pub fn any(tag: u32, v: &Val<'_>, out: &mut Vec<u8>) {
-        encode_key(tag, WireType::LengthDelimited, out);
+        encode_key(tag, LEN, out);
         encode_varint(any_len(v) as u64, out);
         match v {
             Val::S(s) => bytes_field(1, s.as_bytes(), out),
             Val::I(n) => {
-                encode_key(3, WireType::Varint, out);
+                encode_key(3, VARINT, out);
                 encode_varint(*n as u64, out);
             }
         }
@@ -873,7 +899,7 @@ mod wire {
         } else {
             field_len(key.len())
         };
-        encode_key(tag, WireType::LengthDelimited, out);
+        encode_key(tag, LEN, out);
         encode_varint((key_len + field_len(any_len(v))) as u64, out);
         if !key.is_empty() {
             bytes_field(1, key.as_bytes(), out);
@@ -883,21 +909,21 @@ mod wire {
 
     pub fn fixed64(tag: u32, n: u64, out: &mut Vec<u8>) {
         if n != 0 {
-            encode_key(tag, WireType::SixtyFourBit, out);
+            encode_key(tag, FIXED64, out);
             out.extend_from_slice(&n.to_le_bytes());
         }
     }
 
     pub fn varint(tag: u32, n: u64, out: &mut Vec<u8>) {
         if n != 0 {
-            encode_key(tag, WireType::Varint, out);
+            encode_key(tag, VARINT, out);
             encode_varint(n, out);
         }
     }
 
     /// The framing of a length-delimited field of `len` bytes.
     pub fn frame(tag: u32, len: usize, out: &mut Vec<u8>) {
-        encode_key(tag, WireType::LengthDelimited, out);
+        encode_key(tag, LEN, out);
         encode_varint(len as u64, out);
     }
 
@@ -916,10 +942,16 @@ mod wire {
 /// shipper cost a third more CPU than recording alone (issue 32).
 pub struct Body {
     groups: Vec<(Vec<u8>, Vec<u8>)>,
-    index: HashMap<Vec<u8>, usize>,
+    index: HashMap<Vec<u8>, usize, foldhash::fast::RandomState>,
     key: Vec<u8>,
     scratch: Vec<u8>,
     scope: Vec<u8>,
+    /// Buffers of groups already written, emptied, for the next groups.
+    /// NB: a batch of 5,000 records has some 500 groups; fresh buffers each
+    /// batch were page faults and frees (issue 32).
+    spare: Vec<Vec<u8>>,
+    /// What [`Body::finish`] writes.
+    out: Vec<u8>,
     /// Records written since the last [`Body::finish`].
     pub records: usize,
 }
@@ -928,16 +960,24 @@ impl Default for Body {
     fn default() -> Body {
         Body {
             groups: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             key: Vec::new(),
             scratch: Vec::new(),
             scope: scope().encode_to_vec(),
+            spare: Vec::new(),
+            out: Vec::new(),
             records: 0,
         }
     }
 }
 
 impl Body {
+    fn buffer(&mut self, from: &[u8]) -> Vec<u8> {
+        let mut b = self.spare.pop().unwrap_or_default();
+        b.extend_from_slice(from);
+        b
+    }
+
     pub fn push(&mut self, r: &Rec<'_>) {
         self.key.clear();
         for (k, v) in &r.resource {
@@ -946,8 +986,11 @@ impl Body {
         let at = match self.index.get(self.key.as_slice()) {
             Some(at) => *at,
             None => {
-                self.index.insert(self.key.clone(), self.groups.len());
-                self.groups.push((self.key.clone(), Vec::new()));
+                let next = self.buffer(&[]);
+                let key = std::mem::replace(&mut self.key, next);
+                let (index_key, records) = (self.buffer(&key), self.buffer(&[]));
+                self.index.insert(index_key, self.groups.len());
+                self.groups.push((key, records));
                 self.groups.len() - 1
             }
         };
@@ -968,27 +1011,37 @@ impl Body {
     }
 
     /// The request body of what was pushed since the last call; starts over.
-    pub fn finish(&mut self) -> Vec<u8> {
+    /// NB: written into a buffer kept for the next call (a fresh megabyte per
+    /// request was page faults, issue 32).
+    pub fn finish(&mut self) -> &[u8] {
         let scope_len = wire::framed_len(self.scope.len());
         let size: usize = self
             .groups
             .iter()
             .map(|(res, recs)| res.len() + recs.len() + scope_len + 16)
             .sum();
-        let mut out = Vec::with_capacity(size);
-        for (resource, records) in self.groups.drain(..) {
+        let out = &mut self.out;
+        out.clear();
+        out.reserve(size);
+        for (mut resource, mut records) in self.groups.drain(..) {
             let scope_logs = scope_len + records.len();
             let resource_logs = wire::framed_len(resource.len()) + wire::framed_len(scope_logs);
-            wire::frame(1, resource_logs, &mut out);
-            wire::frame(1, resource.len(), &mut out);
+            wire::frame(1, resource_logs, out);
+            wire::frame(1, resource.len(), out);
             out.extend_from_slice(&resource);
-            wire::frame(2, scope_logs, &mut out);
-            wire::bytes_field(1, &self.scope, &mut out);
+            wire::frame(2, scope_logs, out);
+            wire::bytes_field(1, &self.scope, out);
             out.extend_from_slice(&records);
+            resource.clear();
+            records.clear();
+            self.spare.extend([resource, records]);
         }
-        self.index.clear();
+        for (mut key, _) in self.index.drain() {
+            key.clear();
+            self.spare.push(key);
+        }
         self.records = 0;
-        out
+        &self.out
     }
 }
 
@@ -1004,6 +1057,8 @@ pub struct Otlp {
     url: OtlpUrl,
     headers: Vec<(http::HeaderName, http::HeaderValue)>,
     client: Client,
+    /// The body writer, kept with its buffers from one batch to the next.
+    body: std::sync::Mutex<Body>,
 }
 
 impl Otlp {
@@ -1036,6 +1091,7 @@ impl Otlp {
             url,
             headers: hs,
             client,
+            body: std::sync::Mutex::new(Body::default()),
         })
     }
 
@@ -1045,13 +1101,27 @@ impl Otlp {
 
     /// An empty request: the endpoint answers, and takes our headers.
     pub async fn probe(&self) -> Result<(), ChError> {
-        self.post(&ExportLogsServiceRequest::default().encode_to_vec(), 0)
-            .await
+        let empty = gzip(&ExportLogsServiceRequest::default().encode_to_vec()).map_err(|e| {
+            ChError::Unavailable {
+                url: self.url.shown(),
+                detail: format!("compressing: {e}"),
+            }
+        })?;
+        self.post(empty, 0).await
     }
 
-    /// Sends a batch's records, [`RECORDS_PER_REQUEST`] a request; Ok only
-    /// when every request was taken whole.
-    pub async fn send(&self, batch: &Batch) -> Result<(), ChError> {
+    /// The next batch after `after`, its records written as request bodies
+    /// of [`RECORDS_PER_REQUEST`] records at most, or None when the outbox
+    /// holds nothing newer.
+    ///
+    /// NB: written straight from SQLite's rows: through RowBinary and back, as
+    /// ClickHouse is sent, was a fifth of the shipper's CPU (issue 32).
+    pub fn take(
+        &self,
+        conn: &rusqlite::Connection,
+        after: i64,
+        limit: i64,
+    ) -> Result<Option<Batch>, super::outbox::OutboxError> {
         let now_ns = u64::try_from(
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -1059,44 +1129,44 @@ impl Otlp {
                 .unwrap_or(0),
         )
         .unwrap_or(u64::MAX);
-        // NB: the bodies are written before the first is sent: a row that
-        // cannot be read back fails the batch before any of it goes.
-        let mut body = Body::default();
+        // NB: a panic elsewhere that poisoned it leaves a usable Body.
+        let mut body = self.body.lock().unwrap_or_else(|p| p.into_inner());
         let mut bodies = Vec::new();
-        visit(batch, now_ns, |r| {
-            body.push(&r);
+        let range = super::outbox::read(conn, after, limit, OTLP_TABLES, |table, values| {
+            body.push(&record(table, values, now_ns));
             if body.records == RECORDS_PER_REQUEST {
-                bodies.push((body.finish(), RECORDS_PER_REQUEST));
+                bodies.push((gzip(body.finish())?, RECORDS_PER_REQUEST));
             }
-        })
-        .map_err(|e| ChError::Refused {
-            url: self.url.shown(),
-            detail: format!("a row of the outbox cannot be read back: {e}"),
-            hint: "",
-        })?;
-        if body.records > 0 {
-            let n = body.records;
-            bodies.push((body.finish(), n));
+            Ok(())
+        });
+        // NB: before `range?`: a batch that failed half-way leaves nothing for the next.
+        let rest = (body.records > 0).then(|| (body.records, gzip(body.finish())));
+        let range = range?;
+        if let Some((n, gz)) = rest {
+            bodies.push((gz?, n));
         }
-        for (bytes, n) in bodies {
-            self.post(&bytes, n).await?;
+        Ok(range.map(|(first, last)| Batch {
+            first,
+            last,
+            parts: Vec::new(),
+            bodies,
+        }))
+    }
+
+    /// Sends a batch's bodies; Ok only when every request was taken whole.
+    pub async fn send(&self, batch: &Batch) -> Result<(), ChError> {
+        for (bytes, n) in &batch.bodies {
+            self.post(bytes.clone(), *n).await?;
         }
         Ok(())
     }
 
-    /// Posts one request body (protobuf, gzipped here).
-    async fn post(&self, protobuf: &[u8], records: usize) -> Result<(), ChError> {
+    /// Posts one request body (gzipped protobuf).
+    async fn post(&self, body: Bytes, records: usize) -> Result<(), ChError> {
         let shown = self.url.shown();
         let unavailable = |detail: String| ChError::Unavailable {
             url: shown.clone(),
             detail,
-        };
-        let body = {
-            use std::io::Write as _;
-            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-            gz.write_all(protobuf)
-                .and_then(|()| gz.finish())
-                .map_err(|e| unavailable(format!("compressing: {e}")))?
         };
         let mut builder = http::Request::post(self.url.http())
             .header(http::header::CONTENT_TYPE, "application/x-protobuf")
@@ -1109,7 +1179,7 @@ impl Otlp {
             builder = builder.header(n, v);
         }
         let request = builder
-            .body(Full::new(Bytes::from(body)))
+            .body(Full::new(body))
             .map_err(|e| unavailable(format!("building the request: {e}")))?;
         let answer = tokio::time::timeout(REQUEST_TIMEOUT, async {
             let response = self.client.request(request).await.map_err(|e| {
@@ -1341,30 +1411,21 @@ mod tests {
                 other => panic!("{other}"),
             }
         }
-        // One occurrence row, through RowBinary as the outbox gives it.
+        // One occurrence row, its values as the outbox reader gives them (ids resolved).
         let table = &OTLP_TABLES[0];
-        let mut data = Vec::new();
-        for (name, ty) in table.columns {
-            let v = match ty {
+        let row: Vec<rusqlite::types::Value> = table
+            .columns
+            .iter()
+            .map(|(name, ty)| match ty.wire() {
                 Ty::Str => rusqlite::types::Value::Text(format!("{name}-value")),
                 _ => rusqlite::types::Value::Integer(match *name {
                     "count" => 4,
                     "n" => 2,
                     _ => 1_700_000_000_000,
                 }),
-            };
-            rowbinary::write(&mut data, name, *ty, &v).unwrap();
-        }
-        let batch = Batch {
-            first: 1,
-            last: 1,
-            parts: vec![super::super::outbox::Part {
-                table,
-                rows: 1,
-                data,
-            }],
-        };
-        let recs = records(&batch, 5).unwrap();
+            })
+            .collect();
+        let recs = records(table, &[row], 5);
         assert_eq!(recs.len(), 1);
         let res: Vec<&str> = recs[0].resource.iter().map(|k| k.key.as_str()).collect();
         let rec: Vec<&str> = recs[0]
@@ -1497,36 +1558,130 @@ mod tests {
     /// A batch of real rows (occurrences, versions, gaps) written both ways.
     #[test]
     fn a_batch_encodes_as_prost_encodes_its_records() {
-        let mut parts = Vec::new();
+        let mut tables = Vec::new();
         for table in OTLP_TABLES {
-            let mut data = Vec::new();
-            for row in 0..3i64 {
-                for (name, ty) in table.columns {
-                    let v = match ty {
-                        Ty::Str => rusqlite::types::Value::Text(format!("{name}-{}", row % 2)),
-                        Ty::NStr | Ty::NInt if row == 1 => rusqlite::types::Value::Null,
-                        Ty::NStr => rusqlite::types::Value::Text(format!("{name}-é")),
-                        _ => rusqlite::types::Value::Integer(1_700_000_000_000 + row),
-                    };
-                    rowbinary::write(&mut data, name, *ty, &v).unwrap();
+            let rows: Vec<Vec<rusqlite::types::Value>> = (0..3i64)
+                .map(|row| {
+                    table
+                        .columns
+                        .iter()
+                        .map(|(name, ty)| match ty.wire() {
+                            Ty::Str => rusqlite::types::Value::Text(format!("{name}-{}", row % 2)),
+                            Ty::NStr | Ty::NInt if row == 1 => rusqlite::types::Value::Null,
+                            Ty::NStr => rusqlite::types::Value::Text(format!("{name}-é")),
+                            _ => rusqlite::types::Value::Integer(1_700_000_000_000 + row),
+                        })
+                        .collect()
+                })
+                .collect();
+            tables.push((table, rows));
+        }
+        let mut body = Body::default();
+        let push_all = |body: &mut Body| {
+            for (table, rows) in &tables {
+                for row in rows {
+                    let values: Vec<ValueRef<'_>> = row.iter().map(ValueRef::from).collect();
+                    body.push(&record(table, &values, 42));
                 }
             }
-            parts.push(super::super::outbox::Part {
-                table,
-                rows: 3,
-                data,
-            });
-        }
-        let batch = Batch {
-            first: 1,
-            last: 9,
-            parts,
         };
-        let mut body = Body::default();
-        visit(&batch, 42, |r| body.push(&r)).unwrap();
+        push_all(&mut body);
         assert_eq!(body.records, 9);
-        let want = request(records(&batch, 42).unwrap()).encode_to_vec();
+        let want = request(
+            tables
+                .iter()
+                .flat_map(|(table, rows)| records(table, rows, 42)),
+        )
+        .encode_to_vec();
         assert_eq!(body.finish(), want);
+        // The same Body, its buffers reused, writes the next batch alike.
+        push_all(&mut body);
+        assert_eq!(body.records, 9);
+        assert_eq!(body.finish(), want);
+    }
+
+    /// Read from a real recording: strings resolved by id, the Event's uid
+    /// written from its 16 bytes, its client-go name rebuilt, a version's diff.
+    #[test]
+    fn a_recorded_occurrence_reads_back_with_its_strings_and_uid() {
+        use crate::model::{EventChange, EventObservation, ObjectRef};
+        let (_d, mut w) = crate::store::testing::recording();
+        let url = "otlp+http://h:4318/v1/logs".to_string();
+        let (reg, _) = super::super::outbox::register(w.connection(), &[url], 1).unwrap();
+        let uid = "0f8e2a5c-1b2d-4e3f-8a9b-0c1d2e3f4a5b";
+        let mut b = w.begin().unwrap();
+        for count in [1, 2] {
+            b.apply(&EventChange::Upsert(Box::new(EventObservation {
+                uid: uid.into(),
+                namespace: "shop".into(),
+                name: "web-1.187c3a4b5d6e7f80".into(),
+                involved: ObjectRef {
+                    kind: "Pod".into(),
+                    namespace: "shop".into(),
+                    name: "web-1".into(),
+                    uid: "pod-uid".into(),
+                    api_version: "v1".into(),
+                    ..Default::default()
+                },
+                reason: "BackOff".into(),
+                type_: "Warning".into(),
+                message: "Back-off restarting failed container".into(),
+                reporting_controller: "kubelet".into(),
+                source_host: "node-a".into(),
+                first: 1_000,
+                last: 1_000 * count,
+                count,
+                ..Default::default()
+            })))
+            .unwrap();
+        }
+        b.commit().unwrap();
+        let conn = w.connection();
+        super::super::outbox::prepare(conn).unwrap();
+        let otlp = Otlp::new(OtlpUrl::parse("otlp+http://h:4318").unwrap(), &[]).unwrap();
+        let batch = otlp
+            .take(conn, reg[0].cursor, super::super::outbox::BATCH_KEYS)
+            .unwrap()
+            .unwrap();
+        assert_eq!(batch.rows(), 2);
+        let mut protobuf = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(&batch.bodies[0].0[..]),
+            &mut protobuf,
+        )
+        .unwrap();
+        let sent = ExportLogsServiceRequest::decode(protobuf.as_slice()).unwrap();
+        let text = |kvs: &[KeyValue], key: &str| -> String {
+            let v = kvs.iter().find(|kv| kv.key == key).unwrap();
+            match v.value.as_ref().and_then(|a| a.value.as_ref()) {
+                Some(any_value::Value::StringValue(s)) => s.clone(),
+                Some(any_value::Value::IntValue(n)) => n.to_string(),
+                other => panic!("{key}: {other:?}"),
+            }
+        };
+        let group = &sent.resource_logs[0];
+        let resource = &group.resource.as_ref().unwrap().attributes;
+        assert_eq!(text(resource, "k8s.object.kind"), "Pod");
+        assert_eq!(text(resource, "k8s.object.name"), "web-1");
+        assert_eq!(text(resource, "k8s.object.api_version"), "v1");
+        assert_eq!(text(resource, "k8s.node.name"), "node-a");
+        let records = &group.scope_logs[0].log_records;
+        assert_eq!(records.len(), 2);
+        let last = &records[1].attributes;
+        assert_eq!(text(last, "k8s.event.uid"), uid);
+        assert_eq!(text(last, "k8s.event.name"), "web-1.187c3a4b5d6e7f80");
+        assert_eq!(text(last, "k8s.event.reason"), "BackOff");
+        assert_eq!(text(last, "k8s.event.reporting_controller"), "kubelet");
+        assert_eq!(text(last, "k8s.namespace.name"), "shop");
+        assert_eq!(text(last, "k8s.event.count"), "2");
+        assert_eq!(text(last, "log.record.uid"), occurrence_uid("uid", uid, 2));
+        assert_eq!(records[1].severity_text, "Warning");
+        assert_eq!(
+            records[1].body.as_ref().and_then(|a| a.value.clone()),
+            Some(any_value::Value::StringValue(
+                "Back-off restarting failed container".into()
+            ))
+        );
     }
 
     /// A server answering each request with the next of `answers` (status line, headers, body).

@@ -7,17 +7,22 @@
 //! ([`confirm`]). `kubectl diag ship` uses a temporary outbox of its own
 //! ([`open_one_off`]), so the file is only read.
 
-use rusqlite::{Connection, named_params};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{CachedStatement, Connection, OptionalExtension, named_params};
 
 use super::rowbinary;
-use super::tables::Table;
+use super::tables::{Table, Ty};
 use crate::store::StoreError;
 
 const SQL_TEMP: &str = include_str!("../../queries/ship/temp.sql");
 const SQL_TEMP_OUTBOX: &str = include_str!("../../queries/ship/temp_outbox.sql");
 const SQL_KEYS_ALL: &str = include_str!("../../queries/ship/keys_all.sql");
-const SQL_TAKE: &str = include_str!("../../queries/ship/outbox_take.sql");
-const SQL_KEY_ADD: &str = include_str!("../../queries/ship/key_add.sql");
+const SQL_RANGE: &str = include_str!("../../queries/ship/outbox_range.sql");
+const SQL_KEYS_STAGE: &str = include_str!("../../queries/ship/keys_stage.sql");
+const SQL_STRING: &str = include_str!("../../queries/ship/string.sql");
 const SQL_KEYS_CLEAR: &str = include_str!("../../queries/ship/keys_clear.sql");
 const SQL_LAST: &str = include_str!("../../queries/ship/outbox_last.sql");
 const SQL_FIND: &str = include_str!("../../queries/ship/destination_find.sql");
@@ -40,16 +45,20 @@ pub struct Part {
 
 /// What one batch sends: the outbox seqs it covers and the rows they name,
 /// as the rows are now (a key whose row is gone, say by retention, sends nothing).
-#[derive(Debug)]
+/// ClickHouse is sent `parts`, OTLP `bodies`.
+#[derive(Debug, Default)]
 pub struct Batch {
     pub first: i64,
     pub last: i64,
     pub parts: Vec<Part>,
+    /// Request bodies (gzipped protobuf) and how many records each holds.
+    pub bodies: Vec<(bytes::Bytes, usize)>,
 }
 
 impl Batch {
     pub fn rows(&self) -> usize {
-        self.parts.iter().map(|p| p.rows).sum()
+        self.parts.iter().map(|p| p.rows).sum::<usize>()
+            + self.bodies.iter().map(|b| b.1).sum::<usize>()
     }
 }
 
@@ -63,6 +72,8 @@ pub enum OutboxError {
         table: &'static str,
         source: rowbinary::RowBinaryError,
     },
+    #[error("compressing a request: {0}")]
+    Compress(#[from] std::io::Error),
 }
 
 /// Makes a connection able to take batches (its temporary key table).
@@ -79,78 +90,159 @@ pub fn open_one_off(conn: &Connection) -> Result<i64, rusqlite::Error> {
     conn.query_row(SQL_LAST, [], |r| r.get(0))
 }
 
-/// The next batch after `after`, or None when the outbox holds nothing newer:
-/// the rows `tables` read for its keys (each destination reads its own:
-/// [`super::Destination::tables`]).
+/// The next batch after `after` as RowBinary parts (ClickHouse), or None
+/// when the outbox holds nothing newer.
 pub fn take(
     conn: &Connection,
     after: i64,
     limit: i64,
     tables: &'static [Table],
 ) -> Result<Option<Batch>, OutboxError> {
-    let keys: Vec<(i64, i64, i64, i64)> = {
-        let mut st = conn.prepare_cached(SQL_TAKE)?;
-        st.query_map(named_params! {":after": after, ":limit": limit}, |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<Result<_, _>>()?
-    };
-    let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
-        return Ok(None);
-    };
-    let (first, last) = (first.0, last.0);
-    let tx = conn.unchecked_transaction()?;
-    {
-        // NB: only the keys of tables this destination reads (OTLP reads 3 of the 14;
-        // an occurrence's Event key, one in two of the outbox, would be staged for nothing).
-        let mut add = tx.prepare_cached(SQL_KEY_ADD)?;
-        for (_, tbl, a, b) in keys.iter().filter(|k| reads(tables, k.1)) {
-            add.execute(named_params! {":tbl": tbl, ":a": a, ":b": b})?;
-        }
-    }
-    let mut parts = Vec::new();
-    for table in tables {
-        if !keys.iter().any(|k| k.1 == table.code) {
-            continue;
-        }
-        let mut st = tx.prepare_cached(table.select)?;
-        let mut rows = st.query([])?;
-        let (mut data, mut count) = (Vec::new(), 0usize);
-        while let Some(row) = rows.next()? {
-            for (i, (name, ty)) in table.columns.iter().enumerate() {
-                // NB: borrowed, not copied: 17 of an occurrence's 23 columns are text.
-                let v = row.get_ref(i)?;
-                rowbinary::write_ref(&mut data, name, *ty, v).map_err(|source| {
-                    OutboxError::Row {
-                        table: table.name,
-                        source,
-                    }
-                })?;
-            }
-            count += 1;
-        }
-        if count > 0 {
+    let mut parts: Vec<Part> = Vec::new();
+    let range = read(conn, after, limit, tables, |table, values| {
+        if parts.last().is_none_or(|p| !std::ptr::eq(p.table, table)) {
             parts.push(Part {
                 table,
-                rows: count,
-                data,
+                rows: 0,
+                data: Vec::new(),
             });
         }
-    }
-    tx.execute(SQL_KEYS_CLEAR, [])?;
-    // NB: a read transaction on the file, rolled back: only temp rows changed.
-    drop(tx);
-    Ok(Some(Batch { first, last, parts }))
+        let Some(part) = parts.last_mut() else {
+            return Ok(());
+        };
+        for ((name, ty), v) in table.columns.iter().zip(values) {
+            rowbinary::write_ref(&mut part.data, name, ty.wire(), *v).map_err(|source| {
+                OutboxError::Row {
+                    table: table.name,
+                    source,
+                }
+            })?;
+        }
+        part.rows += 1;
+        Ok(())
+    })?;
+    Ok(range.map(|(first, last)| Batch {
+        first,
+        last,
+        parts,
+        bodies: Vec::new(),
+    }))
 }
 
-/// Whether `tables` read the rows of outbox code `code`.
-fn reads(tables: &[Table], code: i64) -> bool {
-    tables.iter().any(|t| t.code == code)
+/// Reads the next batch after `after`: calls `each` with every row its keys
+/// name, table by table in the order of `tables` (each destination reads its
+/// own: [`super::Destination::take`]), its values in the order of the table's
+/// columns, ids and uids resolved ([`Ty::Id`], [`Ty::Uid`]). Returns the first
+/// and last seq the batch covers, or None when the outbox holds nothing newer.
+pub fn read(
+    conn: &Connection,
+    after: i64,
+    limit: i64,
+    tables: &'static [Table],
+    mut each: impl FnMut(&'static Table, &[ValueRef<'_>]) -> Result<(), OutboxError>,
+) -> Result<Option<(i64, i64)>, OutboxError> {
+    let range: (Option<i64>, Option<i64>) = conn
+        .prepare_cached(SQL_RANGE)?
+        .query_row(named_params! {":after": after, ":limit": limit}, |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    let (Some(first), Some(last)) = range else {
+        return Ok(None);
+    };
+    let tx = conn.unchecked_transaction()?;
+    // NB: only the keys of tables this destination reads (OTLP reads 3 of the 14;
+    // an occurrence's Event key, one in two of the outbox, would be staged for nothing).
+    let codes: Vec<i64> = tables.iter().map(|t| t.code).collect();
+    let codes = serde_json::Value::from(codes).to_string();
+    tx.prepare_cached(SQL_KEYS_STAGE)?
+        .execute(named_params! {":first": first, ":last": last, ":codes": codes})?;
+    let mut strings = Strings::new(&tx)?;
+    for table in tables {
+        let mut uids: Vec<String> = vec![String::new(); table.columns.len()];
+        let mut st = tx.prepare_cached(table.select)?;
+        let mut rows = st.query([])?;
+        while let Some(row) = rows.next()? {
+            // NB: two passes: the first reads what the row names (strings, uids),
+            // the second borrows it all at once. Text stays borrowed from SQLite.
+            for (i, (_, ty)) in table.columns.iter().enumerate() {
+                match (ty, row.get_ref(i)?) {
+                    (Ty::Id | Ty::NId, ValueRef::Integer(id)) => strings.load(id)?,
+                    (Ty::Uid, ValueRef::Blob(b)) => {
+                        uids[i].clear();
+                        uuid_text(b, &mut uids[i]);
+                    }
+                    _ => {}
+                }
+            }
+            let mut values = Vec::with_capacity(table.columns.len());
+            for (i, (_, ty)) in table.columns.iter().enumerate() {
+                values.push(match (ty, row.get_ref(i)?) {
+                    (Ty::Id | Ty::NId, ValueRef::Integer(id)) => ValueRef::Text(strings.get(id)),
+                    (Ty::Uid, ValueRef::Blob(_)) => ValueRef::Text(uids[i].as_bytes()),
+                    (_, v) => v,
+                });
+            }
+            each(table, &values)?;
+        }
+    }
+    drop(strings);
+    tx.prepare_cached(SQL_KEYS_CLEAR)?.execute([])?;
+    // NB: a read transaction on the file, rolled back: only temp rows changed.
+    drop(tx);
+    Ok(Some((first, last)))
+}
+
+/// The strings one batch names, each read once: inside the batch's read
+/// transaction an id names one string (retention, which deletes strings,
+/// writes in another).
+struct Strings<'c> {
+    st: CachedStatement<'c>,
+    known: HashMap<i64, Box<[u8]>, foldhash::fast::RandomState>,
+}
+
+impl<'c> Strings<'c> {
+    fn new(conn: &'c Connection) -> Result<Strings<'c>, rusqlite::Error> {
+        Ok(Strings {
+            st: conn.prepare_cached(SQL_STRING)?,
+            known: HashMap::default(),
+        })
+    }
+
+    /// Reads string `id` unless it was read already.
+    fn load(&mut self, id: i64) -> Result<(), rusqlite::Error> {
+        if let Entry::Vacant(v) = self.known.entry(id) {
+            // NB: an id no string has reads as "" (a join would have dropped
+            // the row); retention deletes only strings no row names.
+            let s = self
+                .st
+                .query_row(named_params! {":id": id}, |r| {
+                    Ok(Box::from(r.get_ref(0)?.as_bytes().unwrap_or_default()))
+                })
+                .optional()?
+                .unwrap_or_default();
+            v.insert(s);
+        }
+        Ok(())
+    }
+
+    /// String `id`, once [`Strings::load`]ed.
+    fn get(&self, id: i64) -> &[u8] {
+        self.known.get(&id).map_or(&[], |s| s)
+    }
+}
+
+/// A uid the recording keeps as bytes, as the apiserver wrote it: 16 bytes
+/// are a UUID, as [`crate::store::uid_key`] packed it.
+fn uuid_text(bytes: &[u8], out: &mut String) {
+    match <&[u8; 16]>::try_from(bytes) {
+        Ok(b) => crate::store::push_uuid(b, out),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
 }
 
 /// The newest seq in the outbox.
 pub fn newest(conn: &Connection) -> Result<i64, rusqlite::Error> {
-    conn.query_row(SQL_LAST, [], |r| r.get(0))
+    conn.prepare_cached(SQL_LAST)?.query_row([], |r| r.get(0))
 }
 
 /// A destination of this recording, as the recorder starts.
@@ -215,7 +307,12 @@ pub fn register(
                     let id: i64 = tx
                         .query_row(
                             SQL_ADD,
-                            named_params! {":url": url, ":cursor": cursor, ":now": now},
+                            named_params! {
+                                ":url": url,
+                                ":cursor": cursor,
+                                ":now": now,
+                                ":every_table": super::reads_every_table(url),
+                            },
                             |r| r.get(0),
                         )
                         .map_err(fail)?;
@@ -276,8 +373,12 @@ mod tests {
     fn keys_a_destination_does_not_read_move_its_cursor_and_send_nothing() {
         let (_d, rec) = file();
         let conn = rec.connection();
-        let (reg, _) = register(conn, &["otlp+http://h:4318/v1/logs".into()], 1).unwrap();
-        // A cluster row: OTLP reads no cluster key.
+        let urls = [
+            "otlp+http://h:4318/v1/logs".into(),
+            "clickhouse://h:1/db".into(),
+        ];
+        let (reg, _) = register(conn, &urls, 1).unwrap();
+        // A cluster row: ClickHouse reads it, OTLP does not.
         rec.register_cluster("uid-1", "ctx", "", 2).unwrap();
         prepare(conn).unwrap();
         let batch = take(
@@ -291,10 +392,42 @@ mod tests {
         assert_eq!(batch.rows(), 0);
         assert_eq!(batch.last, newest(conn).unwrap());
         // ClickHouse reads it from the same keys.
-        let all = take(conn, reg[0].cursor, BATCH_KEYS, tables::TABLES)
+        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES)
             .unwrap()
             .unwrap();
         assert_eq!((all.rows(), all.last), (1, batch.last));
+    }
+
+    /// Migration 10: with OTLP alone, no key is written for a table it does not read.
+    #[test]
+    fn with_only_otlp_the_outbox_holds_only_what_otlp_reads() {
+        let (_d, rec) = file();
+        let conn = rec.connection();
+        register(conn, &["otlp+http://h:4318/v1/logs".into()], 1).unwrap();
+        let before = newest(conn).unwrap();
+        rec.register_cluster("uid-1", "ctx", "", 2).unwrap();
+        assert_eq!(newest(conn).unwrap(), before, "a cluster row");
+        let every: Vec<i64> = conn
+            .prepare("SELECT every_table FROM ship_destinations")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(every, vec![0]);
+        // A ClickHouse destination added later is sent the cluster row, and its keys flow again.
+        let urls = [
+            "otlp+http://h:4318/v1/logs".into(),
+            "clickhouse://h:1/db".into(),
+        ];
+        let (reg, _) = register(conn, &urls, 3).unwrap();
+        prepare(conn).unwrap();
+        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES)
+            .unwrap()
+            .unwrap();
+        assert_eq!(all.rows(), 1);
+        rec.register_cluster("uid-2", "ctx2", "", 4).unwrap();
+        assert!(newest(conn).unwrap() > all.last);
     }
 
     #[test]

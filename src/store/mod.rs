@@ -668,17 +668,23 @@ fn parse_uuid(text: &[u8]) -> Option<[u8; 16]> {
 pub fn uid_text(key: &UidKey) -> String {
     match key {
         UidKey::Uuid(b) => {
-            let h: String = b.iter().map(|b| format!("{b:02x}")).collect();
-            format!(
-                "{}-{}-{}-{}-{}",
-                &h[0..8],
-                &h[8..12],
-                &h[12..16],
-                &h[16..20],
-                &h[20..32]
-            )
+            let mut out = String::with_capacity(36);
+            push_uuid(b, &mut out);
+            out
         }
         UidKey::Text(t) => t.clone(),
+    }
+}
+
+/// Appends a UUID's 16 bytes written 8-4-4-4-12 in lowercase hex digits.
+pub fn push_uuid(bytes: &[u8; 16], out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
     }
 }
 
