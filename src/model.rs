@@ -119,6 +119,11 @@ pub struct ObjectState {
     /// 130 bytes less per stored Pod state.
     #[serde(rename = "dtol", skip_serializing_if = "std::ops::Not::not")]
     pub default_tolerations: bool,
+    /// A Pod's topology spread constraints that keep it off a Node
+    /// (`whenUnsatisfiable: DoNotSchedule`): their `topologyKey`s. A Node
+    /// without such a label is one the scheduler cannot place it on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<String>,
     /// A Node's labels: what node selectors and affinity match.
     #[serde(
         rename = "lbl",

@@ -543,3 +543,46 @@ spec:
         "{stderr}"
     );
 }
+
+/// A topology spread constraint on a label no Node has: the scheduler says
+/// only "(missing required label)"; the check names the label and the Nodes.
+#[tokio::test]
+async fn a_spread_constraint_on_a_label_no_node_has_names_the_label() {
+    let ns = TestNamespace::new("unl-spread").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {type: kwok}
+      tolerations: [{key: kwok.x-k8s.io/node, operator: Exists, effect: NoSchedule}]
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: example.com/rack, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}
+      containers: [{name: web, image: "nginx:1.25"}]
+"#,
+    );
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s"],
+        &[
+            "S001",
+            "topology spread needs label example.com/rack: 3 of 3 nodes lack it",
+        ],
+    )
+    .await;
+    let screen = first_screen(data.path(), &["check", "-n", n, "--sample", "1s"]);
+    // A constraint that only scores keeps no Pod off a Node.
+    assert!(
+        !screen.contains("needs label kubernetes.io/hostname"),
+        "{screen}"
+    );
+}

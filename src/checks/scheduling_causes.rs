@@ -40,7 +40,7 @@ pub const CORDON: &str = "cordon";
 pub struct Cause {
     /// The scheduler's reason it explains.
     pub reason: String,
-    /// `taint`, `cordon`, `selector`, `affinity`, `resources` or `volume`.
+    /// `taint`, `cordon`, `selector`, `affinity`, `resources`, `volume` or `spread`.
     pub kind: &'static str,
     /// The resource (kind `resources`): `cpu`, `memory`, `nvidia.com/gpu`.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -66,12 +66,12 @@ pub struct Cause {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub claim: String,
     /// What the Pod asks of a Node (kinds `selector`, `affinity`): `disktype=ssd`,
-    /// `topology.kubernetes.io/zone In [eu-1a]`.
+    /// `topology.kubernetes.io/zone In [eu-1a]`; the label key (kind `spread`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub requirement: String,
     /// The Nodes carrying the taint, cordoned, or lacking what the Pod asks.
     pub nodes: Vec<String>,
-    /// How many Nodes there are (kinds `selector`, `affinity`, `volume`).
+    /// How many Nodes there are (kinds `selector`, `affinity`, `volume`, `spread`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub of_nodes: Option<usize>,
     /// Epoch ms: when it began (the earliest over its Nodes), when known.
@@ -119,6 +119,7 @@ impl Cause {
             "taint" => format!("taint {}", self.taint),
             "selector" => return lacking("nodeSelector", "lack it"),
             "affinity" => return lacking("node affinity needs", "do not match"),
+            "spread" => return lacking("topology spread needs label", "lack it"),
             "volume" => {
                 let label = format!("volume {} (claim {}) needs", self.volume, self.claim);
                 return lacking(&label, "lack it");
@@ -305,6 +306,8 @@ pub struct PodNeeds<'a> {
     /// The PersistentVolumes its claims are bound to that only some Nodes
     /// can reach: the snapshot resolves them (Pod → claim → volume).
     pub volumes: &'a [VolumeNeed<'a>],
+    /// The topologyKeys of its spread constraints that filter Nodes.
+    pub spread: &'a [String],
 }
 
 /// A bound volume's required node affinity, reached through a Pod's claim.
@@ -331,6 +334,7 @@ impl Default for PodNeeds<'_> {
             node_affinity: &[],
             requests: &NO_REQUESTS,
             volumes: &[],
+            spread: &[],
         }
     }
 }
@@ -344,6 +348,7 @@ impl<'a> PodNeeds<'a> {
             node_affinity: &state.node_affinity,
             requests: &state.requests,
             volumes: &[],
+            spread: &state.spread,
         }
     }
 }
@@ -452,6 +457,30 @@ pub fn explain(
     }
     if let Some(reason) = reasons.iter().find(|r| is_volume_reason(r)) {
         causes.extend(volume_causes(reason, pod, nodes));
+    }
+    if let Some(reason) = reasons
+        .iter()
+        .find(|r| r.contains("topology spread constraint"))
+    {
+        // NB: "(missing required label)": a Node without the constraint's
+        // topologyKey cannot take the Pod; the scheduler does not say which key.
+        for key in pod.spread {
+            let lacking: Vec<String> = nodes
+                .iter()
+                .filter(|n| !n.state.labels.contains_key(key))
+                .map(|n| n.object.name.clone())
+                .collect();
+            if !lacking.is_empty() {
+                causes.push(Cause {
+                    reason: reason.clone(),
+                    kind: "spread",
+                    requirement: key.clone(),
+                    nodes: lacking,
+                    of_nodes: Some(nodes.len()),
+                    ..Cause::default()
+                });
+            }
+        }
     }
     causes
 }
@@ -822,6 +851,50 @@ mod tests {
         assert_eq!(
             causes[0].sentence(|ms| format!("t{ms}")),
             "taint dedicated=batch:NoSchedule on 1 node (a) since t400 (its writer's last write, managedFields) by kubectl-taint"
+        );
+    }
+
+    #[test]
+    fn a_spread_constraint_names_the_label_the_nodes_lack() {
+        let mut zoned = node("n1", vec![]);
+        zoned
+            .state
+            .labels
+            .insert("topology.kubernetes.io/zone".into(), "a".into());
+        let (bare1, bare2) = (node("n2", vec![]), node("n3", vec![]));
+        let refs = vec![&zoned, &bare1, &bare2];
+        let spread = [
+            "topology.kubernetes.io/zone".to_string(),
+            "rack".to_string(),
+        ];
+        let pod = PodNeeds {
+            spread: &spread,
+            ..PodNeeds::default()
+        };
+        let reason =
+            "node(s) didn't match pod topology spread constraints (missing required label)";
+        let causes = explain(&[reason.into()], &pod, &refs, &[], &Usage::default());
+        let said: Vec<String> = causes
+            .iter()
+            .map(|c| c.sentence(|_| String::new()))
+            .collect();
+        assert_eq!(
+            said,
+            vec![
+                "topology spread needs label topology.kubernetes.io/zone: 2 of 3 nodes lack it (n2, n3)",
+                "topology spread needs label rack: 3 of 3 nodes lack it (n1, n2, n3)",
+            ]
+        );
+        // Another reason says nothing of spread.
+        assert!(
+            explain(
+                &["node(s) were unschedulable".into()],
+                &pod,
+                &refs,
+                &[],
+                &Usage::default()
+            )
+            .is_empty()
         );
     }
 

@@ -215,6 +215,14 @@ struct SlimSchedulingSpec {
     tolerations: Vec<SlimToleration>,
     node_selector: BTreeMap<String, String>,
     affinity: SlimAffinity,
+    topology_spread_constraints: Vec<SlimSpread>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimSpread {
+    topology_key: String,
+    when_unsatisfiable: String,
 }
 
 /// What scheduling reads of a claim or a volume, decoded only for
@@ -862,6 +870,19 @@ impl WireObject {
             unschedulable: scheduling.unschedulable,
             labels: node_labels.cloned().unwrap_or_default(),
             node_selector: scheduling.node_selector,
+            spread: {
+                let mut keys: Vec<String> = scheduling
+                    .topology_spread_constraints
+                    .into_iter()
+                    // NB: ScheduleAnyway only scores; it never keeps a Pod off a Node.
+                    .filter(|c| {
+                        c.when_unsatisfiable != "ScheduleAnyway" && !c.topology_key.is_empty()
+                    })
+                    .map(|c| c.topology_key)
+                    .collect();
+                keys.dedup();
+                keys
+            },
             // NB: a Pod's, or a PersistentVolume's; each decodes only the other empty.
             node_affinity: {
                 let mut aff = terms(
@@ -1154,11 +1175,16 @@ mod tests {
                 "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                     "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
                                            "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}},
+                "topologySpreadConstraints": [
+                    {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+                    {"maxSkew": 1, "topologyKey": "rack", "whenUnsatisfiable": "ScheduleAnyway"}],
                 "containers": [{"name": "web", "image": "web:1"}]
             }
         }))
         .unwrap()
         .into_observation(&pods());
+        // Only a constraint that filters Nodes; ScheduleAnyway only scores.
+        assert_eq!(p.state.spread, vec!["zone".to_string()]);
         assert_eq!(p.state.node_selector["disktype"], "ssd");
         assert_eq!(p.state.tolerations[0].value, "batch");
         assert_eq!(p.state.node_affinity[0].len(), 2);
