@@ -62,6 +62,8 @@ fn code_of(text: &str) -> Option<u32> {
 pub struct ClickHouse {
     client: Client,
     url: ClickHouseUrl,
+    /// The strings the outbox reader read, kept from one batch to the next.
+    pub strings: std::sync::Mutex<super::outbox::StringCache>,
 }
 
 impl ClickHouse {
@@ -79,6 +81,7 @@ impl ClickHouse {
         ClickHouse {
             client,
             url: url.clone(),
+            strings: std::sync::Mutex::default(),
         }
     }
 

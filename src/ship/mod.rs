@@ -177,7 +177,11 @@ impl Destination {
         limit: i64,
     ) -> Result<Option<Batch>, outbox::OutboxError> {
         match self {
-            Destination::ClickHouse(_) => outbox::take(conn, after, limit, tables::TABLES),
+            Destination::ClickHouse(c) => {
+                // NB: a panic elsewhere that poisoned it leaves a usable cache.
+                let mut strings = c.strings.lock().unwrap_or_else(|p| p.into_inner());
+                outbox::take(conn, after, limit, tables::TABLES, &mut strings)
+            }
             Destination::Otlp(o) => o.take(conn, after, limit),
         }
     }

@@ -79,6 +79,61 @@ const fn otlp_table(
     }
 }
 
+const OCCURRENCE_COLUMNS: &[(&str, Ty)] = &[
+    ("cluster", Str),
+    ("cluster_name", Str),
+    ("event_uid", Uid),
+    ("event_namespace", Id),
+    ("event_name", Str),
+    ("count", Int),
+    ("n", Int),
+    ("first", Time),
+    ("last", Time),
+    ("message", Id),
+    ("type", Id),
+    ("reason", Id),
+    ("action", Id),
+    ("controller", Id),
+    ("instance", Id),
+    ("host", Id),
+    ("kind", Id),
+    ("namespace", Id),
+    ("name", Id),
+    ("uid", Str),
+    ("api_version", Id),
+    ("field_path", Id),
+    ("start", Time),
+];
+
+const VERSION_COLUMNS: &[(&str, Ty)] = &[
+    ("cluster", Str),
+    ("cluster_name", Str),
+    ("kind", Id),
+    ("namespace", Id),
+    ("name", Id),
+    ("uid", Str),
+    ("api_version", Id),
+    ("id", Int),
+    ("at", Time),
+    ("state", Id),
+    ("writers", Id),
+    ("generation", Int),
+    ("observed_generation", NInt),
+    ("diff", NId),
+    ("resource_version", NStr),
+];
+
+const GAP_COLUMNS: &[(&str, Ty)] = &[
+    ("cluster", Str),
+    ("cluster_name", Str),
+    ("id", Int),
+    ("resource", Str),
+    ("start", Time),
+    ("finish", Time),
+    ("reason", Str),
+    ("detail", Str),
+];
+
 /// What the OTLP destination reads from the outbox: one statement per kind
 /// of record, each reading all its record says (`queries/ship/otlp/`).
 pub const OTLP_TABLES: &[Table] = &[
@@ -86,68 +141,19 @@ pub const OTLP_TABLES: &[Table] = &[
         "occurrences",
         CODE_OCCURRENCE,
         include_str!("../../queries/ship/otlp/occurrences.sql"),
-        &[
-            ("cluster", Str),
-            ("cluster_name", Str),
-            ("event_uid", Uid),
-            ("event_namespace", Id),
-            ("event_name", Str),
-            ("count", Int),
-            ("n", Int),
-            ("first", Time),
-            ("last", Time),
-            ("message", Id),
-            ("type", Id),
-            ("reason", Id),
-            ("action", Id),
-            ("controller", Id),
-            ("instance", Id),
-            ("host", Id),
-            ("kind", Id),
-            ("namespace", Id),
-            ("name", Id),
-            ("uid", Str),
-            ("api_version", Id),
-            ("field_path", Id),
-            ("start", Time),
-        ],
+        OCCURRENCE_COLUMNS,
     ),
     otlp_table(
         "versions",
         CODE_VERSION,
         include_str!("../../queries/ship/otlp/versions.sql"),
-        &[
-            ("cluster", Str),
-            ("cluster_name", Str),
-            ("kind", Id),
-            ("namespace", Id),
-            ("name", Id),
-            ("uid", Str),
-            ("api_version", Id),
-            ("id", Int),
-            ("at", Time),
-            ("state", Id),
-            ("writers", Id),
-            ("generation", Int),
-            ("observed_generation", NInt),
-            ("diff", NId),
-            ("resource_version", NStr),
-        ],
+        VERSION_COLUMNS,
     ),
     otlp_table(
         "gaps",
         CODE_GAP,
         include_str!("../../queries/ship/otlp/gaps.sql"),
-        &[
-            ("cluster", Str),
-            ("cluster_name", Str),
-            ("id", Int),
-            ("resource", Str),
-            ("start", Time),
-            ("finish", Time),
-            ("reason", Str),
-            ("detail", Str),
-        ],
+        GAP_COLUMNS,
     ),
 ];
 
@@ -312,9 +318,16 @@ const NAMESPACE_URL: [u8; 16] = [
 /// UUID version 5 (SHA-1) of `name` in the URL namespace, as Python's
 /// `uuid.uuid5(uuid.NAMESPACE_URL, name)` gives it.
 pub fn uuid5(name: &str) -> String {
+    uuid5_of(&[name.as_bytes()])
+}
+
+/// [`uuid5`] of the name the parts make, joined without a copy.
+fn uuid5_of(parts: &[&[u8]]) -> String {
     let mut ctx = ring::digest::Context::new(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY);
     ctx.update(&NAMESPACE_URL);
-    ctx.update(name.as_bytes());
+    for p in parts {
+        ctx.update(p);
+    }
     let d = ctx.finish();
     let mut b = [0u8; 16];
     b.copy_from_slice(&d.as_ref()[..16]);
@@ -335,9 +348,36 @@ pub fn uuid5(name: &str) -> String {
 
 /// The `log.record.uid` of an occurrence row: cluster uid, Event uid, the row's count.
 pub fn occurrence_uid(cluster: &str, event_uid: &str, count: i64) -> String {
-    uuid5(&format!(
-        "kubectl-diag:occurrence/{cluster}/{event_uid}/{count}"
-    ))
+    // NB: no format!: this runs once a record (issue 32).
+    let mut digits = [0u8; 20];
+    uuid5_of(&[
+        b"kubectl-diag:occurrence/",
+        cluster.as_bytes(),
+        b"/",
+        event_uid.as_bytes(),
+        b"/",
+        decimal(count, &mut digits),
+    ])
+}
+
+/// `n` in decimal, as `format!("{n}")` writes it, in `buf`.
+fn decimal(n: i64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        // NB: i64::MIN has 19 digits; 20 bytes hold its sign too.
+        at -= 1;
+        buf[at] = b'-';
+    }
+    &buf[at..]
 }
 
 /// Of an object version: cluster uid, the object (its uid, or kind/namespace/name
@@ -534,48 +574,86 @@ pub fn severity(event_type: &str) -> (i32, String) {
     }
 }
 
-/// One row read back from a part, its text borrowed from the part.
+/// The index of column `name` in `columns`; a name not there fails the build.
+const fn column_index(columns: &[(&str, Ty)], name: &str) -> usize {
+    let mut i = 0;
+    'columns: while i < columns.len() {
+        let (a, b) = (columns[i].0.as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() {
+                if a[j] != b[j] {
+                    i += 1;
+                    continue 'columns;
+                }
+                j += 1;
+            }
+            return i;
+        }
+        i += 1;
+    }
+    panic!("no such column")
+}
+
+/// The index of column `$name` of `$columns`, found when building.
+/// NB: by name at run time was a tenth of the record writer (issue 32).
+macro_rules! col {
+    ($columns:expr, $name:literal) => {{
+        const I: usize = column_index($columns, $name);
+        I
+    }};
+}
+
+// The cluster's columns come first in every OTLP table ([`cluster_resource`]).
+const _: () = {
+    let cols = [OCCURRENCE_COLUMNS, VERSION_COLUMNS, GAP_COLUMNS];
+    let mut t = 0;
+    while t < cols.len() {
+        assert!(column_index(cols[t], "cluster") == 0);
+        assert!(column_index(cols[t], "cluster_name") == 1);
+        t += 1;
+    }
+};
+
+/// One row as read from SQLite, its text borrowed from it.
 struct Row<'r, 'a> {
-    table: &'static Table,
     values: &'r [ValueRef<'a>],
 }
 
 impl<'a> Row<'_, 'a> {
-    fn get(&self, name: &str) -> ValueRef<'a> {
-        let i = self
-            .table
-            .columns
-            .iter()
-            .position(|(n, _)| *n == name)
-            .unwrap_or_else(|| panic!("{}: no column {name}", self.table.name));
-        self.values[i]
+    fn get(&self, i: usize) -> ValueRef<'a> {
+        self.values.get(i).copied().unwrap_or(ValueRef::Null)
     }
 
-    /// Text, borrowed from the part (copied only when it is not UTF-8).
-    fn s(&self, name: &str) -> Cow<'a, str> {
-        match self.get(name) {
-            ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
+    /// Text, borrowed from the row (copied only when it is not UTF-8).
+    fn s(&self, i: usize) -> Cow<'a, str> {
+        match self.get(i) {
+            // NB: `from_utf8` first: its ASCII path is several times `from_utf8_lossy`'s.
+            ValueRef::Text(t) | ValueRef::Blob(t) => match std::str::from_utf8(t) {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(t),
+            },
             ValueRef::Integer(n) => Cow::Owned(n.to_string()),
             _ => Cow::Borrowed(""),
         }
     }
 
-    fn ns(&self, name: &str) -> Option<Cow<'a, str>> {
-        match self.get(name) {
+    fn ns(&self, i: usize) -> Option<Cow<'a, str>> {
+        match self.get(i) {
             ValueRef::Null => None,
-            _ => Some(self.s(name)),
+            _ => Some(self.s(i)),
         }
     }
 
-    fn i(&self, name: &str) -> i64 {
-        match self.get(name) {
+    fn i(&self, i: usize) -> i64 {
+        match self.get(i) {
             ValueRef::Integer(n) => n,
             _ => 0,
         }
     }
 
-    fn ni(&self, name: &str) -> Option<i64> {
-        match self.get(name) {
+    fn ni(&self, i: usize) -> Option<i64> {
+        match self.get(i) {
             ValueRef::Integer(n) => Some(n),
             _ => None,
         }
@@ -593,47 +671,52 @@ pub struct Record {
 fn cluster_resource<'a>(row: &Row<'_, 'a>, more: usize) -> Vec<(&'static str, Val<'a>)> {
     let mut out = Vec::with_capacity(3 + more);
     out.extend([
-        (names::CLUSTER_UID, Val::S(row.s("cluster"))),
-        (names::CLUSTER_NAME, Val::S(row.s("cluster_name"))),
+        (names::CLUSTER_UID, Val::S(row.s(0))),
+        (names::CLUSTER_NAME, Val::S(row.s(1))),
         (names::SERVICE_NAME, st("kubectl-diag")),
     ]);
     out
 }
 
 fn occurrence<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
+    macro_rules! at {
+        ($n:literal) => {
+            col!(OCCURRENCE_COLUMNS, $n)
+        };
+    }
     use names::*;
-    let cluster = row.s("cluster");
-    let event_uid = row.s("event_uid");
-    let count = row.i("count");
-    let n = row.i("n");
+    let cluster = row.s(at!("cluster"));
+    let event_uid = row.s(at!("event_uid"));
+    let count = row.i(at!("count"));
+    let n = row.i(at!("n"));
     let record_uid = occurrence_uid(&cluster, &event_uid, count);
     // NB: as the recording keeps it (store::compact_event_name): client-go's
     // `<object>.<hex>` as the integer of its hex part.
-    let event_name = match row.get("event_name") {
-        ValueRef::Integer(v) => Cow::Owned(format!("{}.{:x}", row.s("name"), v as u64)),
-        _ => row.s("event_name"),
+    let event_name = match row.get(at!("event_name")) {
+        ValueRef::Integer(v) => Cow::Owned(format!("{}.{:x}", row.s(at!("name")), v as u64)),
+        _ => row.s(at!("event_name")),
     };
     let mut resource = cluster_resource(row, 6);
     // NB: as the collector, the involved object and the reporting node are the
     // record's resource; the object's resourceVersion is not recorded, so left out.
     resource.extend([
-        (NODE_NAME, Val::S(row.s("host"))),
-        (OBJECT_KIND, Val::S(row.s("kind"))),
-        (OBJECT_NAME, Val::S(row.s("name"))),
-        (OBJECT_UID, Val::S(row.s("uid"))),
-        (OBJECT_FIELDPATH, Val::S(row.s("field_path"))),
-        (OBJECT_API_VERSION, Val::S(row.s("api_version"))),
+        (NODE_NAME, Val::S(row.s(at!("host")))),
+        (OBJECT_KIND, Val::S(row.s(at!("kind")))),
+        (OBJECT_NAME, Val::S(row.s(at!("name")))),
+        (OBJECT_UID, Val::S(row.s(at!("uid")))),
+        (OBJECT_FIELDPATH, Val::S(row.s(at!("field_path")))),
+        (OBJECT_API_VERSION, Val::S(row.s(at!("api_version")))),
     ]);
     let mut attributes = Vec::with_capacity(14);
     attributes.extend([
-        (EVENT_REASON, Val::S(row.s("reason"))),
-        (EVENT_ACTION, Val::S(row.s("action"))),
-        (EVENT_START_TIME, st(go_time(row.i("start")))),
+        (EVENT_REASON, Val::S(row.s(at!("reason")))),
+        (EVENT_ACTION, Val::S(row.s(at!("action")))),
+        (EVENT_START_TIME, st(go_time(row.i(at!("start"))))),
         (EVENT_NAME, Val::S(event_name)),
         (EVENT_UID, Val::S(event_uid)),
-        (EVENT_REPORTING_CONTROLLER, Val::S(row.s("controller"))),
-        (EVENT_REPORTING_INSTANCE, Val::S(row.s("instance"))),
-        (NAMESPACE_NAME, Val::S(row.s("namespace"))),
+        (EVENT_REPORTING_CONTROLLER, Val::S(row.s(at!("controller")))),
+        (EVENT_REPORTING_INSTANCE, Val::S(row.s(at!("instance")))),
+        (NAMESPACE_NAME, Val::S(row.s(at!("namespace")))),
     ]);
     if count != 0 {
         attributes.push((EVENT_COUNT, Val::I(count)));
@@ -642,15 +725,15 @@ fn occurrence<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
     attributes.push(("kubectl_diag.kind", st("occurrence")));
     if n > 1 {
         attributes.push(("kubectl_diag.occurrences", Val::I(n)));
-        attributes.push(("kubectl_diag.first", st(rfc3339(row.i("first")))));
-        attributes.push(("kubectl_diag.last", st(rfc3339(row.i("last")))));
+        attributes.push(("kubectl_diag.first", st(rfc3339(row.i(at!("first"))))));
+        attributes.push(("kubectl_diag.last", st(rfc3339(row.i(at!("last"))))));
     }
-    let event_type = row.s("type");
+    let event_type = row.s(at!("type"));
     let severity_number = severity_number(&event_type);
     Rec {
         resource,
         attributes,
-        time_unix_nano: nanos(row.i("last")),
+        time_unix_nano: nanos(row.i(at!("last"))),
         observed_time_unix_nano: now_ns,
         severity_number,
         severity_text: if severity_number == 0 {
@@ -658,33 +741,38 @@ fn occurrence<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
         } else {
             event_type
         },
-        body: row.s("message"),
+        body: row.s(at!("message")),
     }
 }
 
 fn version<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
+    macro_rules! at {
+        ($n:literal) => {
+            col!(VERSION_COLUMNS, $n)
+        };
+    }
     use names::*;
-    let cluster = row.s("cluster");
+    let cluster = row.s(at!("cluster"));
     let (kind, namespace, name, uid) = (
-        row.s("kind"),
-        row.s("namespace"),
-        row.s("name"),
-        row.s("uid"),
+        row.s(at!("kind")),
+        row.s(at!("namespace")),
+        row.s(at!("name")),
+        row.s(at!("uid")),
     );
-    let rv = row.ns("resource_version");
+    let rv = row.ns(at!("resource_version"));
     let record_uid = version_uid(
         &cluster,
         (&uid, &kind, &namespace, &name),
         rv.as_deref(),
-        row.i("at"),
-        row.i("id"),
+        row.i(at!("at")),
+        row.i(at!("id")),
     );
     let object = if namespace.is_empty() {
         format!("{kind} {name}")
     } else {
         format!("{kind} {namespace}/{name}")
     };
-    let diff = row.ns("diff");
+    let diff = row.ns(at!("diff"));
     let body = match &diff {
         Some(_) => format!("{object} changed its spec"),
         None => format!("{object} changed"),
@@ -694,7 +782,7 @@ fn version<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
         (OBJECT_KIND, Val::S(kind)),
         (OBJECT_NAME, Val::S(name)),
         (OBJECT_UID, Val::S(uid)),
-        (OBJECT_API_VERSION, Val::S(row.s("api_version"))),
+        (OBJECT_API_VERSION, Val::S(row.s(at!("api_version")))),
     ]);
     if let Some(rv) = rv {
         resource.push((OBJECT_RESOURCE_VERSION, Val::S(rv)));
@@ -703,11 +791,11 @@ fn version<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
         (RECORD_UID, st(record_uid)),
         ("kubectl_diag.kind", st("version")),
         (NAMESPACE_NAME, Val::S(namespace)),
-        ("kubectl_diag.state", Val::S(row.s("state"))),
-        ("kubectl_diag.writers", Val::S(row.s("writers"))),
-        ("kubectl_diag.generation", Val::I(row.i("generation"))),
+        ("kubectl_diag.state", Val::S(row.s(at!("state")))),
+        ("kubectl_diag.writers", Val::S(row.s(at!("writers")))),
+        ("kubectl_diag.generation", Val::I(row.i(at!("generation")))),
     ];
-    if let Some(og) = row.ni("observed_generation") {
+    if let Some(og) = row.ni(at!("observed_generation")) {
         attributes.push(("kubectl_diag.observed_generation", Val::I(og)));
     }
     if let Some(d) = diff {
@@ -716,7 +804,7 @@ fn version<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
     Rec {
         resource,
         attributes,
-        time_unix_nano: nanos(row.i("at")),
+        time_unix_nano: nanos(row.i(at!("at"))),
         observed_time_unix_nano: now_ns,
         severity_number: 9,
         severity_text: Cow::Borrowed("INFO"),
@@ -725,11 +813,16 @@ fn version<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
 }
 
 fn gap<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
+    macro_rules! at {
+        ($n:literal) => {
+            col!(GAP_COLUMNS, $n)
+        };
+    }
     use names::*;
-    let cluster = row.s("cluster");
-    let (resource_name, reason) = (row.s("resource"), row.s("reason"));
-    let (start, finish) = (row.i("start"), row.i("finish"));
-    let detail = row.s("detail");
+    let cluster = row.s(at!("cluster"));
+    let (resource_name, reason) = (row.s(at!("resource")), row.s(at!("reason")));
+    let (start, finish) = (row.i(at!("start")), row.i(at!("finish")));
+    let detail = row.s(at!("detail"));
     let mut body = format!(
         "not recorded: {resource_name} from {} to {} ({reason})",
         rfc3339(start),
@@ -764,7 +857,7 @@ fn gap<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
 /// The log record of one row of an OTLP table ([`OTLP_TABLES`]), its
 /// values in the table's column order, text borrowed from them.
 pub fn record<'a>(table: &'static Table, values: &[ValueRef<'a>], now_ns: u64) -> Rec<'a> {
-    let row = Row { table, values };
+    let row = Row { values };
     match table.code {
         CODE_OCCURRENCE => occurrence(&row, now_ns),
         CODE_VERSION => version(&row, now_ns),
@@ -1057,8 +1150,8 @@ pub struct Otlp {
     url: OtlpUrl,
     headers: Vec<(http::HeaderName, http::HeaderValue)>,
     client: Client,
-    /// The body writer, kept with its buffers from one batch to the next.
-    body: std::sync::Mutex<Body>,
+    /// The body writer and the strings read, kept from one batch to the next.
+    reading: std::sync::Mutex<(Body, super::outbox::StringCache)>,
 }
 
 impl Otlp {
@@ -1091,7 +1184,7 @@ impl Otlp {
             url,
             headers: hs,
             client,
-            body: std::sync::Mutex::new(Body::default()),
+            reading: std::sync::Mutex::default(),
         })
     }
 
@@ -1130,15 +1223,17 @@ impl Otlp {
         )
         .unwrap_or(u64::MAX);
         // NB: a panic elsewhere that poisoned it leaves a usable Body.
-        let mut body = self.body.lock().unwrap_or_else(|p| p.into_inner());
+        let mut reading = self.reading.lock().unwrap_or_else(|p| p.into_inner());
+        let (body, strings) = &mut *reading;
         let mut bodies = Vec::new();
-        let range = super::outbox::read(conn, after, limit, OTLP_TABLES, |table, values| {
-            body.push(&record(table, values, now_ns));
-            if body.records == RECORDS_PER_REQUEST {
-                bodies.push((gzip(body.finish())?, RECORDS_PER_REQUEST));
-            }
-            Ok(())
-        });
+        let range =
+            super::outbox::read(conn, after, limit, OTLP_TABLES, strings, |table, values| {
+                body.push(&record(table, values, now_ns));
+                if body.records == RECORDS_PER_REQUEST {
+                    bodies.push((gzip(body.finish())?, RECORDS_PER_REQUEST));
+                }
+                Ok(())
+            });
         // NB: before `range?`: a batch that failed half-way leaves nothing for the next.
         let rest = (body.records > 0).then(|| (body.records, gzip(body.finish())));
         let range = range?;
@@ -1333,6 +1428,14 @@ mod tests {
         .unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");
         assert!(parse_headers(&["Content-Type: text/plain".into()], None, "a", "b").is_err());
+    }
+
+    #[test]
+    fn decimals_are_written_as_format_writes_them() {
+        for n in [0, 1, 9, 10, 12345, -1, -907, i64::MAX, i64::MIN] {
+            let mut buf = [0u8; 20];
+            assert_eq!(decimal(n, &mut buf), n.to_string().as_bytes(), "{n}");
+        }
     }
 
     #[test]
@@ -1675,6 +1778,14 @@ mod tests {
         assert_eq!(text(last, "k8s.namespace.name"), "shop");
         assert_eq!(text(last, "k8s.event.count"), "2");
         assert_eq!(text(last, "log.record.uid"), occurrence_uid("uid", uid, 2));
+        // The Event's start: its first occurrence's time, for the row of count 2
+        // too (read from the row of count 1, not its own).
+        for r in records {
+            assert_eq!(
+                text(&r.attributes, "k8s.event.start_time"),
+                "1970-01-01 00:00:01 +0000 UTC"
+            );
+        }
         assert_eq!(records[1].severity_text, "Warning");
         assert_eq!(
             records[1].body.as_ref().and_then(|a| a.value.clone()),

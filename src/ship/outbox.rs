@@ -8,7 +8,6 @@
 //! ([`open_one_off`]), so the file is only read.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 
 use rusqlite::types::ValueRef;
 use rusqlite::{CachedStatement, Connection, OptionalExtension, named_params};
@@ -23,6 +22,7 @@ const SQL_KEYS_ALL: &str = include_str!("../../queries/ship/keys_all.sql");
 const SQL_RANGE: &str = include_str!("../../queries/ship/outbox_range.sql");
 const SQL_KEYS_STAGE: &str = include_str!("../../queries/ship/keys_stage.sql");
 const SQL_STRING: &str = include_str!("../../queries/ship/string.sql");
+const SQL_STRING_EPOCH: &str = include_str!("../../queries/ship/string_epoch.sql");
 const SQL_KEYS_CLEAR: &str = include_str!("../../queries/ship/keys_clear.sql");
 const SQL_LAST: &str = include_str!("../../queries/ship/outbox_last.sql");
 const SQL_FIND: &str = include_str!("../../queries/ship/destination_find.sql");
@@ -97,9 +97,10 @@ pub fn take(
     after: i64,
     limit: i64,
     tables: &'static [Table],
+    strings: &mut StringCache,
 ) -> Result<Option<Batch>, OutboxError> {
     let mut parts: Vec<Part> = Vec::new();
-    let range = read(conn, after, limit, tables, |table, values| {
+    let range = read(conn, after, limit, tables, strings, |table, values| {
         if parts.last().is_none_or(|p| !std::ptr::eq(p.table, table)) {
             parts.push(Part {
                 table,
@@ -139,6 +140,7 @@ pub fn read(
     after: i64,
     limit: i64,
     tables: &'static [Table],
+    strings: &mut StringCache,
     mut each: impl FnMut(&'static Table, &[ValueRef<'_>]) -> Result<(), OutboxError>,
 ) -> Result<Option<(i64, i64)>, OutboxError> {
     let range: (Option<i64>, Option<i64>) = conn
@@ -156,78 +158,120 @@ pub fn read(
     let codes = serde_json::Value::from(codes).to_string();
     tx.prepare_cached(SQL_KEYS_STAGE)?
         .execute(named_params! {":first": first, ":last": last, ":codes": codes})?;
-    let mut strings = Strings::new(&tx)?;
+    strings.begin(&tx)?;
+    let mut string = tx.prepare_cached(SQL_STRING)?;
     for table in tables {
         let mut uids: Vec<String> = vec![String::new(); table.columns.len()];
         let mut st = tx.prepare_cached(table.select)?;
         let mut rows = st.query([])?;
         while let Some(row) = rows.next()? {
-            // NB: two passes: the first reads what the row names (strings, uids),
-            // the second borrows it all at once. Text stays borrowed from SQLite.
+            // NB: two passes over the values read once (a `get_ref` is a few
+            // calls into SQLite): the first reads what the row names (strings,
+            // uids), the second borrows it all at once. Text stays borrowed from SQLite.
+            let mut values = Vec::with_capacity(table.columns.len());
             for (i, (_, ty)) in table.columns.iter().enumerate() {
-                match (ty, row.get_ref(i)?) {
-                    (Ty::Id | Ty::NId, ValueRef::Integer(id)) => strings.load(id)?,
+                let v = row.get_ref(i)?;
+                match (ty, v) {
+                    (Ty::Id | Ty::NId, ValueRef::Integer(id)) => strings.load(&mut string, id)?,
                     (Ty::Uid, ValueRef::Blob(b)) => {
                         uids[i].clear();
                         uuid_text(b, &mut uids[i]);
                     }
                     _ => {}
                 }
+                values.push(v);
             }
-            let mut values = Vec::with_capacity(table.columns.len());
-            for (i, (_, ty)) in table.columns.iter().enumerate() {
-                values.push(match (ty, row.get_ref(i)?) {
-                    (Ty::Id | Ty::NId, ValueRef::Integer(id)) => ValueRef::Text(strings.get(id)),
-                    (Ty::Uid, ValueRef::Blob(_)) => ValueRef::Text(uids[i].as_bytes()),
-                    (_, v) => v,
-                });
+            for (v, (i, (_, ty))) in values.iter_mut().zip(table.columns.iter().enumerate()) {
+                match (ty, *v) {
+                    (Ty::Id | Ty::NId, ValueRef::Integer(id)) => {
+                        *v = ValueRef::Text(strings.get(id).as_bytes())
+                    }
+                    (Ty::Uid, ValueRef::Blob(_)) => *v = ValueRef::Text(uids[i].as_bytes()),
+                    _ => {}
+                }
             }
             each(table, &values)?;
         }
     }
-    drop(strings);
+    drop(string);
     tx.prepare_cached(SQL_KEYS_CLEAR)?.execute([])?;
     // NB: a read transaction on the file, rolled back: only temp rows changed.
     drop(tx);
     Ok(Some((first, last)))
 }
 
-/// The strings one batch names, each read once: inside the batch's read
-/// transaction an id names one string (retention, which deletes strings,
-/// writes in another).
-struct Strings<'c> {
-    st: CachedStatement<'c>,
-    known: HashMap<i64, Box<[u8]>, foldhash::fast::RandomState>,
+/// The strings the shipper read, by id, kept from batch to batch: most rows
+/// name strings an earlier batch named (kinds, reasons, the same objects'
+/// names and messages), and reading each anew every batch was a fifth of
+/// the shipper's reading (issue 32).
+///
+/// NB: `strings.id` is a rowid, so an id retention freed may be given to
+/// another string. Every deletion of a string counts in `string_epoch`
+/// (migration 11, by trigger, whichever process deletes); a batch whose
+/// snapshot shows another count than the one the cache was filled under
+/// starts it over. Within one read transaction an id names one string.
+#[derive(Debug, Default)]
+pub struct StringCache {
+    /// The `string_epoch` the entries were read under; None: not known
+    /// (a file before migration 11), and then nothing is kept past a batch.
+    epoch: Option<i64>,
+    /// Two generations bound the memory: when `new` holds more than
+    /// [`StringCache::KEEP_BYTES`] at a batch's start it becomes `old`, and
+    /// what a later batch still names moves back.
+    new: HashMap<i64, Box<str>, foldhash::fast::RandomState>,
+    old: HashMap<i64, Box<str>, foldhash::fast::RandomState>,
+    /// The text bytes in `new`.
+    bytes: usize,
 }
 
-impl<'c> Strings<'c> {
-    fn new(conn: &'c Connection) -> Result<Strings<'c>, rusqlite::Error> {
-        Ok(Strings {
-            st: conn.prepare_cached(SQL_STRING)?,
-            known: HashMap::default(),
-        })
-    }
+impl StringCache {
+    /// Text kept past a batch in each generation.
+    const KEEP_BYTES: usize = 2 << 20;
 
-    /// Reads string `id` unless it was read already.
-    fn load(&mut self, id: i64) -> Result<(), rusqlite::Error> {
-        if let Entry::Vacant(v) = self.known.entry(id) {
-            // NB: an id no string has reads as "" (a join would have dropped
-            // the row); retention deletes only strings no row names.
-            let s = self
-                .st
-                .query_row(named_params! {":id": id}, |r| {
-                    Ok(Box::from(r.get_ref(0)?.as_bytes().unwrap_or_default()))
-                })
-                .optional()?
-                .unwrap_or_default();
-            v.insert(s);
+    /// At the start of a batch's read transaction.
+    fn begin(&mut self, tx: &Connection) -> Result<(), rusqlite::Error> {
+        let epoch: Option<i64> = match tx.prepare_cached(SQL_STRING_EPOCH) {
+            Ok(mut st) => st.query_row([], |r| r.get(0)).optional()?,
+            // NB: a file not migrated to 11 (`ship --db` of an older one reads it as it is).
+            Err(_) => None,
+        };
+        if epoch.is_none() || epoch != self.epoch {
+            self.new.clear();
+            self.old.clear();
+            self.bytes = 0;
+        } else if self.bytes > Self::KEEP_BYTES {
+            self.old = std::mem::take(&mut self.new);
+            self.bytes = 0;
         }
+        self.epoch = epoch;
         Ok(())
     }
 
-    /// String `id`, once [`Strings::load`]ed.
-    fn get(&self, id: i64) -> &[u8] {
-        self.known.get(&id).map_or(&[], |s| s)
+    /// Reads string `id` unless it is kept already.
+    fn load(&mut self, st: &mut CachedStatement<'_>, id: i64) -> Result<(), rusqlite::Error> {
+        if self.new.contains_key(&id) {
+            return Ok(());
+        }
+        let s = match self.old.remove(&id) {
+            Some(s) => s,
+            // NB: an id no string has reads as "" (a join would have dropped
+            // the row); retention deletes only strings no row names.
+            None => st
+                .query_row(named_params! {":id": id}, |r| {
+                    let b = r.get_ref(0)?.as_bytes().unwrap_or_default();
+                    Ok(Box::from(String::from_utf8_lossy(b).as_ref()))
+                })
+                .optional()?
+                .unwrap_or_default(),
+        };
+        self.bytes += s.len();
+        self.new.insert(id, s);
+        Ok(())
+    }
+
+    /// String `id`, once [`StringCache::load`]ed.
+    fn get(&self, id: i64) -> &str {
+        self.new.get(&id).map_or("", |s| s)
     }
 }
 
@@ -362,6 +406,79 @@ mod tests {
         (dir, rec)
     }
 
+    /// String `id` as a batch of `cache` reads it.
+    fn read_string(conn: &Connection, cache: &mut StringCache, id: i64) -> String {
+        let tx = conn.unchecked_transaction().unwrap();
+        cache.begin(&tx).unwrap();
+        let mut st = tx.prepare_cached(SQL_STRING).unwrap();
+        cache.load(&mut st, id).unwrap();
+        cache.get(id).to_string()
+    }
+
+    #[test]
+    fn strings_are_read_once_across_batches_until_one_is_deleted() {
+        let (_d, rec) = file();
+        let conn = rec.connection();
+        conn.execute("INSERT INTO strings (id, h, s) VALUES (7, 0, 'first')", [])
+            .unwrap();
+        let mut cache = StringCache::default();
+        assert_eq!(read_string(conn, &mut cache, 7), "first");
+        // Kept: the next batch does not read it again (strings never change in place;
+        // this one does only to show it is not read).
+        conn.execute("UPDATE strings SET s = 'changed' WHERE id = 7", [])
+            .unwrap();
+        assert_eq!(read_string(conn, &mut cache, 7), "first");
+        // Retention frees the id and a new string is given it: read anew.
+        conn.execute("DELETE FROM strings WHERE id = 7", [])
+            .unwrap();
+        conn.execute("INSERT INTO strings (id, h, s) VALUES (7, 0, 'second')", [])
+            .unwrap();
+        assert_eq!(read_string(conn, &mut cache, 7), "second");
+    }
+
+    #[test]
+    fn the_string_cache_keeps_what_batches_still_name_within_its_bound() {
+        let (_d, rec) = file();
+        let conn = rec.connection();
+        let big = "x".repeat(StringCache::KEEP_BYTES + 1);
+        conn.execute("INSERT INTO strings (id, h, s) VALUES (1, 0, ?1)", [&big])
+            .unwrap();
+        conn.execute("INSERT INTO strings (id, h, s) VALUES (2, 0, 'small')", [])
+            .unwrap();
+        let mut cache = StringCache::default();
+        assert_eq!(read_string(conn, &mut cache, 1), big);
+        // (Changed in place only to show whether it is read again.)
+        conn.execute("UPDATE strings SET s = 'changed' WHERE id = 1", [])
+            .unwrap();
+        // Over the bound: the next batch starts a new generation, the old one aside.
+        assert_eq!(read_string(conn, &mut cache, 2), "small");
+        assert!(cache.old.contains_key(&1) && !cache.new.contains_key(&1));
+        assert_eq!(cache.bytes, "small".len());
+        // What a later batch names again moves back, not read again.
+        assert_eq!(read_string(conn, &mut cache, 1), big);
+        assert!(cache.new.contains_key(&1) && !cache.old.contains_key(&1));
+        // Over the bound again: what the next batch does not name stays aside,
+        // and goes when the generation after it starts.
+        read_string(conn, &mut cache, 2);
+        assert!(cache.old.contains_key(&1) && !cache.new.contains_key(&1));
+        assert!(cache.new.contains_key(&2));
+    }
+
+    #[test]
+    fn a_file_before_migration_11_keeps_no_string_past_a_batch() {
+        let (_d, rec) = file();
+        let conn = rec.connection();
+        conn.execute("INSERT INTO strings (id, h, s) VALUES (7, 0, 'first')", [])
+            .unwrap();
+        conn.execute_batch("DROP TRIGGER strings_deleted; DROP TABLE string_epoch")
+            .unwrap();
+        let mut cache = StringCache::default();
+        assert_eq!(read_string(conn, &mut cache, 7), "first");
+        conn.execute("UPDATE strings SET s = 'changed' WHERE id = 7", [])
+            .unwrap();
+        assert_eq!(read_string(conn, &mut cache, 7), "changed");
+    }
+
     #[test]
     fn nothing_enters_the_outbox_while_no_destination_exists() {
         let (_d, rec) = file();
@@ -386,13 +503,14 @@ mod tests {
             reg[0].cursor,
             BATCH_KEYS,
             crate::ship::otlp::OTLP_TABLES,
+            &mut StringCache::default(),
         )
         .unwrap()
         .unwrap();
         assert_eq!(batch.rows(), 0);
         assert_eq!(batch.last, newest(conn).unwrap());
         // ClickHouse reads it from the same keys.
-        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES)
+        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
             .unwrap()
             .unwrap();
         assert_eq!((all.rows(), all.last), (1, batch.last));
@@ -422,7 +540,7 @@ mod tests {
         ];
         let (reg, _) = register(conn, &urls, 3).unwrap();
         prepare(conn).unwrap();
-        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES)
+        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
             .unwrap()
             .unwrap();
         assert_eq!(all.rows(), 1);
@@ -440,7 +558,7 @@ mod tests {
         assert!(forgotten.is_empty());
         assert!(reg[0].new);
         prepare(conn).unwrap();
-        let batch = take(conn, reg[0].cursor, BATCH_KEYS, tables::TABLES)
+        let batch = take(conn, reg[0].cursor, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
             .unwrap()
             .unwrap();
         assert_eq!(batch.parts.len(), 1);
@@ -449,12 +567,12 @@ mod tests {
         // Confirmed: the outbox is empty; a change adds one key.
         confirm(conn, reg[0].id, batch.last, 1, 6).unwrap();
         assert!(
-            take(conn, batch.last, BATCH_KEYS, tables::TABLES)
+            take(conn, batch.last, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
                 .unwrap()
                 .is_none()
         );
         rec.register_cluster("uid-2", "ctx2", "", 7).unwrap();
-        let next = take(conn, batch.last, BATCH_KEYS, tables::TABLES)
+        let next = take(conn, batch.last, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
             .unwrap()
             .unwrap();
         assert_eq!(next.rows(), 1);
