@@ -585,4 +585,14 @@ spec:
         !screen.contains("needs label kubernetes.io/hostname"),
         "{screen}"
     );
+    // The story's `Why:` names the key too (before, the reconstruction read no
+    // Node but the chain's own, and quoted only the scheduler's counts).
+    let args = ["timeline", "deployment/web", "-n", n];
+    until_on_first_screen(data.path(), &args, &["Why:"]).await;
+    let screen = first_screen(data.path(), &args);
+    let why = screen.lines().find(|l| l.starts_with("Why:")).unwrap();
+    assert!(
+        why.contains("topology spread needs label example.com/rack: 3 of 3 nodes lack it"),
+        "{screen}"
+    );
 }

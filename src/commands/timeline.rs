@@ -894,6 +894,13 @@ fn present(
             .filter(|_| !fetched.gone)
             .map(|o| o.object.clone())
             .chain(fetched.leases.iter().cloned())
+            // NB: a Node of the chain (a lane) is there already.
+            .chain(fetched.nodes.iter().filter(|n| {
+                !fetched
+                    .objects
+                    .iter()
+                    .any(|o| o.object.object.uid == n.object.uid)
+            }).cloned())
             .collect(),
         has_objects: !fetched.gone,
         events: fetched.snap_events.clone(),

@@ -29,6 +29,11 @@ pub struct Fetched {
     pub leases: Vec<RecordedObject>,
     /// What the chain names that the apiserver says does not exist (a Pod's Node).
     pub absent: Vec<crate::model::ObjectRef>,
+    /// Every Node, read only when a Pod of the chain waits to be scheduled:
+    /// the scheduler's message counts the Nodes that refuse it, and S001 names
+    /// why from the Nodes themselves (a taint, a label, a topology key), as
+    /// `check` does. Not lanes of the story.
+    pub nodes: Vec<RecordedObject>,
     /// The target no longer exists: the objects are only what the Events
     /// the cluster still keeps name ([`fetch_gone`]).
     pub gone: bool,
@@ -517,6 +522,37 @@ pub async fn fetch(
                 live.heartbeat = lease.renewed.map(|r| (r, lease.duration_s));
             }
             fetched.objects.push(live);
+        }
+    }
+    // NB: the story's `Why:` is the progress finding's cause; without the
+    // Nodes it could only quote the scheduler's counts ("2 node(s) didn't
+    // match Pod's node affinity/selector"), not which label no Node has.
+    let waiting = fetched.objects.iter().any(|o| {
+        let s = &o.object.state;
+        o.object.object.kind == "Pod"
+            && s.node_name.is_empty()
+            && s.conditions
+                .iter()
+                .any(|c| c.type_ == "PodScheduled" && c.status == "False")
+    });
+    if waiting && let Some(nt) = type_of(discovered, "", "Node") {
+        let nar = api_resource(nt);
+        let all: Api<WireObject> = Api::all_with(client.clone(), &nar);
+        if let Ok(list) = all.list(&ListParams::default()).await {
+            fetched.nodes = list
+                .items
+                .into_iter()
+                .map(|n| {
+                    let o = n.into_observation(&nar);
+                    RecordedObject {
+                        object: o.object,
+                        created: o.created,
+                        state: o.state,
+                        state_at: now,
+                        ..RecordedObject::default()
+                    }
+                })
+                .collect();
         }
     }
     // The claims the chain's Pods mount (a few): a Pending claim and its
