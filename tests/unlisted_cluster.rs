@@ -596,3 +596,78 @@ spec:
         "{screen}"
     );
 }
+
+/// A claim being deleted while a Pod still mounts it waits on its
+/// kubernetes.io/pvc-protection finalizer: its timeline named nothing ("Check:
+/// nothing to report") until `--stuck-after`, and never the Pod, which the
+/// reconstruction did not read.
+#[tokio::test]
+async fn a_claim_a_running_pod_still_mounts_names_the_pod_in_its_timeline() {
+    let ns = TestNamespace::new("unl-pvcheld").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    apply(
+        n,
+        &format!(
+            r#"apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: pv-{n}}}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  hostPath: {{path: /tmp/pv-{n}}}
+  storageClassName: manual
+  claimRef: {{namespace: {n}, name: data}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: data}}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: manual
+  volumeName: pv-{n}
+  resources: {{requests: {{storage: 1Gi}}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: db}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: db}}}}
+  template:
+    metadata: {{labels: {{app: db}}}}
+    spec:
+      nodeSelector: {{type: kwok}}
+      tolerations: [{{key: kwok.x-k8s.io/node, operator: Exists, effect: NoSchedule}}]
+      volumes: [{{name: d, persistentVolumeClaim: {{claimName: data}}}}]
+      containers: [{{name: db, image: postgres}}]
+"#
+        ),
+    );
+    wait_until(
+        Duration::from_secs(60),
+        "the Pod that mounts the claim runs",
+        || async {
+            let pods: kube::Api<k8s_openapi::api::core::v1::Pod> = ns.api();
+            pods.list(&Default::default())
+                .await
+                .unwrap()
+                .items
+                .iter()
+                .any(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+        },
+    )
+    .await;
+    kubectl(&["delete", "pvc", "data", "-n", n, "--wait=false"]);
+    until_on_first_screen(
+        data.path(),
+        &["timeline", "pvc/data", "-n", n],
+        &[
+            "F001",
+            "held by finalizer(s) kubernetes.io/pvc-protection",
+            "still used by Pod db-",
+        ],
+    )
+    .await;
+    kubectl(&["delete", "pv", &format!("pv-{n}"), "--wait=false"]);
+}

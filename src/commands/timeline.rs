@@ -553,16 +553,20 @@ fn lines_for(
 ) -> Vec<crate::timeline::summary::CheckLine> {
     let mut report = crate::checks::run(snap, &[], &crate::checks::Options::default());
     // NB: a timeline tells what stands at its end, however recent: a stall of
-    // 30 s is not `check`'s news yet (--stuck-after), but it is this story's `Why:`.
+    // 30 s is not `check`'s news yet (--stuck-after), but it is this story's
+    // `Why:`; so is a deletion a finalizer holds (which, and what keeps it: the
+    // Pod that still mounts a claim), which before read "nothing to report".
     let now = crate::checks::Options {
         stuck_after_ms: 0,
         ..crate::checks::Options::default()
     };
-    let progress = crate::checks::run(snap, &[crate::checks::Check::Progress], &now);
-    report
-        .findings
-        .retain(|f| f.check != crate::checks::Check::Progress);
-    report.findings.splice(0..0, progress.findings);
+    let at_end = [
+        crate::checks::Check::Progress,
+        crate::checks::Check::Finalizers,
+    ];
+    let standing = crate::checks::run(snap, &at_end, &now);
+    report.findings.retain(|f| !at_end.contains(&f.check));
+    report.findings.splice(0..0, standing.findings);
     crate::checks::drop_explained_storms(&mut report.findings);
     // The target's namespace counts as shown: when it is stuck Terminating
     // (F002), that is why the target is being deleted, and the finding names
@@ -894,13 +898,19 @@ fn present(
             .filter(|_| !fetched.gone)
             .map(|o| o.object.clone())
             .chain(fetched.leases.iter().cloned())
-            // NB: a Node of the chain (a lane) is there already.
-            .chain(fetched.nodes.iter().filter(|n| {
-                !fetched
-                    .objects
+            // NB: a Node or Pod of the chain (a lane) is there already.
+            .chain(
+                fetched
+                    .beside
                     .iter()
-                    .any(|o| o.object.object.uid == n.object.uid)
-            }).cloned())
+                    .filter(|n| {
+                        !fetched
+                            .objects
+                            .iter()
+                            .any(|o| o.object.object.uid == n.object.uid)
+                    })
+                    .cloned(),
+            )
             .collect(),
         has_objects: !fetched.gone,
         events: fetched.snap_events.clone(),

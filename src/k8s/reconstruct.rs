@@ -29,14 +29,28 @@ pub struct Fetched {
     pub leases: Vec<RecordedObject>,
     /// What the chain names that the apiserver says does not exist (a Pod's Node).
     pub absent: Vec<crate::model::ObjectRef>,
-    /// Every Node, read only when a Pod of the chain waits to be scheduled:
-    /// the scheduler's message counts the Nodes that refuse it, and S001 names
-    /// why from the Nodes themselves (a taint, a label, a topology key), as
-    /// `check` does. Not lanes of the story.
-    pub nodes: Vec<RecordedObject>,
+    /// What the checks read beside the chain, not lanes of the story:
+    /// every Node when a Pod of the chain waits to be scheduled (the
+    /// scheduler's message counts the Nodes that refuse it; S001 names why
+    /// from the Nodes themselves: a taint, a label, a topology key), and the
+    /// Pods that mount a claim being deleted (what its pvc-protection
+    /// finalizer waits for).
+    pub beside: Vec<RecordedObject>,
     /// The target no longer exists: the objects are only what the Events
     /// the cluster still keeps name ([`fetch_gone`]).
     pub gone: bool,
+}
+
+/// An object read beside the chain, as the checks read it.
+fn recorded(o: WireObject, ar: &ApiResource, now: i64) -> RecordedObject {
+    let o = o.into_observation(ar);
+    RecordedObject {
+        object: o.object,
+        created: o.created,
+        state: o.state,
+        state_at: now,
+        ..RecordedObject::default()
+    }
 }
 
 /// The kinds whose objects a controller of `kind` names `<name>-…`: a
@@ -539,20 +553,29 @@ pub async fn fetch(
         let nar = api_resource(nt);
         let all: Api<WireObject> = Api::all_with(client.clone(), &nar);
         if let Ok(list) = all.list(&ListParams::default()).await {
-            fetched.nodes = list
-                .items
-                .into_iter()
-                .map(|n| {
-                    let o = n.into_observation(&nar);
-                    RecordedObject {
-                        object: o.object,
-                        created: o.created,
-                        state: o.state,
-                        state_at: now,
-                        ..RecordedObject::default()
-                    }
-                })
-                .collect();
+            fetched
+                .beside
+                .extend(list.items.into_iter().map(|n| recorded(n, &nar, now)));
+        }
+    }
+    // NB: a claim held by kubernetes.io/pvc-protection is deleted once no Pod
+    // uses it; F001 names the Pods that still do.
+    if t.kind == "PersistentVolumeClaim"
+        && fetched
+            .objects
+            .iter()
+            .any(|o| o.relation == Some(Relation::Target) && o.object.state.deletion.is_some())
+        && let Some(pt) = type_of(discovered, "", "Pod")
+    {
+        let par = api_resource(pt);
+        let pods: Api<WireObject> = Api::namespaced_with(client.clone(), ns, &par);
+        if let Ok(list) = pods.list(&ListParams::default()).await {
+            fetched.beside.extend(
+                list.items
+                    .into_iter()
+                    .map(|p| recorded(p, &par, now))
+                    .filter(|p| p.state.claims.iter().any(|c| c == name)),
+            );
         }
     }
     // The claims the chain's Pods mount (a few): a Pending claim and its

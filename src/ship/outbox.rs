@@ -510,9 +510,15 @@ mod tests {
         assert_eq!(batch.rows(), 0);
         assert_eq!(batch.last, newest(conn).unwrap());
         // ClickHouse reads it from the same keys.
-        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
-            .unwrap()
-            .unwrap();
+        let all = take(
+            conn,
+            reg[1].cursor,
+            BATCH_KEYS,
+            tables::TABLES,
+            &mut StringCache::default(),
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!((all.rows(), all.last), (1, batch.last));
     }
 
@@ -540,9 +546,15 @@ mod tests {
         ];
         let (reg, _) = register(conn, &urls, 3).unwrap();
         prepare(conn).unwrap();
-        let all = take(conn, reg[1].cursor, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
-            .unwrap()
-            .unwrap();
+        let all = take(
+            conn,
+            reg[1].cursor,
+            BATCH_KEYS,
+            tables::TABLES,
+            &mut StringCache::default(),
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(all.rows(), 1);
         rec.register_cluster("uid-2", "ctx2", "", 4).unwrap();
         assert!(newest(conn).unwrap() > all.last);
@@ -558,23 +570,41 @@ mod tests {
         assert!(forgotten.is_empty());
         assert!(reg[0].new);
         prepare(conn).unwrap();
-        let batch = take(conn, reg[0].cursor, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
-            .unwrap()
-            .unwrap();
+        let batch = take(
+            conn,
+            reg[0].cursor,
+            BATCH_KEYS,
+            tables::TABLES,
+            &mut StringCache::default(),
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(batch.parts.len(), 1);
         assert_eq!(batch.parts[0].table.name, "clusters");
         assert_eq!(batch.parts[0].rows, 1);
         // Confirmed: the outbox is empty; a change adds one key.
         confirm(conn, reg[0].id, batch.last, 1, 6).unwrap();
         assert!(
-            take(conn, batch.last, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
-                .unwrap()
-                .is_none()
+            take(
+                conn,
+                batch.last,
+                BATCH_KEYS,
+                tables::TABLES,
+                &mut StringCache::default()
+            )
+            .unwrap()
+            .is_none()
         );
         rec.register_cluster("uid-2", "ctx2", "", 7).unwrap();
-        let next = take(conn, batch.last, BATCH_KEYS, tables::TABLES, &mut StringCache::default())
-            .unwrap()
-            .unwrap();
+        let next = take(
+            conn,
+            batch.last,
+            BATCH_KEYS,
+            tables::TABLES,
+            &mut StringCache::default(),
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(next.rows(), 1);
         // Registered again: the same cursor, nothing re-sent.
         let (again, _) = register(conn, &["clickhouse://h:1/db".into()], 8).unwrap();
