@@ -117,7 +117,8 @@ impl Destination {
         password: Option<&str>,
         headers: &[(String, String)],
     ) -> Result<Destination, url::UrlError> {
-        if text.starts_with("otlp+") {
+        // NB: the same test as the outbox's (what an OTLP destination reads).
+        if !reads_every_table(text) {
             return Ok(Destination::Otlp(otlp::Otlp::new(
                 otlp::OtlpUrl::parse(text)?,
                 headers,
