@@ -155,6 +155,10 @@ pub struct ObjectState {
         skip_serializing_if = "std::collections::BTreeMap::is_empty"
     )]
     pub requests: std::collections::BTreeMap<String, i64>,
+    /// The Node ports a Pod takes (`8080/TCP`, from its containers'
+    /// `hostPort`s): two Pods asking the same one cannot share a Node.
+    #[serde(rename = "hp", skip_serializing_if = "Vec::is_empty")]
+    pub host_ports: Vec<String>,
     /// A Lease's holder and last renewal, kept for live reads only (`check`,
     /// the reconstruction): the recorder drops it, since a Lease renews
     /// every few seconds ([`churns`]).

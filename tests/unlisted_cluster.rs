@@ -671,3 +671,48 @@ spec:
     .await;
     kubectl(&["delete", "pv", &format!("pv-{n}"), "--wait=false"]);
 }
+
+/// More replicas asking one hostPort than Nodes can give it: the scheduler
+/// says "didn't have free ports for the requested pod ports", naming neither
+/// the port nor the Pods that hold it; `check` and the timeline's `Why:` name both.
+#[tokio::test]
+async fn a_host_port_every_node_already_gives_names_the_port_and_its_holders() {
+    let ns = TestNamespace::new("unl-hostport").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    // NB: a port no other test asks, so that only this test's Pods hold it.
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: edge}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: edge}}
+  template:
+    metadata: {labels: {app: edge}}
+    spec:
+      nodeSelector: {type: kwok}
+      tolerations: [{key: kwok.x-k8s.io/node, operator: Exists, effect: NoSchedule}]
+      containers: [{name: edge, image: envoy, ports: [{containerPort: 80, hostPort: 18443}]}]
+"#,
+    );
+    until_on_first_screen(
+        data.path(),
+        &["check", "-n", n, "--sample", "1s"],
+        &[
+            "S001",
+            "hostPort 18443/TCP already taken on 2 of 3 nodes",
+            &format!("by Pod {n}/edge-"),
+        ],
+    )
+    .await;
+    let args = ["timeline", "deployment/edge", "-n", n];
+    until_on_first_screen(data.path(), &args, &["Why:"]).await;
+    let screen = first_screen(data.path(), &args);
+    let why = screen.lines().find(|l| l.starts_with("Why:")).unwrap();
+    assert!(
+        why.contains("hostPort 18443/TCP already taken on 2 of 3 nodes"),
+        "{screen}"
+    );
+}

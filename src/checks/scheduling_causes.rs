@@ -40,7 +40,7 @@ pub const CORDON: &str = "cordon";
 pub struct Cause {
     /// The scheduler's reason it explains.
     pub reason: String,
-    /// `taint`, `cordon`, `selector`, `affinity`, `resources`, `volume` or `spread`.
+    /// `taint`, `cordon`, `selector`, `affinity`, `resources`, `volume`, `spread` or `ports`.
     pub kind: &'static str,
     /// The resource (kind `resources`): `cpu`, `memory`, `nvidia.com/gpu`.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -71,6 +71,9 @@ pub struct Cause {
     pub requirement: String,
     /// The Nodes carrying the taint, cordoned, or lacking what the Pod asks.
     pub nodes: Vec<String>,
+    /// Kind `ports`: the Pod (`namespace/name`) that takes the port on each of `nodes`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held_by: Vec<String>,
     /// How many Nodes there are (kinds `selector`, `affinity`, `volume`, `spread`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub of_nodes: Option<usize>,
@@ -120,6 +123,28 @@ impl Cause {
             "selector" => return lacking("nodeSelector", "lack it"),
             "affinity" => return lacking("node affinity needs", "do not match"),
             "spread" => return lacking("topology spread needs label", "lack it"),
+            "ports" => {
+                let held: Vec<String> = self
+                    .nodes
+                    .iter()
+                    .zip(&self.held_by)
+                    .take(3)
+                    .map(|(n, p)| format!("{n} by Pod {p}"))
+                    .collect();
+                let more = self.nodes.len().saturating_sub(3);
+                return format!(
+                    "{} already taken on {} of {} nodes ({}{})",
+                    self.requirement,
+                    self.nodes.len(),
+                    self.of_nodes.unwrap_or(self.nodes.len()),
+                    held.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             "volume" => {
                 let label = format!("volume {} (claim {}) needs", self.volume, self.claim);
                 return lacking(&label, "lack it");
@@ -178,6 +203,9 @@ pub struct Usage {
     /// Node name -> resource -> the summed requests of its non-terminal Pods;
     /// `pods` counts them.
     pub by_node: BTreeMap<String, BTreeMap<String, i128>>,
+    /// Node name -> the ports its non-terminal Pods take, and which Pod
+    /// (`namespace/name`) takes each.
+    pub ports: BTreeMap<String, Vec<(String, String)>>,
     /// Only Pods of some namespaces were counted: live `check -n` whose
     /// cluster-wide list was forbidden (that namespace), or a recording made
     /// with `record -n` (empty).
@@ -185,6 +213,19 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Adds what another list counted (another type's, in a live snapshot).
+    pub fn merge(&mut self, other: Usage) {
+        for (node, used) in other.by_node {
+            let total = self.by_node.entry(node).or_default();
+            for (r, v) in used {
+                *total.entry(r).or_default() += v;
+            }
+        }
+        for (node, ports) in other.ports {
+            self.ports.entry(node).or_default().extend(ports);
+        }
+    }
+
     /// Counts `o` if it is a Pod that holds resources on a Node: bound, and
     /// neither Succeeded nor Failed (the scheduler's own rule).
     pub fn add(&mut self, o: &RecordedObject) {
@@ -201,6 +242,13 @@ impl Usage {
             *node.entry(r.clone()).or_default() += i128::from(*v);
         }
         *node.entry("pods".to_string()).or_default() += 1;
+        if !s.host_ports.is_empty() {
+            let who = format!("{}/{}", o.object.namespace, o.object.name);
+            self.ports
+                .entry(s.node_name.clone())
+                .or_default()
+                .extend(s.host_ports.iter().map(|p| (p.clone(), who.clone())));
+        }
     }
 }
 
@@ -308,6 +356,8 @@ pub struct PodNeeds<'a> {
     pub volumes: &'a [VolumeNeed<'a>],
     /// The topologyKeys of its spread constraints that filter Nodes.
     pub spread: &'a [String],
+    /// The Node ports it takes (`8080/TCP`).
+    pub host_ports: &'a [String],
 }
 
 /// A bound volume's required node affinity, reached through a Pod's claim.
@@ -335,6 +385,7 @@ impl Default for PodNeeds<'_> {
             requests: &NO_REQUESTS,
             volumes: &[],
             spread: &[],
+            host_ports: &[],
         }
     }
 }
@@ -349,6 +400,7 @@ impl<'a> PodNeeds<'a> {
             requests: &state.requests,
             volumes: &[],
             spread: &state.spread,
+            host_ports: &state.host_ports,
         }
     }
 }
@@ -457,6 +509,32 @@ pub fn explain(
     }
     if let Some(reason) = reasons.iter().find(|r| is_volume_reason(r)) {
         causes.extend(volume_causes(reason, pod, nodes));
+    }
+    // NB: "node(s) didn't have free ports for the requested pod ports": the
+    // scheduler names neither the port nor the Pod that holds it.
+    if let Some(reason) = reasons.iter().find(|r| r.contains("free ports")) {
+        for port in pod.host_ports {
+            let mut cause = Cause {
+                reason: reason.clone(),
+                kind: "ports",
+                requirement: format!("hostPort {port}"),
+                of_nodes: Some(nodes.len()),
+                ..Cause::default()
+            };
+            for node in nodes {
+                let held = usage
+                    .ports
+                    .get(&node.object.name)
+                    .and_then(|ps| ps.iter().find(|(p, _)| p == port));
+                if let Some((_, who)) = held {
+                    cause.nodes.push(node.object.name.clone());
+                    cause.held_by.push(who.clone());
+                }
+            }
+            if !cause.nodes.is_empty() {
+                causes.push(cause);
+            }
+        }
     }
     if let Some(reason) = reasons
         .iter()
@@ -1015,6 +1093,35 @@ mod tests {
         p.state.phase = phase.into();
         p.state.requests = [("cpu".to_string(), cpu)].into();
         p
+    }
+
+    #[test]
+    fn a_host_port_taken_names_the_nodes_and_the_pods_that_hold_it() {
+        let nodes = [
+            sized("a", 2_000, None),
+            sized("b", 2_000, None),
+            sized("c", 2_000, None),
+        ];
+        let refs: Vec<&RecordedObject> = nodes.iter().collect();
+        let mut usage = Usage::default();
+        for (node, phase) in [("a", "Running"), ("b", "Running"), ("c", "Succeeded")] {
+            let mut p = bound(node, phase, 100);
+            p.state.host_ports = vec!["8080/TCP".into()];
+            usage.add(&p);
+        }
+        let ports = vec!["8080/TCP".to_string(), "9090/TCP".to_string()];
+        let pod = PodNeeds {
+            host_ports: &ports,
+            ..PodNeeds::default()
+        };
+        let reason = "node(s) didn't have free ports for the requested pod ports".to_string();
+        let causes = explain(&[reason], &pod, &refs, &[], &usage);
+        assert_eq!(causes.len(), 1, "{causes:?}");
+        assert_eq!(
+            causes[0].sentence(|_| String::new()),
+            "hostPort 8080/TCP already taken on 2 of 3 nodes (a by Pod shop/on-a-Running-100, \
+             b by Pod shop/on-b-Running-100)"
+        );
     }
 
     #[test]

@@ -275,6 +275,33 @@ struct SlimPodResources {
 struct SlimResourceContainer {
     resources: SlimRequests,
     restart_policy: Option<String>,
+    ports: Vec<SlimPort>,
+}
+
+/// A container port; only one with a `hostPort` takes a port of the Node.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimPort {
+    host_port: Option<i64>,
+    protocol: Option<String>,
+}
+
+/// The Node ports a Pod takes (`8080/TCP`), as the scheduler's NodePorts
+/// filter compares them: every container's and init container's `hostPort`.
+fn host_ports(spec: &SlimPodResources) -> Vec<String> {
+    let mut out: Vec<String> = spec
+        .containers
+        .iter()
+        .chain(&spec.init_containers)
+        .flat_map(|c| &c.ports)
+        .filter_map(|p| {
+            let port = p.host_port.filter(|p| *p > 0)?;
+            Some(format!("{port}/{}", p.protocol.as_deref().unwrap_or("TCP")))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -701,10 +728,11 @@ impl WireObject {
         } else {
             SlimVolumeSpec::default()
         };
-        let requests = if core && resource.kind == "Pod" {
-            pod_requests(&decode(&self.spec))
+        let (requests, host_ports) = if core && resource.kind == "Pod" {
+            let spec: SlimPodResources = decode(&self.spec);
+            (pod_requests(&spec), host_ports(&spec))
         } else {
-            BTreeMap::new()
+            (BTreeMap::new(), Vec::new())
         };
         let allocatable = if core && resource.kind == "Node" {
             let node: SlimNodeStatus = decode(&self.status);
@@ -899,6 +927,7 @@ impl WireObject {
             default_tolerations,
             allocatable,
             requests,
+            host_ports,
         };
         let lease =
             (keep.lease && resource.group == "coordination.k8s.io" && resource.kind == "Lease")
@@ -1139,6 +1168,26 @@ mod tests {
         assert!(plain.state.requests.is_empty());
         let text = serde_json::to_string(&plain.state).unwrap();
         assert!(!text.contains("req"), "{text}");
+    }
+
+    #[test]
+    fn a_pods_host_ports_are_kept_and_no_other_port() {
+        let p = observe(json!({
+            "metadata": {"name": "edge", "uid": "p"},
+            "spec": {
+                "containers": [
+                    {"name": "a", "ports": [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 9090}]},
+                    {"name": "b", "ports": [{"containerPort": 53, "hostPort": 53, "protocol": "UDP"}]}
+                ],
+                "initContainers": [{"name": "s", "ports": [{"containerPort": 80, "hostPort": 8080}]}]
+            }
+        }));
+        assert_eq!(p.state.host_ports, ["53/UDP", "8080/TCP"]);
+        let plain = observe(
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}}),
+        );
+        let text = serde_json::to_string(&plain.state).unwrap();
+        assert!(!text.contains("hp"), "{text}");
     }
 
     #[test]

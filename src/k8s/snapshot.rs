@@ -463,12 +463,7 @@ pub async fn live(
             Ok((objects, l, usage)) => {
                 snapshot.examined.push(t.full_name());
                 snapshot.objects.extend(objects);
-                for (node, used) in usage.by_node {
-                    let total = snapshot.usage.by_node.entry(node).or_default();
-                    for (r, v) in used {
-                        *total.entry(r).or_default() += v;
-                    }
-                }
+                snapshot.usage.merge(usage);
                 listed.push((t, l));
             }
             Err(e) => {
@@ -485,14 +480,15 @@ pub async fn live(
         }
     }
     // NB: under -n, what other namespaces' Pods hold on each Node is asked
-    // for only when some Pod here lacks resources, and only the sums are kept.
+    // for only when some Pod here lacks resources or a free host port, and
+    // only the sums (and the host ports' holders) are kept.
     let short = |o: &RecordedObject| {
         o.object.kind == "Pod"
             && o.state.node_name.is_empty()
-            && o.state
-                .conditions
-                .iter()
-                .any(|c| c.type_ == "PodScheduled" && c.message.contains("Insufficient "))
+            && o.state.conditions.iter().any(|c| {
+                c.type_ == "PodScheduled"
+                    && (c.message.contains("Insufficient ") || c.message.contains("free ports"))
+            })
     };
     if namespace.is_some() && snapshot.objects.iter().any(short) {
         progress(
