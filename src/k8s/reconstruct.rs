@@ -42,8 +42,13 @@ pub struct Fetched {
 }
 
 /// An object read beside the chain, as the checks read it.
-fn recorded(o: WireObject, ar: &ApiResource, now: i64) -> RecordedObject {
-    let o = o.into_observation(ar);
+fn recorded(
+    o: WireObject,
+    ar: &ApiResource,
+    keep: super::object::Decode,
+    now: i64,
+) -> RecordedObject {
+    let o = o.into_observation_with(ar, keep);
     RecordedObject {
         object: o.object,
         created: o.created,
@@ -553,9 +558,11 @@ pub async fn fetch(
         let nar = api_resource(nt);
         let all: Api<WireObject> = Api::all_with(client.clone(), &nar);
         if let Ok(list) = all.list(&ListParams::default()).await {
-            fetched
-                .beside
-                .extend(list.items.into_iter().map(|n| recorded(n, &nar, now)));
+            fetched.beside.extend(
+                list.items
+                    .into_iter()
+                    .map(|n| recorded(n, &nar, Default::default(), now)),
+            );
         }
     }
     // NB: a claim held by kubernetes.io/pvc-protection is deleted once no Pod
@@ -573,7 +580,7 @@ pub async fn fetch(
             fetched.beside.extend(
                 list.items
                     .into_iter()
-                    .map(|p| recorded(p, &par, now))
+                    .map(|p| recorded(p, &par, Default::default(), now))
                     .filter(|p| p.state.claims.iter().any(|c| c == name)),
             );
         }
@@ -621,16 +628,7 @@ pub async fn fetch(
             fetched.leases = list
                 .items
                 .into_iter()
-                .map(|l| {
-                    let o = l.into_observation_with(&lar, keep);
-                    RecordedObject {
-                        object: o.object,
-                        created: o.created,
-                        state: o.state,
-                        state_at: now,
-                        ..RecordedObject::default()
-                    }
-                })
+                .map(|l| recorded(l, &lar, keep, now))
                 .collect();
         }
     }

@@ -400,6 +400,11 @@ mod tests {
     use crate::ship::tables;
     use crate::store::{Mode, Recording};
 
+    /// The next batch, read with a cache of its own.
+    fn take_fresh(conn: &Connection, after: i64, tables: &'static [Table]) -> Option<Batch> {
+        take(conn, after, BATCH_KEYS, tables, &mut StringCache::default()).unwrap()
+    }
+
     fn file() -> (tempfile::TempDir, Recording) {
         let dir = tempfile::tempdir().unwrap();
         let rec = Recording::open(&dir.path().join("diag.db"), Mode::Write).unwrap();
@@ -498,27 +503,11 @@ mod tests {
         // A cluster row: ClickHouse reads it, OTLP does not.
         rec.register_cluster("uid-1", "ctx", "", 2).unwrap();
         prepare(conn).unwrap();
-        let batch = take(
-            conn,
-            reg[0].cursor,
-            BATCH_KEYS,
-            crate::ship::otlp::OTLP_TABLES,
-            &mut StringCache::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let batch = take_fresh(conn, reg[0].cursor, crate::ship::otlp::OTLP_TABLES).unwrap();
         assert_eq!(batch.rows(), 0);
         assert_eq!(batch.last, newest(conn).unwrap());
         // ClickHouse reads it from the same keys.
-        let all = take(
-            conn,
-            reg[1].cursor,
-            BATCH_KEYS,
-            tables::TABLES,
-            &mut StringCache::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let all = take_fresh(conn, reg[1].cursor, tables::TABLES).unwrap();
         assert_eq!((all.rows(), all.last), (1, batch.last));
     }
 
@@ -546,15 +535,7 @@ mod tests {
         ];
         let (reg, _) = register(conn, &urls, 3).unwrap();
         prepare(conn).unwrap();
-        let all = take(
-            conn,
-            reg[1].cursor,
-            BATCH_KEYS,
-            tables::TABLES,
-            &mut StringCache::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let all = take_fresh(conn, reg[1].cursor, tables::TABLES).unwrap();
         assert_eq!(all.rows(), 1);
         rec.register_cluster("uid-2", "ctx2", "", 4).unwrap();
         assert!(newest(conn).unwrap() > all.last);
@@ -570,41 +551,15 @@ mod tests {
         assert!(forgotten.is_empty());
         assert!(reg[0].new);
         prepare(conn).unwrap();
-        let batch = take(
-            conn,
-            reg[0].cursor,
-            BATCH_KEYS,
-            tables::TABLES,
-            &mut StringCache::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let batch = take_fresh(conn, reg[0].cursor, tables::TABLES).unwrap();
         assert_eq!(batch.parts.len(), 1);
         assert_eq!(batch.parts[0].table.name, "clusters");
         assert_eq!(batch.parts[0].rows, 1);
         // Confirmed: the outbox is empty; a change adds one key.
         confirm(conn, reg[0].id, batch.last, 1, 6).unwrap();
-        assert!(
-            take(
-                conn,
-                batch.last,
-                BATCH_KEYS,
-                tables::TABLES,
-                &mut StringCache::default()
-            )
-            .unwrap()
-            .is_none()
-        );
+        assert!(take_fresh(conn, batch.last, tables::TABLES).is_none());
         rec.register_cluster("uid-2", "ctx2", "", 7).unwrap();
-        let next = take(
-            conn,
-            batch.last,
-            BATCH_KEYS,
-            tables::TABLES,
-            &mut StringCache::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let next = take_fresh(conn, batch.last, tables::TABLES).unwrap();
         assert_eq!(next.rows(), 1);
         // Registered again: the same cursor, nothing re-sent.
         let (again, _) = register(conn, &["clickhouse://h:1/db".into()], 8).unwrap();
