@@ -715,4 +715,32 @@ spec:
         why.contains("hostPort 18443/TCP already taken on 2 of 3 nodes"),
         "{screen}"
     );
+    // Another workload asking the same port: the holders are not of its chain
+    // (before, its timeline read no Pod outside the chain and named none).
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: exporter}
+spec:
+  serviceName: exporter
+  replicas: 1
+  selector: {matchLabels: {app: exporter}}
+  template:
+    metadata: {labels: {app: exporter}}
+    spec:
+      nodeSelector: {type: kwok}
+      tolerations: [{key: kwok.x-k8s.io/node, operator: Exists, effect: NoSchedule}]
+      containers: [{name: e, image: node-exporter, ports: [{containerPort: 9100, hostPort: 18443}]}]
+"#,
+    );
+    // NB: waits for the words themselves: the Why names no cause until the
+    // scheduler has marked the Pod unschedulable.
+    let holder =
+        format!("hostPort 18443/TCP already taken on 2 of 3 nodes (kwok-medium by Pod {n}/edge-");
+    let args = ["timeline", "statefulset/exporter", "-n", n];
+    until_on_first_screen(data.path(), &args, &["Why:", &holder]).await;
+    let screen = first_screen(data.path(), &args);
+    let why = screen.lines().find(|l| l.starts_with("Why:")).unwrap();
+    assert!(why.contains(&holder), "{screen}");
 }

@@ -890,7 +890,7 @@ fn present(
     let (r, mut timeline) = rebuild(fetched, now, args);
     // NB: the lanes of a target that is gone are known from Events only: no
     // state a check could judge (an empty Deployment would be "0 of 1 ready").
-    let mut snap = crate::checks::Snapshot {
+    let snap = crate::checks::Snapshot {
         at: now,
         objects: fetched
             .objects
@@ -916,16 +916,9 @@ fn present(
         events: fetched.snap_events.clone(),
         absent: fetched.absent.clone(),
         window_ms: 10 * 60_000,
+        usage: fetched.usage.clone(),
         ..crate::checks::Snapshot::default()
     };
-    // NB: the host ports the chain's own Pods hold (a Deployment whose
-    // replicas ask one hostPort: each Node takes one). Not what they request:
-    // other Pods on the Nodes are not read, so `Insufficient R` is not weighed.
-    let mut usage = crate::checks::scheduling_causes::Usage::default();
-    for o in &snap.objects {
-        usage.add(o);
-    }
-    snap.usage.ports = usage.ports;
     let check = lines_for(&snap, &timeline);
     timeline.summary = Some(crate::timeline::summary::summarize(
         &r.subjects,

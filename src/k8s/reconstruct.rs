@@ -36,6 +36,11 @@ pub struct Fetched {
     /// Pods that mount a claim being deleted (what its pvc-protection
     /// finalizer waits for).
     pub beside: Vec<RecordedObject>,
+    /// What the Pods bound to each Node request and which host ports they
+    /// hold, over every namespace ([`super::snapshot::bound_pods_usage`], as
+    /// `check -n` asks it): read only when a Pod of the chain waits for
+    /// resources or a free host port, which Pods outside the chain may hold.
+    pub usage: crate::checks::scheduling_causes::Usage,
     /// The target no longer exists: the objects are only what the Events
     /// the cluster still keeps name ([`fetch_gone`]).
     pub gone: bool,
@@ -546,14 +551,22 @@ pub async fn fetch(
     // NB: the story's `Why:` is the progress finding's cause; without the
     // Nodes it could only quote the scheduler's counts ("2 node(s) didn't
     // match Pod's node affinity/selector"), not which label no Node has.
-    let waiting = fetched.objects.iter().any(|o| {
-        let s = &o.object.state;
-        o.object.object.kind == "Pod"
-            && s.node_name.is_empty()
-            && s.conditions
-                .iter()
-                .any(|c| c.type_ == "PodScheduled" && c.status == "False")
-    });
+    let unscheduled: Vec<&str> = fetched
+        .objects
+        .iter()
+        .filter(|o| o.object.object.kind == "Pod" && o.object.state.node_name.is_empty())
+        .flat_map(|o| &o.object.state.conditions)
+        .filter(|c| c.type_ == "PodScheduled" && c.status == "False")
+        .map(|c| c.message.as_str())
+        .collect();
+    let waiting = !unscheduled.is_empty();
+    if unscheduled
+        .iter()
+        .any(|m| m.contains("Insufficient ") || m.contains("free ports"))
+        && let Ok(usage) = super::snapshot::bound_pods_usage(client).await
+    {
+        fetched.usage = usage;
+    }
     if waiting && let Some(nt) = type_of(discovered, "", "Node") {
         let nar = api_resource(nt);
         let all: Api<WireObject> = Api::all_with(client.clone(), &nar);

@@ -175,7 +175,7 @@ async fn list_type(
 /// namespaces: for `Insufficient R` under `-n`, where the namespace's own list
 /// says nothing of other namespaces' Pods. Only bound, running-or-pending Pods
 /// are asked for (field selectors), page by page, and only their sums kept.
-async fn bound_pods_usage(client: &Client) -> Result<Usage, kube::Error> {
+pub async fn bound_pods_usage(client: &Client) -> Result<Usage, kube::Error> {
     let ar = ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&());
     let url = {
         use kube::Resource;
