@@ -26,6 +26,27 @@ pub enum What {
     },
     /// A resource type began to be served and recorded (a CRD established).
     TypeAppeared,
+    /// The first version the recording has of an object it did not see
+    /// created (an audit log's first write of it): its writer wrote this
+    /// version; what the object was before is unknown.
+    FirstSeen,
+    /// A write an audit log names without the object it left (see
+    /// [`crate::model::Touch`]): who and what, not the diff.
+    Touch {
+        /// `scaled`, `deleted`, `exec into`, ...
+        action: String,
+        /// What the entry tells of the change (`spec.replicas → 0`).
+        #[serde(skip_serializing_if = "String::is_empty")]
+        detail: String,
+        /// Why the change is unknown (`the log holds no body (Metadata level)`).
+        #[serde(skip_serializing_if = "String::is_empty")]
+        unknown: String,
+        /// The apiserver's answer (0: none in the entry).
+        code: u16,
+        /// The whole sentence, as the table prints it.
+        #[serde(skip)]
+        sentence: String,
+    },
     /// A resource type went (its CRD was removed), and its objects with it.
     TypeRemoved,
 }
@@ -94,6 +115,8 @@ fn change_text(i: &Item) -> String {
             crate::units::rfc3339(*after)
         ),
         What::TypeAppeared => format!("type {} appeared: recorded from here", i.name),
+        What::FirstSeen => "first seen: written by this writer; its state before is unknown".into(),
+        What::Touch { sentence, .. } => sentence.clone(),
         What::TypeRemoved => format!("type {} removed, its objects with it", i.name),
     }
 }
@@ -126,6 +149,8 @@ fn fold_key(i: &Item) -> Option<String> {
     let what = match &i.what {
         What::Created => "created".to_string(),
         What::Deleted { after } => format!("deleted{}", after.is_some()),
+        What::FirstSeen => "first-seen".to_string(),
+        What::Touch { action, code, .. } => format!("touch {action} {code}"),
         // NB: only what a controller does to the objects it owns folds (a
         // ReplicaSet scaled step by step in a rollout): a change by hand to a
         // top-level object is the cause being looked for, and stays a line.

@@ -836,9 +836,12 @@ pub struct ImportArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
 
-    /// The cluster id to store the Events under (keeps imports apart from recorded clusters)
-    #[arg(long, default_value = "imported", value_name = "ID", value_parser = cluster_id)]
-    pub cluster: String,
+    /// The cluster id to store the Events under (keeps imports apart from recorded clusters;
+    /// default: imported). Audit logs: every entry goes there; without it, entries that name
+    /// their cluster (GKE, EKS, AKS) go to that cluster, and the others join the recorded
+    /// cluster whose objects they write (matched by uid), else `imported`
+    #[arg(long, value_name = "ID", value_parser = cluster_id)]
+    pub cluster: Option<String>,
 
     /// When kubectl text was taken (RFC 3339): the moment its ages (`5m`, `2d`)
     /// count back from. Default: each file's modification time

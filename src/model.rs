@@ -415,6 +415,9 @@ pub struct Refusal {
     /// `Forbidden`, `Conflict`, ...
     pub reason: String,
     pub message: String,
+    /// Who refused it, as far as the entry tells (`authorization`, `admission
+    /// webhook x`, `the object (conflict)`); empty when it does not.
+    pub refused_by: String,
 }
 
 impl Refusal {
@@ -439,6 +442,146 @@ impl Refusal {
             what.push_str(&self.subresource);
         }
         what
+    }
+}
+
+/// Why a write an audit log names is a [`Touch`] and not a version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TouchWhy {
+    /// The entry holds no body: its policy level is Metadata.
+    Metadata,
+    /// A patch (or a Scale) of an object the log never showed whole: what it
+    /// changed cannot be applied to anything.
+    NoBase,
+    /// A session into a Pod: exec, attach, port-forward.
+    Session,
+    /// A subresource whose body is not the object: an eviction, a binding.
+    Subresource,
+    /// The entry holds the request only (Request level): a body with no
+    /// uid, not the object as stored.
+    RequestOnly,
+    /// A deletion the import also made a version of: the version says what
+    /// went, this says who deleted it (a deletion changes no field that
+    /// would name its writer).
+    Deleter,
+}
+
+impl TouchWhy {
+    pub fn code(self) -> &'static str {
+        match self {
+            TouchWhy::Metadata => "metadata",
+            TouchWhy::NoBase => "no-base",
+            TouchWhy::Session => "session",
+            TouchWhy::Subresource => "subresource",
+            TouchWhy::Deleter => "deleter",
+            TouchWhy::RequestOnly => "request-only",
+        }
+    }
+
+    pub fn from_code(code: &str) -> TouchWhy {
+        match code {
+            "no-base" => TouchWhy::NoBase,
+            "session" => TouchWhy::Session,
+            "subresource" => TouchWhy::Subresource,
+            "deleter" => TouchWhy::Deleter,
+            "request-only" => TouchWhy::RequestOnly,
+            _ => TouchWhy::Metadata,
+        }
+    }
+
+    /// Why the change itself is unknown, for people; empty when nothing is
+    /// missing (a session changes no object).
+    pub fn unknown(self) -> &'static str {
+        match self {
+            TouchWhy::Metadata => "the log holds no body (Metadata level)",
+            TouchWhy::NoBase => "a patch of an object the log never showed whole",
+            TouchWhy::RequestOnly => "the log holds the request, not the object (Request level)",
+            TouchWhy::Session | TouchWhy::Subresource | TouchWhy::Deleter => "",
+        }
+    }
+}
+
+/// A write an audit log names without holding what it left (see
+/// [`TouchWhy`]): who, what, on which object, when, with which answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    pub at: i64,
+    pub verb: String,
+    /// As versions name writers: `carol@example.com (kubectl)`.
+    pub user: String,
+    pub group: String,
+    /// Plural, e.g. `deployments`.
+    pub resource: String,
+    pub subresource: String,
+    pub namespace: String,
+    pub name: String,
+    /// The HTTP status; 0 when the entry has none.
+    pub code: u16,
+    /// What the entry tells of the change (`spec.replicas → 0`); empty when nothing.
+    pub detail: String,
+    pub why: TouchWhy,
+}
+
+impl Touch {
+    /// What was done, in a word or two: `scaled`, `deleted`, `exec into`.
+    pub fn action(&self) -> String {
+        let word = match (self.subresource.as_str(), self.verb.as_str()) {
+            ("scale", _) => "scaled",
+            ("exec", _) => "exec into",
+            ("attach", _) => "attached to",
+            ("portforward", _) => "port-forward to",
+            ("eviction", _) => "evicted",
+            ("binding", _) => "bound to a node",
+            ("ephemeralcontainers", _) => "added an ephemeral container to",
+            ("status", _) => "status written",
+            (_, "create") => "created",
+            (_, "delete") => "deleted",
+            (_, "deletecollection") => "deleted (collection)",
+            (_, "patch") => "patched",
+            (_, "update") => "updated",
+            (_, verb) => verb,
+        };
+        if self.subresource.is_empty()
+            || matches!(
+                self.subresource.as_str(),
+                "scale"
+                    | "exec"
+                    | "attach"
+                    | "portforward"
+                    | "eviction"
+                    | "binding"
+                    | "ephemeralcontainers"
+                    | "status"
+            )
+        {
+            word.to_string()
+        } else {
+            format!("{} {}/{}", self.verb, self.resource, self.subresource)
+        }
+    }
+
+    /// The line a timeline or `changes` shows: `scaled: spec.replicas → 0
+    /// (the log holds no body (Metadata level))`; the answer when it was not
+    /// a plain success.
+    pub fn sentence(&self) -> String {
+        let mut s = self.action();
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        let unknown = self.why.unknown();
+        if !unknown.is_empty() {
+            s.push_str(if self.detail.is_empty() {
+                " — what it changed is unknown: "
+            } else {
+                " — the rest is unknown: "
+            });
+            s.push_str(unknown);
+        }
+        if self.code != 0 && !(200..300).contains(&self.code) || self.code == 202 {
+            s.push_str(&format!(" (answered {})", self.code));
+        }
+        s
     }
 }
 

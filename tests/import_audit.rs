@@ -278,3 +278,317 @@ fn an_operator_refused_on_a_custom_resource_is_on_the_first_screen() {
         "{check}"
     );
 }
+
+// ---- Issue 48: audit logs as they really come -------------------------------
+
+/// Imports `files` into a fresh recording; returns (code, stdout, stderr, dir).
+fn import_all(files: &[&str]) -> (Option<i32>, String, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let (code, out, err) = run(offline(&db).arg("import").args(files));
+    (code, out, err, dir)
+}
+
+fn changes_in(dir: &tempfile::TempDir, extra: &[&str]) -> String {
+    let db = dir.path().join("r.db");
+    let (code, out, err) = run(offline(&db)
+        .args(["changes", "-A", "--since", "100000h", "-o", "wide"])
+        .args(extra));
+    assert_eq!(code, Some(0), "{err}");
+    out
+}
+
+/// OpenShift's Default profile logs every write at Metadata: no body. Each
+/// write is still who, what, on which object, when (the node-logs prefix
+/// read off every line).
+#[test]
+fn a_metadata_level_write_is_kept_with_its_person_and_says_what_is_unknown() {
+    for file in [
+        "openshift-node-logs.txt",
+        "k8s-audit-v1beta1.jsonl",
+        "k8s-audit-v1alpha1.jsonl",
+    ] {
+        let (code, out, err, dir) = import_all(&[&fixture(file)]);
+        assert_eq!(code, Some(0), "{file}: {err}");
+        assert!(out.contains("touch(es) without a body"), "{file}: {out}");
+        let changes = changes_in(&dir, &[]);
+        let line = |words: &[&str]| {
+            changes
+                .lines()
+                .position(|l| words.iter().all(|w| l.contains(w)))
+                .unwrap_or_else(|| panic!("{file}: no {words:?} in\n{changes}"))
+        };
+        let scaled = line(&["shop/Deployment/web", "scaled", "carol"]);
+        let deleted = line(&["shop/Pod/web-7d4b9c5f8-abcde", "deleted", "carol"]);
+        assert!(scaled < deleted, "{file}: out of order\n{changes}");
+        assert!(
+            changes.contains("no body (Metadata level)"),
+            "{file}: the unknown is not said\n{changes}"
+        );
+        assert!(!changes.contains("1970"), "{file}: {changes}");
+        // The refused read of the reporter, with who refused it.
+        let c = rusqlite::Connection::open(dir.path().join("r.db")).unwrap();
+        let refused: Vec<(String, String)> = c
+            .prepare("SELECT verb, refused_by FROM refusals")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(
+            refused.iter().any(|(v, _)| v == "list"),
+            "{file}: the refused read is lost: {refused:?}"
+        );
+    }
+}
+
+/// Every vendor shape of the same story tells the same writes by the same
+/// person, in the cluster the vendor names.
+#[test]
+fn every_vendor_shape_tells_who_scaled_and_who_deleted() {
+    for (file, cluster) in [
+        ("gke-gcloud-logging-read.yaml", ""),
+        ("gke-logs-explorer-download.json", ""),
+        ("eks-logs-insights-get-query-results.json", "shop-prod"),
+        ("eks-logs-insights-export.json", "shop-prod"),
+        ("aks-storage-kube-audit.json", ""),
+        ("aks-eventhub-records.json", ""),
+        ("aks-log-analytics-aksaudit.json", ""),
+        ("aks-log-analytics-azurediagnostics.json", ""),
+    ] {
+        let (code, out, err, dir) = import_all(&[&fixture(file)]);
+        assert_eq!(code, Some(0), "{file}: {out}{err}");
+        if !cluster.is_empty() {
+            assert!(out.contains(&format!("{cluster:?}")), "{file}: {out}");
+        }
+        assert!(
+            !out.contains("\"imported\""),
+            "{file}: the cluster it names is lost: {out}"
+        );
+        let changes = changes_in(&dir, &[]);
+        assert!(
+            changes
+                .lines()
+                .any(|l| l.contains("shop/Deployment/web") && l.contains("carol")),
+            "{file}: who scaled it?\n{changes}\n{err}"
+        );
+        assert!(
+            changes.lines().any(|l| l.contains("web-7d4b9c5f8-abcde")
+                && l.contains("deleted")
+                && l.contains("carol")),
+            "{file}: who deleted the Pod?\n{changes}"
+        );
+    }
+}
+
+/// GKE's log of two clusters of one project: each write in its own cluster,
+/// staging's change never in prod's story.
+#[test]
+fn two_clusters_in_one_log_stay_apart() {
+    let (code, out, err, dir) = import_all(&[&fixture("gke-two-clusters.json")]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("gke_acme-shop_europe-west1_prod")
+            && out.contains("gke_acme-shop_europe-west1-b_staging"),
+        "{out}"
+    );
+    let prod = changes_in(&dir, &["--cluster", "gke_acme-shop_europe-west1_prod"]);
+    let staging = changes_in(&dir, &["--cluster", "gke_acme-shop_europe-west1-b_staging"]);
+    assert!(
+        prod.contains("web:2.4.1") && !prod.contains("rc.1"),
+        "{prod}"
+    );
+    assert!(
+        staging.contains("rc.1") && !staging.contains("web:2.4.1"),
+        "{staging}"
+    );
+}
+
+/// A must-gather's audit_logs folder: every log under it, rotated and
+/// gzipped, the rest (listings, termination.log) skipped.
+#[test]
+fn a_must_gather_folder_is_read_whole() {
+    let (code, out, err, dir) = import_all(&[&fixture("must-gather")]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let changes = changes_in(&dir, &[]);
+    assert!(
+        changes
+            .lines()
+            .any(|l| l.contains("scaled") && l.contains("carol")),
+        "{changes}\n{err}"
+    );
+}
+
+/// The entries of a log in any order, split with overlap, concatenated:
+/// the same recording, told the same (`changes -o json` byte for byte).
+#[test]
+fn any_order_split_or_concatenation_of_a_log_tells_the_same_story() {
+    let lines: Vec<String> = std::fs::read_to_string(fixture("k8s-audit-log.jsonl"))
+        .unwrap()
+        .lines()
+        .chain(
+            std::fs::read_to_string(fixture("widget-status-forbidden.jsonl"))
+                .unwrap()
+                .lines(),
+        )
+        .map(str::to_string)
+        .collect();
+    let story = |files: Vec<Vec<String>>| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.db");
+        let names: Vec<String> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                write(
+                    dir.path(),
+                    &format!("part{i}.jsonl"),
+                    &(f.join("\n") + "\n"),
+                )
+                .display()
+                .to_string()
+            })
+            .collect();
+        let (code, _, err) = run(offline(&db).arg("import").args(&names));
+        assert_eq!(code, Some(0), "{err}");
+        let (_, out, _) =
+            run(offline(&db).args(["changes", "-A", "--since", "100000h", "-o", "json"]));
+        // NB: the window's ends are the moment of the run.
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        json["items"].to_string()
+    };
+    let whole = story(vec![lines.clone()]);
+    assert!(whole.contains("nginx:1.25.5"), "{whole}");
+    // A small deterministic generator: the same cases every run.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for case in 0..6 {
+        let mut shuffled = lines.clone();
+        for i in (1..shuffled.len()).rev() {
+            shuffled.swap(i, next(i + 1));
+        }
+        let files = match case % 3 {
+            // Newest first.
+            0 => vec![lines.iter().rev().cloned().collect()],
+            // Shuffled, in one file.
+            1 => vec![shuffled],
+            // Split in two with an overlap, given in reverse order.
+            _ => {
+                let cut = 1 + next(lines.len() - 1);
+                let overlap = cut.saturating_sub(3);
+                vec![lines[overlap..].to_vec(), lines[..cut].to_vec()]
+            }
+        };
+        assert_eq!(story(files), whole, "case {case}");
+    }
+}
+
+/// Bob scales through the subresource (Metadata level: no body), then
+/// alice's patch is logged with the object: the replicas alice's patch did
+/// not set are not told as hers.
+#[test]
+fn a_scale_without_a_body_before_a_patch_is_not_the_patchers() {
+    let t = |s: &str| format!("2026-11-29T03:0{s}Z");
+    let dep = |replicas: i64, image: &str, generation: i64| {
+        serde_json::json!({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"billing","namespace":"shop","uid":"u-1","generation":generation,"creationTimestamp":"2026-11-29T02:00:00Z"},
+            "spec":{"replicas":replicas,"selector":{"matchLabels":{"app":"b"}},"template":{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"app","image":image}]}}}})
+    };
+    let entry = |id: &str,
+                 verb: &str,
+                 sub: &str,
+                 user: &str,
+                 at: &str,
+                 req: Option<serde_json::Value>,
+                 resp: Option<serde_json::Value>| {
+        let mut e = serde_json::json!({"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":id,"stage":"ResponseComplete",
+            "requestURI":"/apis/apps/v1/namespaces/shop/deployments/billing","verb":verb,"user":{"username":user},"userAgent":"kubectl/v1.34.0 (linux/amd64)",
+            "objectRef":{"resource":"deployments","namespace":"shop","name":"billing","apiGroup":"apps","apiVersion":"v1","subresource":sub},
+            "responseStatus":{"code":200},"stageTimestamp":t(at)});
+        if let Some(r) = req {
+            e["requestObject"] = r;
+        }
+        if let Some(r) = resp {
+            e["responseObject"] = r;
+        }
+        e.to_string()
+    };
+    let log = [
+        entry("a", "update", "", "admin", "0:00", Some(dep(2, "billing:1", 1)), Some(dep(2, "billing:1", 1))),
+        // Metadata level: no body at all.
+        entry("b", "patch", "scale", "bob", "1:00", None, None),
+        entry("c", "patch", "", "alice", "2:00",
+            Some(serde_json::json!({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"billing:2"}]}}}})),
+            Some(dep(0, "billing:2", 3))),
+    ]
+    .join("\n");
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "a.jsonl", &(log + "\n"));
+    let db = dir.path().join("r.db");
+    let (code, _, err) = run(offline(&db).args(["import", file.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{err}");
+    let (_, changes, _) =
+        run(offline(&db).args(["changes", "-A", "--since", "100000h", "-o", "wide"]));
+    let lines: Vec<&str> = changes
+        .lines()
+        .filter(|l| l.contains("Deployment/billing"))
+        .collect();
+    let scaled = lines
+        .iter()
+        .position(|l| l.contains("spec.replicas 2 → 0") && l.contains("bob (kubectl) [inferred]"));
+    let image = lines
+        .iter()
+        .position(|l| l.contains("billing:1 → billing:2") && l.contains("alice (kubectl)"));
+    assert!(
+        scaled.is_some() && image.is_some() && scaled < image,
+        "{changes}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("alice") && l.contains("replicas")),
+        "bob's scale told as alice's:\n{changes}"
+    );
+}
+
+/// Times that cannot be read: the entry is skipped and counted, never
+/// stored at 1970; a last line cut short (a log being written) is a
+/// warning and the rest is stored; a BOM and a one-line array are read.
+#[test]
+fn untimed_entries_torn_lines_boms_and_one_line_arrays() {
+    let native = std::fs::read_to_string(fixture("k8s-audit-log.jsonl")).unwrap();
+    let first = native
+        .lines()
+        .find(|l| l.contains("ResponseComplete") && l.contains("\"patch\""))
+        .unwrap();
+    let no_zone = first.replace("Z\"", "\"");
+    let dir = tempfile::tempdir().unwrap();
+    let torn = format!(
+        "{}\n{no_zone}\n{}",
+        native.trim_end(),
+        &first[..first.len() / 2]
+    );
+    let file = write(dir.path(), "torn.jsonl", &format!("\u{feff}{torn}"));
+    let db = dir.path().join("r.db");
+    let (code, out, err) = run(offline(&db).args(["import", file.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("last line is cut short"), "{err}");
+    assert!(out.contains("no time that can be read"), "{out}");
+    let (_, changes, _) = run(offline(&db).args(["changes", "-A", "--since", "100000h"]));
+    assert!(
+        changes.contains("nginx:1.25.5") && !changes.contains("1970"),
+        "{changes}"
+    );
+
+    let gke = std::fs::read_to_string(fixture("gke-gcloud-logging-read.json")).unwrap();
+    let compact: serde_json::Value = serde_json::from_str(&gke).unwrap();
+    let file = write(dir.path(), "compact.json", &compact.to_string());
+    let db = dir.path().join("c.db");
+    let (code, out, err) = run(offline(&db).args(["import", file.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("audit log (Cloud Logging)"), "{out}");
+}

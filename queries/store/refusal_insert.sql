@@ -1,2 +1,2 @@
-INSERT INTO refusals (cluster_id, at, verb, user, api_group, resource, subresource, namespace, name, code, reason, message)
-VALUES (:cluster, :at, :verb, :user, :grp, :resource, :subresource, :namespace, :name, :code, :reason, :message)
+INSERT INTO refusals (cluster_id, at, verb, user, api_group, resource, subresource, namespace, name, code, reason, message, refused_by)
+VALUES (:cluster, :at, :verb, :user, :grp, :resource, :subresource, :namespace, :name, :code, :reason, :message, :refused_by)

@@ -412,6 +412,7 @@ mod tests {
             code: 409,
             reason: "Conflict".into(),
             message: "the object has been modified".into(),
+            refused_by: String::new(),
         };
         let mut s = snapshot(Vec::new());
         s.refusals = (0..6)

@@ -40,6 +40,9 @@ use crate::store::imported::{self, Candidate, TEXT_UID_PREFIX};
 use crate::store::writer::{Batch, Writer};
 use crate::store::{self, Mode};
 
+/// The cluster imported Events are stored under without `--cluster`.
+pub const DEFAULT_CLUSTER: &str = "imported";
+
 /// The formats `import` reads, for the error that says a file is none of them.
 pub const ACCEPTED: &str = "import reads `kubectl get events` tables (any layout since 1.4, \
 with -o wide or -A), `kubectl get events -o json|yaml`, JSON Lines of Events, `kubectl describe` \
@@ -634,24 +637,56 @@ fn open_input(file: &str) -> Result<Box<dyn BufRead>, ImportError> {
     Ok(reader)
 }
 
+/// The files under a folder, at any depth, in name order.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else if p.is_file() {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// Whether the input is an audit log (any shape [`audit`] reads), from its
-/// first buffered bytes. Only peeks.
+/// first buffered bytes: its first document when the first line holds it,
+/// else the marks only an audit shape has (a compact array on one line, a
+/// document cut by the buffer, gcloud's YAML). Only peeks.
 fn starts_like_audit(reader: &mut Box<dyn BufRead>) -> bool {
     let Ok(buf) = reader.fill_buf() else {
         return false;
     };
     let head = String::from_utf8_lossy(&buf[..buf.len().min(1 << 16)]);
+    let head = head.trim_start_matches('\u{feff}');
     let first = head
         .lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or_default()
         .trim();
-    let first = crate::k8s::audit::strip_export_timestamp(first).unwrap_or(first);
-    crate::k8s::audit::looks_like_audit(first)
-        || (first.len() <= 2
-            && (head.contains("\"audit.k8s.io/v1\"")
-                || head.contains("\"protoPayload\"")
-                || head.contains("\\\"auditID\\\"")))
+    let first = audit::strip_prefix(first);
+    if crate::k8s::audit::looks_like_audit(first) {
+        return true;
+    }
+    let json = first.starts_with(['{', '[']);
+    let marked = head.contains("\"audit.k8s.io/v1")
+        || head.contains("\"protoPayload\"")
+        || head.contains("\\\"auditID\\\"")
+        || head.contains("\"auditID\"")
+        || head.contains("\"AuditId\"");
+    // gcloud's YAML: `protoPayload:` documents of the k8s.io service.
+    let yaml = !json
+        && head.contains("protoPayload:")
+        && (head.contains("serviceName: k8s.io") || head.contains("methodName: io.k8s."));
+    (json && marked) || yaml
 }
 
 /// Whether the input's first non-blank byte opens a JSON object or array.
@@ -1214,47 +1249,79 @@ pub fn run(
     store::ask::ask_while_busy(conn.connection_mut(), &path)
         .map_err(|e| store::StoreError::query("busy handler", &path, e))?;
     let now = chrono::Utc::now().timestamp_millis();
-    // An audit log may go into a recorded cluster (its writes are matched by
-    // resourceVersion); anything else is kept apart from recorded clusters.
-    let recorded = conn.recorded_cluster_named(&args.cluster)?;
-    let cluster = match &recorded {
-        Some(c) => match conn.clusters(Some(&c.uid))?.first() {
-            Some(row) => row.0,
-            None => conn.register_cluster(&c.uid, &c.label, "", now)?,
-        },
-        None => conn.register_cluster(&args.cluster, &args.cluster, "", now)?,
-    };
-    let mut writer = Writer::new(conn, cluster);
+    let cluster_name = args.cluster.as_deref().unwrap_or(DEFAULT_CLUSTER);
     let keep = crate::k8s::object::Decode {
         configmap_values: args.configmap_values,
         ..Default::default()
     };
     let mut failed = 0;
+    // Audit logs are stored after every other file, all together in time
+    // order; the rest one by one. NB: opened first, so that an import of
+    // audit logs alone registers no cluster it does not store into.
+    let mut logs: Vec<audit::Log> = Vec::new();
+    let mut others: Vec<(&String, Box<dyn BufRead>)> = Vec::new();
     for file in &args.files {
-        let mut reader = match open_input(file) {
-            Ok(r) => r,
+        if file != "-" && Path::new(file).is_dir() {
+            // A folder of logs (`oc adm must-gather`'s audit_logs, a bucket
+            // copied down): every audit log in it; anything else said and left.
+            for path in files_under(Path::new(file)) {
+                let name = path.display().to_string();
+                match open_input(&name) {
+                    Ok(mut reader) => {
+                        if reader.fill_buf().is_ok_and(|b| b.is_empty()) {
+                            continue;
+                        }
+                        if starts_like_audit(&mut reader) {
+                            logs.push(audit::Log { name, reader });
+                        } else {
+                            writeln!(err, "note: {name}: not an audit log; skipped")?;
+                        }
+                    }
+                    Err(e) => writeln!(err, "note: {e}; skipped")?,
+                }
+            }
+            continue;
+        }
+        match open_input(file) {
+            Ok(mut reader) => {
+                if starts_like_audit(&mut reader) {
+                    logs.push(audit::Log {
+                        name: file.clone(),
+                        reader,
+                    });
+                } else {
+                    others.push((file, reader));
+                }
+            }
             Err(e) => {
                 writeln!(err, "error: {e}; nothing of it was stored")?;
                 failed += 1;
-                continue;
             }
-        };
-        // NB: a recorder writing this file holds what it received in an open
-        // transaction for up to --commit-every; asked, it commits, so that what
-        // this import merges with (an audit log's recorded versions) is all
-        // there. Waiting for its lock is the busy handler's (`ask_while_busy`).
-        let _ = crate::store::ask::ask_to_commit(&path);
-        if starts_like_audit(&mut reader) {
-            failed += audit::import(&mut writer, file, reader, keep, &args.cluster, out, err)?;
-            continue;
         }
+    }
+    // An audit log may go into a recorded cluster (its writes are matched by
+    // resourceVersion); anything else is kept apart from recorded clusters.
+    let recorded = conn.recorded_cluster_named(cluster_name)?;
+    let cluster = if others.is_empty() {
+        0
+    } else {
+        match &recorded {
+            Some(c) => match conn.clusters(Some(&c.uid))?.first() {
+                Some(row) => row.0,
+                None => conn.register_cluster(&c.uid, &c.label, "", now)?,
+            },
+            None => conn.register_cluster(cluster_name, cluster_name, "", now)?,
+        }
+    };
+    let mut writer = Writer::new(conn, cluster);
+    for (file, mut reader) in others {
         if let Some(c) = &recorded {
             writeln!(
                 err,
                 "error: --cluster {:?} names the recorded cluster {} (uid {}) in {}; imported Events \
                  are kept apart from recorded ones (only an audit log joins a recorded cluster): \
                  pass another --cluster name; nothing of {file} was stored",
-                args.cluster,
+                cluster_name,
                 c.label,
                 c.uid,
                 path.display()
@@ -1263,7 +1330,7 @@ pub fn run(
             continue;
         }
         if starts_like_json(&mut reader) {
-            failed += import_json(&mut writer, file, reader, now, &args.cluster, out, err)?;
+            failed += import_json(&mut writer, file, reader, now, cluster_name, out, err)?;
             continue;
         }
         let text_args = TextArgs {
@@ -1271,9 +1338,22 @@ pub fn run(
             namespace: global.namespace.as_deref(),
             object: args.object.as_ref(),
             now,
-            cluster: &args.cluster,
+            cluster: cluster_name,
         };
         failed += import_text(&mut writer, file, reader, &text_args, out, err)?;
+    }
+    if !logs.is_empty() {
+        // NB: a recorder writing this file holds what it received in an open
+        // transaction for up to --commit-every; asked, it commits, so that what
+        // this import merges with (an audit log's recorded versions) is all
+        // there. Waiting for its lock is the busy handler's (`ask_while_busy`).
+        let _ = crate::store::ask::ask_to_commit(&path);
+        let target = audit::Target {
+            path: &path,
+            cluster: args.cluster.as_deref(),
+            keep,
+        };
+        failed += audit::import(writer.recording(), logs, &target, out, err)?;
     }
     Ok(if failed > 0 {
         crate::exit::ERROR

@@ -148,6 +148,20 @@ pub fn run(
     };
 
     let incarnations = incarnations(&recording, cluster, &t.kind, &namespace, &name)?;
+    if incarnations.is_empty()
+        && let Some(code) = from_audit_writes(
+            &recording,
+            cluster,
+            &label,
+            (&t, &namespace, &name),
+            args,
+            out,
+            err,
+            paint,
+        )?
+    {
+        return Ok(code);
+    }
     if incarnations.is_empty() {
         let known = recording.names_of_kind(cluster, &t.kind, &namespace)?;
         let hint = if known.is_empty() {
@@ -284,6 +298,81 @@ pub fn run(
     Ok(crate::exit::OK)
 }
 
+/// The story of an object the recording knows only from an audit log's
+/// writes without bodies (touches) and refusals: who did what to it, when.
+/// None when it holds none.
+#[allow(clippy::too_many_arguments)]
+fn from_audit_writes(
+    recording: &Recording,
+    cluster: i64,
+    label: &str,
+    (t, namespace, name): (&ResourceType, &str, &str),
+    args: &TimelineArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<Option<u8>> {
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let (since, until) = (args.since.unwrap_or(0), args.until.unwrap_or(now_ms));
+    let subject = crate::timeline::Subject {
+        object: crate::model::RecordedObject {
+            object: crate::model::ObjectRef {
+                api_version: t.api_version(),
+                kind: t.kind.clone(),
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        relation: Some(crate::timeline::Relation::Target),
+        depth: 0,
+        versions: Vec::new(),
+    };
+    let subjects = [subject];
+    let touches = recording.touches(cluster, since, until, Some(&[name]), Some(namespace))?;
+    let refusals = recording.refusals(cluster, since, until, Some((&t.plural, namespace, name)))?;
+    let mut events = crate::timeline::touch_lines(&subjects, &touches);
+    events.extend(crate::timeline::refusal_lines(&subjects, &refusals));
+    if events.is_empty() {
+        return Ok(None);
+    }
+    let begin = events.iter().map(|e| e.first).min().unwrap_or(since);
+    let end = events.iter().map(|e| e.last).max().unwrap_or(until);
+    let margin = 60_000;
+    let (since_ms, until_ms) = (
+        args.since.unwrap_or(begin - margin),
+        args.until.unwrap_or((end + margin).min(now_ms.max(end))),
+    );
+    let gaps = recording.gaps(cluster, since_ms, until_ms)?;
+    let timeline = crate::timeline::assemble(&subjects, &events, &gaps, &[], since_ms, until_ms);
+    let where_ = if namespace.is_empty() {
+        String::new()
+    } else {
+        format!(" in namespace {namespace}")
+    };
+    let note = format!(
+        "{}/{name}{where_}: known only from the audit log's writes of it, which hold no object \
+         (Metadata level): who did what and when, not its state",
+        t.kind
+    );
+    if matches!(args.output, TimelineOutput::Table | TimelineOutput::Wide) {
+        writeln!(out, "{}\n", crate::render::escape(&note))?;
+    } else {
+        writeln!(err, "note: {note}")?;
+    }
+    render(
+        args.output,
+        &timeline,
+        &serde_json::json!({"kind": t.kind, "namespace": namespace, "name": name,
+            "cluster": label, "source": "audit log writes"}),
+        &format!("{}/{name}{where_} — {label}", t.kind),
+        out,
+        paint,
+    )?;
+    Ok(Some(crate::exit::OK))
+}
+
 /// The type `type_name` names, from the recording's discovery, else kubectl's built-ins.
 fn resource_type(
     recording: &Recording,
@@ -382,6 +471,18 @@ fn story(
     let refusals =
         recording.refusals(cluster, since.unwrap_or(0), until.unwrap_or(now_ms), None)?;
     events.extend(crate::timeline::refusal_lines(&subjects, &refusals));
+    let names: Vec<&str> = subjects
+        .iter()
+        .map(|s| s.object.object.name.as_str())
+        .collect();
+    let touches = recording.touches(
+        cluster,
+        since.unwrap_or(0),
+        until.unwrap_or(now_ms),
+        Some(&names),
+        None,
+    )?;
+    events.extend(crate::timeline::touch_lines(&subjects, &touches));
     // The window is the subject's lifetime (with a margin), narrowed by --since/--until:
     // a Node older than the Deployment must not stretch the story back to its birth.
     let lifetime = crate::timeline::window::lifetime(&subjects, &events, now_ms);

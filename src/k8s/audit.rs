@@ -15,21 +15,28 @@
 //! Request and response bodies stay raw ([`RawValue`]): most entries are reads
 //! or carry none, and the importer decodes only what it stores.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::event::parse_k8s_time;
 
 /// One audit entry, whatever file it came from.
-#[derive(Debug, Clone, Default)]
+///
+/// Serialisable so that an import can sort a log larger than memory by time
+/// (`commands::import::audit::Sorter`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct AuditEntry {
     /// `auditID` (Cloud Logging: `gke:` and the entry's `insertId`).
     pub id: String,
     /// `ResponseComplete` is the one stage the importer reads.
     pub complete: bool,
     pub verb: String,
+    /// The authenticated user (`user.username`, with the IAM identity
+    /// behind it where the authenticator names one).
     pub user: String,
-    /// `impersonatedUser.username`: whom the request acted as.
+    /// `impersonatedUser.username`: whom the request acted as. When set, it
+    /// is the person the write is told as ([`AuditEntry::person`]).
     pub impersonated: String,
     pub user_agent: String,
     pub source_ip: String,
@@ -46,8 +53,18 @@ pub struct AuditEntry {
     /// `responseStatus.reason` (`Forbidden`, `Conflict`) and its message.
     pub reason: String,
     pub message: String,
-    /// Epoch ms: `stageTimestamp`, else `requestReceivedTimestamp`.
+    /// Epoch ms: `stageTimestamp`, else `requestReceivedTimestamp`, else
+    /// the `timestamp` of older audit versions (v1alpha1, v1beta1) or of the
+    /// exporter's envelope. 0: the entry has no time that can be read (no
+    /// zone, no time at all); an import skips it, counted, never at 1970.
     pub at: i64,
+    /// The cluster the entry says it is of, as the exporter names it
+    /// (GKE: `gke_PROJECT_LOCATION_CLUSTER`, the name kubectl's context for
+    /// it has); empty when the entry does not say (the apiserver's own log).
+    pub cluster: String,
+    /// `authorization.k8s.io/decision` (`allow`, `forbid`) and `.../reason`.
+    pub decision: String,
+    pub decision_reason: String,
     /// `?fieldManager=` of the request URI (kubectl sets it: `kubectl-edit`).
     pub field_manager: String,
     pub request: Option<Box<RawValue>>,
@@ -68,14 +85,87 @@ impl AuditEntry {
         self.code >= 400
     }
 
+    /// Who refused it, as far as the entry tells: authorization (the
+    /// authorizer's decision `forbid`), an admission plugin or policy named
+    /// in the answer, validation, or the object itself (a conflict); empty
+    /// when the entry does not say.
+    pub fn refused_by(&self) -> String {
+        if !self.refused() {
+            return String::new();
+        }
+        if self.decision == "forbid" {
+            return if self.decision_reason.is_empty() {
+                "authorization".into()
+            } else {
+                format!("authorization ({})", self.decision_reason)
+            };
+        }
+        let m = self.message.as_str();
+        let quoted = |after: &str, close: char| {
+            m.split_once(after)
+                .and_then(|(_, rest)| rest.split_once(close))
+                .map(|(name, _)| name.to_string())
+        };
+        if let Some(hook) = quoted("admission webhook \"", '"') {
+            return format!("admission webhook {hook}");
+        }
+        if let Some(policy) = quoted("ValidatingAdmissionPolicy '", '\'') {
+            return format!("admission policy {policy}");
+        }
+        if m.contains("violates PodSecurity") {
+            return "admission (PodSecurity)".into();
+        }
+        if m.contains("exceeded quota") || m.contains("failed quota") {
+            return "admission (ResourceQuota)".into();
+        }
+        if m.contains("LimitRange")
+            || m.contains("usage per Container")
+            || m.contains("usage per Pod")
+        {
+            return "admission (LimitRanger)".into();
+        }
+        match (self.code, self.reason.as_str()) {
+            (409, _) | (_, "Conflict") | (_, "AlreadyExists") => "the object (conflict)".into(),
+            (422, _) | (_, "Invalid") => "validation".into(),
+            (403, _) if self.decision == "allow" => "admission".into(),
+            (401, _) => "authentication".into(),
+            (429, _) => "priority and fairness (429)".into(),
+            _ => String::new(),
+        }
+    }
+
+    /// A request that reads, refused or not.
+    pub fn is_read(&self) -> bool {
+        matches!(self.verb.as_str(), "get" | "list" | "watch")
+    }
+
+    /// A request that opens a session into a Pod (`kubectl exec`, `attach`,
+    /// `port-forward`): whatever its verb (a websocket upgrade is a `get`),
+    /// who did it matters.
+    pub fn is_session(&self) -> bool {
+        self.resource == "pods"
+            && matches!(self.subresource.as_str(), "exec" | "attach" | "portforward")
+    }
+
+    /// The person the write is told as: the impersonated user when there is
+    /// one (whom the request acted as), else the authenticated one.
+    pub fn person(&self) -> &str {
+        if self.impersonated.is_empty() {
+            &self.user
+        } else {
+            &self.impersonated
+        }
+    }
+
     /// Who made it, as the recording names a writer from an audit log: the
-    /// person (or service account), whom it impersonated, and the field
-    /// manager or, lacking one, the user agent's first word, e.g.
-    /// `alice@example.com (kubectl-edit)`.
+    /// person (or service account) the request acted as, the authenticated
+    /// user behind an impersonation, and the field manager or, lacking one,
+    /// the user agent's first word, e.g. `alice@example.com (kubectl-edit)`,
+    /// `carol@example.com [impersonated by admin] (kubectl)`.
     pub fn writer(&self, manager: &str) -> String {
-        let mut who = self.user.clone();
+        let mut who = self.person().to_string();
         if !self.impersonated.is_empty() {
-            who = format!("{} as {}", who, self.impersonated);
+            who = format!("{who} [impersonated by {}]", self.user);
         }
         let tool = if !manager.is_empty() {
             manager.to_string()
@@ -170,6 +260,22 @@ struct WireAudit {
     response_object: Option<Box<RawValue>>,
     request_received_timestamp: String,
     stage_timestamp: String,
+    /// v1alpha1 and v1beta1 entries: the only time some carry.
+    timestamp: String,
+    annotations: std::collections::BTreeMap<String, String>,
+}
+
+/// The object's name from a request URI, where `objectRef` lacks it:
+/// `/apis/apps/v1/namespaces/shop/deployments/web/scale?x` -> `web`.
+fn name_from_uri(uri: &str, resource: &str) -> String {
+    let path = uri.split('?').next().unwrap_or_default();
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    parts
+        .iter()
+        .rposition(|p| *p == resource)
+        .and_then(|i| parts.get(i + 1))
+        .map(|n| percent_decode(n))
+        .unwrap_or_default()
 }
 
 impl WireAudit {
@@ -178,10 +284,18 @@ impl WireAudit {
         let status = self.response_status.unwrap_or_default();
         let at = parse_k8s_time(&self.stage_timestamp)
             .or_else(|| parse_k8s_time(&self.request_received_timestamp))
+            .or_else(|| parse_k8s_time(&self.timestamp))
             .unwrap_or(0);
+        let name = if r.name.is_empty() && !r.resource.is_empty() {
+            name_from_uri(&self.request_uri, &r.resource)
+        } else {
+            r.name
+        };
         AuditEntry {
             id: self.audit_id,
-            complete: self.stage == "ResponseComplete",
+            // NB: an entry with no stage at all (a hand-made or trimmed one) is
+            // taken as complete: it is the only one of its request.
+            complete: self.stage.is_empty() || self.stage == "ResponseComplete",
             verb: self.verb,
             user: self.user.label(),
             impersonated: self
@@ -195,12 +309,23 @@ impl WireAudit {
             resource: r.resource,
             subresource: r.subresource,
             namespace: r.namespace,
-            name: r.name,
+            name,
             uid: r.uid,
             code: status.code,
             reason: status.reason,
             message: status.message,
             at,
+            cluster: String::new(),
+            decision: self
+                .annotations
+                .get("authorization.k8s.io/decision")
+                .cloned()
+                .unwrap_or_default(),
+            decision_reason: self
+                .annotations
+                .get("authorization.k8s.io/reason")
+                .cloned()
+                .unwrap_or_default(),
             field_manager: query_param(&self.request_uri, "fieldManager"),
             request: self.request_object,
             response: self.response_object,
@@ -257,6 +382,36 @@ struct WireLogEntry {
     timestamp: String,
     proto_payload: Option<WireAuditLog>,
     operation: Option<WireOperation>,
+    resource: WireMonitored,
+    /// GKE copies the apiserver's annotations here
+    /// (`authorization.k8s.io/decision`).
+    labels: std::collections::BTreeMap<String, String>,
+}
+
+/// The LogEntry's monitored resource: `k8s_cluster` with `project_id`,
+/// `location` and `cluster_name`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireMonitored {
+    labels: std::collections::BTreeMap<String, String>,
+}
+
+impl WireMonitored {
+    /// `gke_PROJECT_LOCATION_CLUSTER`, the context name `gcloud container
+    /// clusters get-credentials` writes; the cluster name alone when the
+    /// project or location is missing; empty when no cluster is named.
+    fn cluster(&self) -> String {
+        let label = |k: &str| self.labels.get(k).map(String::as_str).unwrap_or_default();
+        match (
+            label("project_id"),
+            label("location"),
+            label("cluster_name"),
+        ) {
+            (_, _, "") => String::new(),
+            ("", _, c) | (_, "", c) => c.to_string(),
+            (p, l, c) => format!("gke_{p}_{l}_{c}"),
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -400,6 +555,17 @@ impl WireLogEntry {
             reason,
             message,
             at: parse_k8s_time(&self.timestamp).unwrap_or(0),
+            cluster: self.resource.cluster(),
+            decision: self
+                .labels
+                .get("authorization.k8s.io/decision")
+                .cloned()
+                .unwrap_or_default(),
+            decision_reason: self
+                .labels
+                .get("authorization.k8s.io/reason")
+                .cloned()
+                .unwrap_or_default(),
             field_manager: String::new(),
             request: p.request,
             response: p.response,
@@ -417,6 +583,117 @@ struct Probe {
     audit_id: Option<serde::de::IgnoredAny>,
     proto_payload: Option<serde::de::IgnoredAny>,
     message: Option<String>,
+    /// AKS diagnostic logs (storage account, Event Hubs): the apiserver's
+    /// line in `properties.log`.
+    properties: Option<WireProperties>,
+    /// The Azure resource id of the managed cluster (storage, Event Hubs;
+    /// Log Analytics has it as `ResourceId` and `_ResourceId`).
+    resource_id: String,
+    #[serde(rename = "ResourceId")]
+    resource_id_column: String,
+    /// AzureDiagnostics (Log Analytics, legacy): the line in `log_s`.
+    #[serde(rename = "log_s")]
+    log_s: Option<String>,
+    /// Log Analytics' `AKSAudit` table: the entry's fields as columns.
+    #[serde(rename = "AuditId")]
+    audit_id_column: Option<serde::de::IgnoredAny>,
+    /// CloudWatch Logs Insights: the line in `@message` (text, or the
+    /// object some exports make of it), the log group in `@log`.
+    #[serde(rename = "@message")]
+    at_message: Option<Value>,
+    #[serde(rename = "@log")]
+    at_log: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireProperties {
+    log: Option<String>,
+}
+
+/// The cluster an Azure resource id names:
+/// `/SUBSCRIPTIONS/…/PROVIDERS/MICROSOFT.CONTAINERSERVICE/MANAGEDCLUSTERS/NAME` -> `name`
+/// (Azure resource ids are case-insensitive; one export upper-cases them).
+fn aks_cluster(resource_id: &str) -> String {
+    let lower = resource_id.to_ascii_lowercase();
+    lower
+        .split_once("/managedclusters/")
+        .map(|(_, rest)| rest.split('/').next().unwrap_or_default().to_string())
+        .unwrap_or_default()
+}
+
+/// The cluster a CloudWatch log group names: `/aws/eks/NAME/cluster`,
+/// with or without the account in front (`123456789012:/aws/eks/…`).
+fn eks_cluster(log: &str) -> String {
+    log.split_once("/aws/eks/")
+        .and_then(|(_, rest)| rest.strip_suffix("/cluster"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// An apiserver line carried as text by an exporter, decoded, with the
+/// cluster the exporter names.
+fn carried(line: &str, cluster: String, what: &str) -> Result<Option<AuditEntry>, NotAudit> {
+    match serde_json::from_str::<WireAudit>(line) {
+        Ok(w) if !w.audit_id.is_empty() => {
+            let mut e = w.into_entry();
+            e.cluster = cluster;
+            Ok(Some(e))
+        }
+        Ok(_) => Ok(None),
+        Err(e) => Err(NotAudit::Shape(format!(
+            "its {what} is not an audit event: {e}"
+        ))),
+    }
+}
+
+/// A row of Log Analytics' `AKSAudit` table as the apiserver's entry: the
+/// columns are the entry's fields, PascalCase; dynamic columns may come as
+/// JSON text.
+fn aks_audit_row(doc: &str) -> Result<AuditEntry, NotAudit> {
+    let row: serde_json::Map<String, Value> =
+        serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
+    let get = |k: &str| -> Value {
+        match row.get(k) {
+            Some(Value::String(s)) if s.trim_start().starts_with(['{', '[']) => {
+                serde_json::from_str(s).unwrap_or(Value::String(s.clone()))
+            }
+            Some(v) => v.clone(),
+            None => Value::Null,
+        }
+    };
+    let mut native = serde_json::Map::new();
+    for (column, field) in [
+        ("AuditId", "auditID"),
+        ("Stage", "stage"),
+        ("RequestUri", "requestURI"),
+        ("Verb", "verb"),
+        ("User", "user"),
+        ("ImpersonatedUser", "impersonatedUser"),
+        ("SourceIps", "sourceIPs"),
+        ("UserAgent", "userAgent"),
+        ("ObjectRef", "objectRef"),
+        ("ResponseStatus", "responseStatus"),
+        ("RequestObject", "requestObject"),
+        ("ResponseObject", "responseObject"),
+        ("RequestReceivedTime", "requestReceivedTimestamp"),
+        ("StageReceivedTime", "stageTimestamp"),
+        ("Annotations", "annotations"),
+    ] {
+        let v = get(column);
+        if !v.is_null() && v != Value::String(String::new()) {
+            native.insert(field.into(), v);
+        }
+    }
+    let wire: WireAudit = serde_json::from_value(Value::Object(native))
+        .map_err(|e| NotAudit::Shape(format!("an AKSAudit row: {e}")))?;
+    let mut e = wire.into_entry();
+    let id = ["_ResourceId", "ResourceId"]
+        .iter()
+        .find_map(|k| row.get(*k).and_then(Value::as_str))
+        .unwrap_or_default();
+    e.cluster = aks_cluster(id);
+    Ok(e)
 }
 
 /// Whether a document looks like any audit shape (for telling an audit log
@@ -427,6 +704,16 @@ pub fn looks_like_audit(doc: &str) -> bool {
     };
     p.audit_id.is_some()
         || p.proto_payload.is_some()
+        || p.audit_id_column.is_some()
+        || p.properties
+            .as_ref()
+            .is_some_and(|p| p.log.as_deref().is_some_and(|l| l.contains("\"auditID\"")))
+        || p.log_s
+            .as_deref()
+            .is_some_and(|l| l.contains("\"auditID\""))
+        || p.at_message
+            .as_ref()
+            .is_some_and(|m| m.to_string().contains("auditID"))
         || p.api_version.starts_with("audit.k8s.io/")
         || (p.kind.is_empty()
             && p.message
@@ -458,6 +745,23 @@ pub fn decode(doc: &str) -> Result<Option<AuditEntry>, NotAudit> {
         let wire: WireLogEntry =
             serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
         return Ok(wire.into_entry());
+    }
+    if let Some(log) = probe.properties.and_then(|p| p.log) {
+        return carried(&log, aks_cluster(&probe.resource_id), "properties.log");
+    }
+    if let Some(log) = probe.log_s {
+        return carried(&log, aks_cluster(&probe.resource_id_column), "log_s");
+    }
+    if probe.audit_id_column.is_some() {
+        return aks_audit_row(doc).map(Some);
+    }
+    if let Some(message) = probe.at_message {
+        let cluster = eks_cluster(&probe.at_log);
+        return match message {
+            Value::String(line) => carried(&line, cluster, "@message"),
+            object @ Value::Object(_) => carried(&object.to_string(), cluster, "@message"),
+            _ => Err(NotAudit::Shape("its @message is not an audit event".into())),
+        };
     }
     if let Some(message) = probe.message {
         // CloudWatch Logs: the apiserver's line, as a string.
@@ -519,14 +823,17 @@ mod tests {
             impersonated: "bob".into(),
             ..AuditEntry::default()
         };
+        // NB: the person is whom the request acted as (issue 48), the
+        // authenticated user beside it.
         assert_eq!(
             e.writer(""),
-            "system:serviceaccount:ci:bot as bob (argocd-application-controller)"
+            "bob [impersonated by system:serviceaccount:ci:bot] (argocd-application-controller)"
         );
         assert_eq!(
             e.writer("helm"),
-            "system:serviceaccount:ci:bot as bob (helm)"
+            "bob [impersonated by system:serviceaccount:ci:bot] (helm)"
         );
+        assert_eq!(e.person(), "bob");
     }
 
     #[test]

@@ -6,9 +6,10 @@ use rusqlite::{OptionalExtension, named_params};
 
 use super::writer::Batch;
 use super::{Recording, StoreError};
-pub use crate::model::Refusal;
+pub use crate::model::{Refusal, Touch, TouchWhy};
 
 const SQL_AUDIT_SEEN: &str = include_str!("../../queries/store/audit_seen.sql");
+const SQL_AUDIT_TAKEN: &str = include_str!("../../queries/store/audit_taken.sql");
 const SQL_REFUSAL_INSERT: &str = include_str!("../../queries/store/refusal_insert.sql");
 const SQL_EVER_RECORDED: &str = include_str!("../../queries/store/ever_recorded.sql");
 const SQL_AUDIT_IMPORTED: &str = include_str!("../../queries/store/audit_imported.sql");
@@ -20,6 +21,10 @@ const SQL_GAPS_DELETE_NOT_IMPORTED: &str =
     include_str!("../../queries/store/gaps_delete_not_imported.sql");
 const SQL_GAP_INSERT: &str = include_str!("../../queries/store/gap_insert.sql");
 const SQL_REFUSALS_OF: &str = include_str!("../../queries/store/refusals_of.sql");
+const SQL_TOUCH_INSERT: &str = include_str!("../../queries/store/touch_insert.sql");
+const SQL_TOUCH_RESOLVED: &str = include_str!("../../queries/store/touch_resolved.sql");
+const SQL_TOUCHES_OF: &str = include_str!("../../queries/store/touches_of.sql");
+const SQL_CLUSTERS_OF_UID: &str = include_str!("../../queries/store/clusters_of_uid.sql");
 
 /// The complement of `spans` within [0, `now`]: the intervals no span covers.
 pub fn uncovered(spans: &[(i64, i64)], now: i64) -> Vec<(i64, i64)> {
@@ -101,6 +106,17 @@ impl Batch<'_> {
         Ok(n == 1)
     }
 
+    /// Whether an import took this entry before (without taking it now).
+    pub fn audit_taken(&self, id: &str) -> Result<bool, StoreError> {
+        let cluster = self.cluster();
+        self.connection()
+            .prepare_cached(SQL_AUDIT_TAKEN)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":cluster": cluster, ":id": id}, |r| r.get(0))
+            })
+            .map_err(self.recording().q("audit entry"))
+    }
+
     pub fn refusal(&mut self, r: &Refusal) -> Result<(), StoreError> {
         let cluster = self.cluster();
         self.connection()
@@ -110,10 +126,39 @@ impl Batch<'_> {
                     ":cluster": cluster, ":at": r.at, ":verb": r.verb, ":user": r.user,
                     ":grp": r.group, ":resource": r.resource, ":subresource": r.subresource,
                     ":namespace": r.namespace, ":name": r.name, ":code": r.code,
-                    ":reason": r.reason, ":message": r.message,
+                    ":reason": r.reason, ":message": r.message, ":refused_by": r.refused_by,
                 })
             })
             .map_err(self.recording().q("refusal"))?;
+        Ok(())
+    }
+
+    /// Keeps one touch under its auditID: false when it was kept before.
+    pub fn touch(&mut self, id: &str, t: &Touch) -> Result<bool, StoreError> {
+        let cluster = self.cluster();
+        let n = self
+            .connection()
+            .prepare_cached(SQL_TOUCH_INSERT)
+            .and_then(|mut st| {
+                st.execute(named_params! {
+                    ":cluster": cluster, ":id": id, ":at": t.at, ":verb": t.verb, ":user": t.user,
+                    ":grp": t.group, ":resource": t.resource, ":subresource": t.subresource,
+                    ":namespace": t.namespace, ":name": t.name, ":code": t.code,
+                    ":detail": t.detail, ":why": t.why.code(),
+                })
+            })
+            .map_err(self.recording().q("touch"))?;
+        Ok(n == 1)
+    }
+
+    /// A write kept as a touch by an earlier import is now a version: its
+    /// touch goes.
+    pub fn touch_resolved(&mut self, id: &str) -> Result<(), StoreError> {
+        let cluster = self.cluster();
+        self.connection()
+            .prepare_cached(SQL_TOUCH_RESOLVED)
+            .and_then(|mut st| st.execute(named_params! {":cluster": cluster, ":id": id}))
+            .map_err(self.recording().q("touch"))?;
         Ok(())
     }
 
@@ -197,11 +242,68 @@ impl Recording {
                         code: r.get(8)?,
                         reason: r.get(9)?,
                         message: r.get(10)?,
+                        refused_by: r.get(11)?,
                     })
                 },
             )
             .map_err(self.q("refusals"))?;
         rows.collect::<Result<_, _>>().map_err(self.q("refusals"))
+    }
+}
+
+impl Recording {
+    /// The recorded clusters that hold an object of `uid` (an audit log
+    /// without a cluster of its own joins the one its objects are of).
+    pub fn clusters_of_uid(&self, uid: &str) -> Result<Vec<i64>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_CLUSTERS_OF_UID)
+            .map_err(self.q("clusters of an object"))?;
+        let rows = st
+            .query_map(named_params! {":uid": uid}, |r| r.get(0))
+            .map_err(self.q("clusters of an object"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(self.q("clusters of an object"))
+    }
+
+    /// Touches of a cluster in `[since, until]`, oldest first: of the objects
+    /// named `names` when given (the caller matches kind and namespace), of
+    /// one namespace when given.
+    pub fn touches(
+        &self,
+        cluster: i64,
+        since: i64,
+        until: i64,
+        names: Option<&[&str]>,
+        namespace: Option<&str>,
+    ) -> Result<Vec<Touch>, StoreError> {
+        let names = names.map(|n| serde_json::Value::from(n.to_vec()).to_string());
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_TOUCHES_OF)
+            .map_err(self.q("touches"))?;
+        let rows = st
+            .query_map(
+                named_params! {":cluster": cluster, ":since": since, ":until": until,
+                ":names": names, ":namespace": namespace},
+                |r| {
+                    Ok(Touch {
+                        at: r.get(0)?,
+                        verb: r.get(1)?,
+                        user: r.get(2)?,
+                        group: r.get(3)?,
+                        resource: r.get(4)?,
+                        subresource: r.get(5)?,
+                        namespace: r.get(6)?,
+                        name: r.get(7)?,
+                        code: r.get(8)?,
+                        detail: r.get(9)?,
+                        why: TouchWhy::from_code(&r.get::<_, String>(10)?),
+                    })
+                },
+            )
+            .map_err(self.q("touches"))?;
+        rows.collect::<Result<_, _>>().map_err(self.q("touches"))
     }
 }
 

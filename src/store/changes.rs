@@ -93,11 +93,30 @@ impl Recording {
                 let deleted: Option<i64> = r.get("deleted")?;
                 let after: Option<i64> = r.get("deleted_after")?;
                 let first_writers = writers(r.get("writers")?);
+                let first_seen_as: Option<i64> = r.get("first_seen_as")?;
+                let first_at: Option<i64> = r.get("first_at")?;
+                // Seen first as a change (2) or a deletion (3): not its creation.
+                let sighted = matches!(first_seen_as, Some(2 | 3));
                 let mut out = Vec::new();
                 if let Some(c) = created.filter(|c| (since..=until).contains(c)) {
                     out.push(Item {
                         at: c,
+                        writers: if sighted {
+                            Vec::new()
+                        } else {
+                            first_writers.clone()
+                        },
+                        ..base.clone()
+                    });
+                }
+                if sighted
+                    && let Some(at) = first_at.filter(|a| (since..=until).contains(a))
+                    && !first_writers.is_empty()
+                {
+                    out.push(Item {
+                        at,
                         writers: first_writers,
+                        what: What::FirstSeen,
                         ..base.clone()
                     });
                 }
@@ -143,6 +162,43 @@ impl Recording {
             for row in rows {
                 items.push(row.map_err(self.q("changes"))?);
             }
+        }
+        let kinds = std::collections::HashMap::new();
+        for t in self.touches(cluster, since, until, None, namespace)? {
+            // Status writes and bindings are what controllers and the
+            // scheduler do all day: not changes anyone looks for here.
+            if matches!(t.subresource.as_str(), "status" | "binding") {
+                continue;
+            }
+            let kind = crate::checks::hotloop::kind_of_resource(&kinds, &t.group, &t.resource);
+            if t.why == crate::model::TouchWhy::Deleter {
+                // The deletion is a line already: it gains its deleter.
+                if let Some(i) = items.iter_mut().find(|i| {
+                    matches!(i.what, What::Deleted { .. })
+                        && i.kind == kind
+                        && i.namespace == t.namespace
+                        && i.name == t.name
+                        && (i.at - t.at).abs() <= 1_000
+                }) {
+                    i.writers = vec![t.user.clone()];
+                    continue;
+                }
+            }
+            items.push(Item {
+                at: t.at,
+                kind,
+                namespace: t.namespace.clone(),
+                name: t.name.clone(),
+                owner: None,
+                writers: vec![t.user.clone()],
+                what: What::Touch {
+                    action: t.action(),
+                    detail: t.detail.clone(),
+                    unknown: t.why.unknown().to_string(),
+                    code: t.code,
+                    sentence: t.sentence(),
+                },
+            });
         }
         // NB: stable, so that at one moment a type comes before its objects and
         // a spec change before the deletions it caused, as read.

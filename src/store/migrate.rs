@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/009_session_window.sql"),
     include_str!("../../queries/migrations/010_outbox_every_table.sql"),
     include_str!("../../queries/migrations/011_string_epoch.sql"),
+    include_str!("../../queries/migrations/012_touches.sql"),
 ];
 
 /// The schema version this build writes.

@@ -299,6 +299,45 @@ pub fn refusal_lines(subjects: &[Subject], refusals: &[crate::model::Refusal]) -
     lines.into_iter().map(|(_, l)| l).collect()
 }
 
+/// Writes of the subjects an audit log names without their bodies
+/// (touches) as Normal lines: who did what, and what is unknown of it.
+/// Status writes and bindings are left out (a controller's every write).
+pub fn touch_lines(subjects: &[Subject], touches: &[crate::model::Touch]) -> Vec<EventLine> {
+    let none = std::collections::HashMap::new();
+    touches
+        .iter()
+        .filter(|t| !matches!(t.subresource.as_str(), "status" | "binding"))
+        .filter_map(|t| {
+            let kind = crate::checks::hotloop::kind_of_resource(&none, &t.group, &t.resource);
+            let s = subjects.iter().find(|s| {
+                let o = &s.object.object;
+                o.name == t.name && o.namespace == t.namespace && o.kind == kind
+            })?;
+            let reason = match t.action().as_str() {
+                "scaled" => "Scaled",
+                "deleted" | "deleted (collection)" => "Deleted",
+                "exec into" => "Exec",
+                "attached to" => "Attach",
+                "port-forward to" => "PortForward",
+                "evicted" => "Evicted",
+                "added an ephemeral container to" => "EphemeralContainer",
+                "created" => "Created",
+                _ => "Written",
+            };
+            Some(EventLine {
+                object: s.object.object.clone(),
+                type_: "Normal".into(),
+                reason: reason.into(),
+                message: format!("{} by {}", t.sentence(), t.user),
+                count: 1,
+                first: t.at,
+                last: t.at,
+                source: "audit log".into(),
+            })
+        })
+        .collect()
+}
+
 fn refusal_message(r: &crate::model::Refusal) -> String {
     format!(
         "{} by {}: {}: {}",
