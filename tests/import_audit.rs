@@ -351,6 +351,8 @@ fn every_vendor_shape_tells_who_scaled_and_who_deleted() {
         ("gke-logs-explorer-download.json", ""),
         ("eks-logs-insights-get-query-results.json", "shop-prod"),
         ("eks-logs-insights-export.json", "shop-prod"),
+        ("eks-logs-insights-export.csv", "shop-prod"),
+        ("aks-log-analytics-aksaudit.csv", ""),
         ("aks-storage-kube-audit.json", ""),
         ("aks-eventhub-records.json", ""),
         ("aks-log-analytics-aksaudit.json", ""),
@@ -591,4 +593,42 @@ fn untimed_entries_torn_lines_boms_and_one_line_arrays() {
     let (code, out, err) = run(offline(&db).args(["import", file.to_str().unwrap()]));
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("audit log (Cloud Logging)"), "{out}");
+}
+
+/// A controller whose service account may not list what it reads does
+/// nothing at all: its refused reads are H004 like refused writes, with who
+/// refused them (RBAC's decision), not "No findings".
+#[test]
+fn a_controller_refused_its_reads_is_h004_with_the_authorizers_decision() {
+    let line = |i: usize| {
+        format!(
+            r#"{{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"r{i}","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/pods?limit=500","verb":"list","user":{{"username":"system:serviceaccount:shop:reporter"}},"userAgent":"reporter/v1.4.2 (linux/amd64)","objectRef":{{"resource":"pods","namespace":"shop","apiVersion":"v1"}},"responseStatus":{{"code":403,"reason":"Forbidden","message":"pods is forbidden: User \"system:serviceaccount:shop:reporter\" cannot list resource \"pods\" in API group \"\" in the namespace \"shop\""}},"stageTimestamp":"2026-11-29T03:0{i}:00.000000Z","annotations":{{"authorization.k8s.io/decision":"forbid","authorization.k8s.io/reason":""}}}}"#
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..4).map(|i| line(i) + "\n").collect();
+    let file = write(dir.path(), "reads.jsonl", &text);
+    let db = dir.path().join("r.db");
+    let (code, out, err) = run(offline(&db).args(["import", file.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("4 refused read(s)"), "{out}");
+    let (code, check, err) = run(offline(&db).args([
+        "check",
+        "hotloop",
+        "--db",
+        db.to_str().unwrap(),
+        "-n",
+        "shop",
+    ]));
+    assert_eq!(code, Some(1), "{check}{err}");
+    let h004 = check
+        .lines()
+        .find(|l| l.contains("H004"))
+        .unwrap_or_else(|| panic!("{check}"));
+    assert!(
+        h004.contains("list pods refused 4 times")
+            && h004.contains("by authorization")
+            && h004.contains("reporter"),
+        "{check}"
+    );
 }

@@ -303,3 +303,59 @@ fn a_fragment_without_its_object_takes_it_from_object() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not KIND/NAME"));
 }
+
+/// Issue 48: the modern `kubectl events` table pasted after a prompt and
+/// before the next one, with a `get events --watch` and another watch's
+/// stray lines after it: each row its own Event, with its series' count;
+/// nothing glued into a message.
+#[test]
+fn a_kubectl_events_paste_among_prompts_is_one_event_per_row() {
+    let paste = "\
+$ kubectl events -n shop
+LAST SEEN               TYPE      REASON             OBJECT                          MESSAGE
+58m                     Normal    Scheduled          Pod/web-7d4b9c5f8-abcde         Successfully assigned shop/web-7d4b9c5f8-abcde to node-1
+3m30s (x256 over 58m)   Warning   BackOff            Pod/web-7d4b9c5f8-abcde         Back-off restarting failed container web in pod web-7d4b9c5f8-abcde_shop(1b2c)
+52s                     Normal    ScalingReplicaSet  Deployment/web                  Scaled up replica set web-7d4b9c5f8 from 0 to 1
+12s (x3 over 40s)       Warning   FailedScheduling   Pod/web-7d4b9c5f8-zzzzz         0/3 nodes are available: 3 Insufficient cpu.
+$ kubectl get pods -w
+NAME                    AGE
+web-7d4b9c5f8-abcde     5s
+";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("paste.txt");
+    std::fs::write(&file, paste).unwrap();
+    let db = dir.path().join("r.db");
+    let out = ok(diag(&db).args([
+        "import",
+        "--taken-at",
+        "2026-11-29T04:00:00Z",
+        "-n",
+        "shop",
+        file.to_str().unwrap(),
+    ]));
+    assert!(stdout(&out).contains("4 Event(s)"), "{}", stdout(&out));
+    let rows = stdout(&ok(diag(&db).args([
+        "sql",
+        "-o",
+        "csv",
+        "SELECT r.s AS reason, (SELECT m.s FROM occurrences o JOIN strings m ON m.id = o.message WHERE o.event_id = e.id ORDER BY o.count DESC LIMIT 1) AS message, e.count FROM events e JOIN strings r ON r.id = e.reason ORDER BY r.s",
+    ])));
+    let lines: Vec<&str> = rows.lines().skip(1).collect();
+    assert_eq!(lines.len(), 4, "{rows}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("BackOff,") && l.ends_with(",256")),
+        "{rows}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("FailedScheduling,") && l.ends_with(",3")),
+        "{rows}"
+    );
+    assert!(
+        !rows.contains("NAME") && !rows.contains("kubectl get pods"),
+        "glued: {rows}"
+    );
+}

@@ -342,11 +342,16 @@ fn refused(s: &Snapshot) -> Vec<Finding> {
             Code::H004,
             &object,
             format!(
-                "{} refused {} times in {} ({}): {}: {}",
+                "{} refused {} times in {} ({}{}): {}: {}",
                 first.request(),
                 list.len(),
                 crate::units::human_duration((last.at - first.at).max(1000)),
                 first.status(),
+                if last.refused_by.is_empty() {
+                    String::new()
+                } else {
+                    format!(" by {}", last.refused_by)
+                },
                 first.user,
                 last.message
             ),
@@ -354,6 +359,7 @@ fn refused(s: &Snapshot) -> Vec<Finding> {
             json!({
                 "verb": first.verb, "resource": first.resource, "subresource": first.subresource,
                 "user": first.user, "code": first.code, "reason": first.reason,
+                "refused_by": last.refused_by,
                 "refusals": list.len(), "first": crate::units::rfc3339(first.at),
                 "last": crate::units::rfc3339(last.at), "message": last.message,
             }),

@@ -45,7 +45,7 @@ pub const DEFAULT_CLUSTER: &str = "imported";
 
 /// The formats `import` reads, for the error that says a file is none of them.
 pub const ACCEPTED: &str = "import reads `kubectl get events` tables (any layout since 1.4, \
-with -o wide or -A), `kubectl get events -o json|yaml`, JSON Lines of Events, `kubectl describe` \
+with -o wide or -A, --watch pastes), `kubectl events` tables, `kubectl get events -o json|yaml`, JSON Lines of Events, `kubectl describe` \
 output with its Events: table (or that table alone), `kubectl describe event`, and kube-apiserver \
 audit logs (JSON lines, an EventList, Cloud Logging or CloudWatch Logs exports)";
 
@@ -673,7 +673,7 @@ fn starts_like_audit(reader: &mut Box<dyn BufRead>) -> bool {
         .unwrap_or_default()
         .trim();
     let first = audit::strip_prefix(first);
-    if crate::k8s::audit::looks_like_audit(first) {
+    if crate::k8s::audit::looks_like_audit(first) || audit::csv_header(first) {
         return true;
     }
     let json = first.starts_with(['{', '[']);

@@ -647,6 +647,17 @@ fn carried(line: &str, cluster: String, what: &str) -> Result<Option<AuditEntry>
     }
 }
 
+/// A time as the Azure portal's CSV export writes it, in UTC (its header
+/// says ` [UTC]`): `11/29/2026, 3:01:12.363 AM` -> RFC 3339.
+fn azure_portal_time(t: &str) -> Option<String> {
+    chrono::NaiveDateTime::parse_from_str(t.trim(), "%m/%d/%Y, %I:%M:%S%.f %p")
+        .ok()
+        .map(|n| {
+            n.and_utc()
+                .to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+        })
+}
+
 /// A row of Log Analytics' `AKSAudit` table as the apiserver's entry: the
 /// columns are the entry's fields, PascalCase; dynamic columns may come as
 /// JSON text.
@@ -654,6 +665,13 @@ fn aks_audit_row(doc: &str) -> Result<AuditEntry, NotAudit> {
     let row: serde_json::Map<String, Value> =
         serde_json::from_str(doc).map_err(|e| NotAudit::Shape(e.to_string()))?;
     let get = |k: &str| -> Value {
+        if k.ends_with("Time")
+            && let Some(Value::String(t)) = row.get(k)
+            && parse_k8s_time(t).is_none()
+            && let Some(rfc) = azure_portal_time(t)
+        {
+            return Value::String(rfc);
+        }
         match row.get(k) {
             Some(Value::String(s)) if s.trim_start().starts_with(['{', '[']) => {
                 serde_json::from_str(s).unwrap_or(Value::String(s.clone()))

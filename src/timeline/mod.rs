@@ -339,8 +339,13 @@ pub fn touch_lines(subjects: &[Subject], touches: &[crate::model::Touch]) -> Vec
 }
 
 fn refusal_message(r: &crate::model::Refusal) -> String {
+    let by = if r.refused_by.is_empty() {
+        String::new()
+    } else {
+        format!(" by {}", r.refused_by)
+    };
     format!(
-        "{} by {}: {}: {}",
+        "{} by {}: {}{by}: {}",
         r.request(),
         r.user,
         r.status(),

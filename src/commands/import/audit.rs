@@ -1353,7 +1353,9 @@ pub fn read(
             continue;
         }
         if number == 1 && !trimmed.starts_with(['{', '[']) && strip_prefix(trimmed) == trimmed {
-            // Not JSON: YAML documents (gcloud's default format), read whole.
+            // Not JSON: a CSV export, or YAML documents (gcloud's default
+            // format); read whole.
+            let csv_header = csv_header(trimmed);
             let head = std::mem::take(&mut line);
             let mut rest = Vec::new();
             (&mut *reader)
@@ -1362,7 +1364,12 @@ pub fn read(
                 .map_err(|e| Stop::Bad(format!("cannot read it: {e}")))?;
             let mut all = head;
             all.extend(rest);
-            return yaml(&String::from_utf8_lossy(&all), shape, sink);
+            let text = String::from_utf8_lossy(&all);
+            let text = text.trim_start_matches('\u{feff}');
+            if csv_header {
+                return csv(text, shape, sink);
+            }
+            return yaml(text, shape, sink);
         }
         let json = strip_prefix(trimmed);
         match audit::decode(json) {
@@ -1400,6 +1407,92 @@ pub fn read(
             }
         }
     }
+}
+
+/// Whether a first line is the header of a CSV export of audit entries:
+/// Logs Insights' (`@timestamp,@message,…`) or the Azure portal's of
+/// `AKSAudit` (`…,AuditId,…`).
+pub fn csv_header(line: &str) -> bool {
+    let cells: Vec<&str> = line
+        .split(',')
+        .map(|c| c.trim().trim_matches('"'))
+        .collect();
+    cells.contains(&"@message") || (cells.contains(&"AuditId") && cells.contains(&"Verb"))
+}
+
+/// RFC 4180 records: fields separated by commas, quoted with `"` (a
+/// doubled `""` inside), line breaks inside quotes kept.
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    let mut records = Vec::new();
+    let mut record = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => record.push(std::mem::take(&mut field)),
+            (false, '\r') => {}
+            (false, '\n') => {
+                record.push(std::mem::take(&mut field));
+                if record.iter().any(|f| !f.is_empty()) {
+                    records.push(std::mem::take(&mut record));
+                }
+                record.clear();
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if !field.is_empty() || !record.is_empty() {
+        record.push(field);
+        records.push(record);
+    }
+    records
+}
+
+/// A CSV export: each row an entry, its cells named by the header (the
+/// Azure portal's ` [UTC]` after time columns left out).
+fn csv(
+    text: &str,
+    shape: &mut &'static str,
+    sink: &mut dyn FnMut(AuditEntry) -> anyhow::Result<()>,
+) -> Result<Ended, Stop> {
+    let mut records = csv_records(text).into_iter();
+    let Some(header) = records.next() else {
+        return Ok(Ended::default());
+    };
+    let names: Vec<String> = header
+        .iter()
+        .map(|h| h.trim().trim_end_matches(" [UTC]").to_string())
+        .collect();
+    let mut ctx = DocCtx {
+        shape,
+        sink,
+        stop: None,
+    };
+    for (i, row) in records.enumerate() {
+        if row.len() != names.len() {
+            return Err(Stop::Bad(format!(
+                "row {} has {} cells, its header {}",
+                i + 2,
+                row.len(),
+                names.len()
+            )));
+        }
+        let m: serde_json::Map<String, Value> = names
+            .iter()
+            .cloned()
+            .zip(row.into_iter().map(Value::String))
+            .collect();
+        ctx.item(Value::Object(m))?;
+    }
+    Ok(Ended::default())
 }
 
 /// `gcloud logging read` without `--format=json`: YAML documents, one

@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 
 use super::age::{When, describe_age_bad_count, parse_age, parse_count, parse_describe_age};
-use super::grid::Grid;
-use super::{Parsed, TextEvent, split_source};
+use super::grid::{Grid, split_wide};
+use super::{Parsed, TextEvent, split_source, stray};
 
 /// The top-level (column 0) `Key:  value` lines of a describe section, in order.
 fn top_fields<'a>(lines: &[&'a str]) -> Vec<(&'a str, &'a str)> {
@@ -182,110 +182,252 @@ pub(super) fn events_alone(lines: &[&str], offset: usize, out: &mut Parsed) {
     out.events.extend(events);
 }
 
+/// The layout of describe's Events table in 1.10 and later.
+const MODERN: &str = "kubectl describe (1.10+)";
+/// The layout of describe's Events table in 1.9 and earlier.
+const OLD: &str = "kubectl describe (1.9 and earlier)";
+
+/// The column names of an Events table's header, however it is padded:
+/// spaces, or tabs (1.7 and earlier padded describe's tables with them).
+fn header_names(header: &str) -> Vec<String> {
+    header
+        .split('\t')
+        .flat_map(split_wide)
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// Whether a line only draws the line under a header (`----  ------`, or
+/// the box-drawing `─────` some early releases printed).
+fn underline(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && t.chars().all(|c| matches!(c, '-' | '─' | ' ' | '\t'))
+}
+
 /// The rows of an `Events:` table: `lines[0]` its header.
 fn events_table(lines: &[&str], offset: usize, events: &mut Vec<TextEvent>, out: &mut Parsed) {
     let Some(header) = lines.first() else {
         return;
     };
-    let g = Grid::from_header(header);
-    let modern = g.has("Age");
-    let layout = if modern {
-        "kubectl describe (1.10+)"
-    } else {
-        "kubectl describe (1.9 and earlier)"
-    };
-    if !(g.has("Reason") && g.has("Message")) {
+    let names = header_names(header);
+    let has = |n: &str| names.iter().any(|x| x == n);
+    let modern = has("Age");
+    if !(has("Reason") && has("Message") && (modern || (has("FirstSeen") && has("LastSeen")))) {
         out.notes.push(format!(
             "line {}: an Events: table with a header kubectl-diag does not know; skipped",
             offset + 1
         ));
         return;
     }
-    let col = |cells: &[String], name: &str| g.index(name).and_then(|i| cells.get(i)).cloned();
+    // NB: a header padded with tabs gives no grid: its rows are read by
+    // their shape alone.
+    let g = (!header.contains('\t')).then(|| Grid::from_header(header));
+    // The line before was a row, or went on with its message.
+    let mut going_on = false;
     for (i, line) in lines.iter().enumerate().skip(1) {
         let line_no = offset + i + 1;
         if line.trim().is_empty() {
             // The table ends at the first blank line.
             break;
         }
-        if line.trim_start().starts_with("----") {
+        if underline(line) {
             continue;
         }
-        // The count's text, when a row's Age cell is a series whose count is
-        // not a number: the row is still an Event, its count unknown.
-        let mut bad_count = None;
-        let parsed = g.cells(line).and_then(|cells| {
-            let type_ = col(&cells, "Type")?;
-            let reason = col(&cells, "Reason")?;
-            if reason.is_empty() || reason.contains(' ') || type_.contains(' ') {
-                return None;
-            }
-            let (last, count, first) = if modern {
-                let age = col(&cells, "Age")?;
-                match parse_describe_age(&age) {
-                    // Without `(xN over …)` the Event happened once, at Age.
-                    Some((last, count, first)) => {
-                        (last, Some(count.unwrap_or(1)), Some(first.unwrap_or(last)))
-                    }
-                    // NB: read as a message going on, such a row was added to
-                    // the previous Event's message and its own Event lost.
-                    // Its count unknown, it is stored as its last occurrence.
-                    None => {
-                        let (last, count) = describe_age_bad_count(&age)?;
-                        bad_count = Some(count);
-                        (last, None, None)
-                    }
+        let read = match (&g, modern) {
+            (Some(g), true) => g
+                .readings(line, true)
+                .find_map(|cells| modern_row(g, &cells, line_no)),
+            _ => old_readings(g.as_ref(), line)
+                .iter()
+                .find_map(|cells| old_row(cells, line_no, OLD))
+                .map(|e| (e, None)),
+        };
+        match read {
+            Some((e, bad_count)) => {
+                if let Some(count) = bad_count {
+                    out.notes.push(super::get::bad_count_note(line_no, &count));
                 }
-            } else {
-                (
-                    parse_age(&col(&cells, "LastSeen")?)?,
-                    Some(parse_count(&col(&cells, "Count")?)?),
-                    Some(parse_age(&col(&cells, "FirstSeen")?)?),
-                )
-            };
-            let (source, host) = split_source(&col(&cells, "From").unwrap_or_default());
-            let message = col(&cells, "Message").unwrap_or_default();
-            let (field_path, message) =
-                match col(&cells, "SubObjectPath").or_else(|| col(&cells, "SubobjectPath")) {
-                    Some(path) => (path, message),
-                    None => field_path_prefix(&message),
-                };
-            Some(TextEvent {
-                line: line_no,
-                layout,
-                field_path,
-                type_,
-                reason,
-                message,
-                source: Some(source),
-                host,
-                count,
-                first,
-                last,
-                ..TextEvent::default()
-            })
-        });
-        if let (Some(count), Some(_)) = (&bad_count, &parsed) {
-            out.notes.push(format!(
-                "line {line_no}: count x{} is not a number: stored as one occurrence, its last",
-                crate::render::escape(count)
-            ));
-        }
-        match parsed {
-            Some(e) => events.push(e),
+                events.push(e);
+                going_on = true;
+            }
             // NB: describe prints a message's line breaks as they are; the
-            // rest of the message follows, from column 0.
+            // rest of the message follows, from column 0. A line like a row
+            // (cells at runs of spaces) is never taken for it: a row that
+            // does not read is said, not added to the row above it.
             None => match events.last_mut() {
-                Some(e) => {
+                Some(e) if going_on && stray::may_continue(line) => {
                     e.message.push('\n');
                     e.message.push_str(line.trim_end());
                 }
-                None => out.notes.push(format!(
-                    "line {line_no}: not a row of the Events table; skipped"
-                )),
+                // The Events table is the last thing describe prints: a
+                // prompt, a fence, JSON after it are some other text's.
+                _ if stray::foreign(line) => break,
+                _ => {
+                    going_on = false;
+                    out.notes.push(format!(
+                        "line {line_no}: not a row of the Events table; skipped"
+                    ));
+                }
             },
         }
     }
+}
+
+/// A row of the 1.10+ layout (`Type Reason Age From Message`) from its
+/// cells, with the text of a series count that is not a number.
+fn modern_row(g: &Grid, cells: &[String], line_no: usize) -> Option<(TextEvent, Option<String>)> {
+    let col = |name: &str| g.index(name).and_then(|i| cells.get(i)).cloned();
+    let type_ = col("Type")?;
+    let reason = col("Reason")?;
+    if reason.is_empty() || reason.contains(' ') || type_.contains(' ') {
+        return None;
+    }
+    let age = col("Age")?;
+    let (last, count, first, bad_count) = match parse_describe_age(&age) {
+        // Without `(xN over …)` the Event happened once, at Age.
+        Some((last, count, first)) => (
+            last,
+            Some(count.unwrap_or(1)),
+            Some(first.unwrap_or(last)),
+            None,
+        ),
+        // NB: read as a message going on, such a row was added to the
+        // previous Event's message and its own Event lost. Its count
+        // unknown, it is stored as its last occurrence.
+        None => {
+            let (last, count) = describe_age_bad_count(&age)?;
+            (last, None, None, Some(count))
+        }
+    };
+    let (source, host) = split_source(&col("From").unwrap_or_default());
+    let (field_path, message) = field_path_prefix(&col("Message").unwrap_or_default());
+    let e = TextEvent {
+        line: line_no,
+        layout: MODERN,
+        field_path,
+        type_,
+        reason,
+        message,
+        source: Some(source),
+        host,
+        count,
+        first,
+        last,
+        ..TextEvent::default()
+    };
+    Some((e, bad_count))
+}
+
+/// Every way a row of the old layout may be read, as its eight cells in the
+/// order `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`:
+/// at its tabs; on the header's grid (`g`, when the header was padded with
+/// spaces); at runs of spaces, by shape.
+///
+/// NB: text pasted from a terminal or a ticket often has its padding
+/// squeezed (`  1m  1m  1  {default-scheduler }  Normal  Scheduled  …`): off
+/// the grid, and one part short when SubObjectPath is empty. The shape
+/// tells: Type (`Normal` or `Warning`) is the fifth part, or the sixth after
+/// a SubObjectPath.
+fn old_readings(g: Option<&Grid>, line: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    if line.contains('\t') {
+        out.extend(tab_cells(line));
+    }
+    if let Some(cells) = g.and_then(|g| g.aligned(line)) {
+        let col = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|n| g.and_then(|g| g.index(n)))
+                .and_then(|i| cells.get(i))
+                .cloned()
+                .unwrap_or_default()
+        };
+        out.push(vec![
+            col(&["FirstSeen"]),
+            col(&["LastSeen"]),
+            col(&["Count"]),
+            col(&["From"]),
+            col(&["SubObjectPath", "SubobjectPath"]),
+            col(&["Type"]),
+            col(&["Reason"]),
+            col(&["Message"]),
+        ]);
+    }
+    let parts = split_wide(line);
+    let texts: Vec<String> = parts.iter().map(|p| p.1.clone()).collect();
+    out.extend(by_shape(&texts, |i| {
+        let rest: String = line.chars().skip(parts[i].0).collect();
+        rest.trim_end().to_string()
+    }));
+    out
+}
+
+/// The eight cells of an old-layout row split at tabs: single tabs (as
+/// written to a file, an empty SubObjectPath an empty cell) or runs of them
+/// (as the terminal's tab stops left them, an empty SubObjectPath vanishing).
+pub(super) fn tab_cells(line: &str) -> Option<Vec<String>> {
+    let single: Vec<String> = line
+        .trim()
+        .split('\t')
+        .map(|c| c.trim().to_string())
+        .collect();
+    let cells = if single.len() == 8 {
+        single
+    } else {
+        single.into_iter().filter(|c| !c.is_empty()).collect()
+    };
+    by_shape(&cells, |i| cells[i..].join(" "))
+}
+
+/// The eight cells of an old-layout row from its parts, told by shape (see
+/// [`old_readings`]); `rest(i)` is the message from part `i` on.
+fn by_shape(parts: &[String], rest: impl Fn(usize) -> String) -> Option<Vec<String>> {
+    let t = parts
+        .iter()
+        .take(6)
+        .position(|c| c == "Normal" || c == "Warning")?;
+    if !(4..=5).contains(&t) || parts.len() < t + 2 {
+        return None;
+    }
+    let mut cells = parts[..4].to_vec();
+    cells.push(if t == 5 {
+        parts[4].clone()
+    } else {
+        String::new()
+    });
+    cells.push(parts[t].clone());
+    cells.push(parts[t + 1].clone());
+    cells.push(if parts.len() > t + 2 {
+        rest(t + 2)
+    } else {
+        String::new()
+    });
+    Some(cells)
+}
+
+/// A row of the old layout from its eight cells (see [`old_readings`]).
+pub(super) fn old_row(cells: &[String], line: usize, layout: &'static str) -> Option<TextEvent> {
+    let [first, last, count, from, path, type_, reason, message] = cells else {
+        return None;
+    };
+    if type_.is_empty() || type_.contains(' ') || reason.is_empty() || reason.contains(' ') {
+        return None;
+    }
+    let (source, host) = split_source(from);
+    Some(TextEvent {
+        line,
+        layout,
+        field_path: path.clone(),
+        type_: type_.clone(),
+        reason: reason.clone(),
+        message: message.clone(),
+        source: Some(source),
+        host,
+        count: Some(parse_count(count)?),
+        first: Some(parse_age(first)?),
+        last: parse_age(last)?,
+        ..TextEvent::default()
+    })
 }
 
 /// Splits off the field path describe (1.10 and later) puts before the
@@ -561,6 +703,125 @@ Events:
             (e.source.as_deref(), e.host.as_str()),
             (Some("kubelet"), "node-1")
         );
+    }
+
+    /// Regression: the old layout pasted with its padding squeezed (off the
+    /// header's grid, and one part short where SubObjectPath is empty) was
+    /// no row at all: the Pod "held no Events".
+    #[test]
+    fn the_old_describe_layout_squeezed_with_an_empty_sub_object_path() {
+        let text = "\
+Name:         web-1
+Namespace:    shop
+Node:         node-1/10.0.0.1
+Start Time:   Mon, 01 Jan 2018 10:00:00 +0000
+Events:
+  FirstSeen  LastSeen  Count  From  SubObjectPath  Type  Reason  Message
+  ---------  --------  -----  ----  -------------  --------  ------  -------
+  1m  1m  1  {default-scheduler }  Normal  Scheduled  Successfully assigned web-1 to node-1
+  50s  10s  4  {kubelet node-1}  spec.containers{web}  Warning  BackOff  Back-off restarting  failed container
+";
+        let p = parse(text);
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert_eq!(p.events.len(), 2, "{p:?}");
+        let e = &p.events[0];
+        assert_eq!(
+            (e.kind.as_str(), e.namespace.as_str(), e.name.as_str()),
+            ("Pod", "shop", "web-1")
+        );
+        assert_eq!(e.layout, OLD);
+        assert_eq!((e.count, e.first), (Some(1), parse_age("1m")));
+        assert_eq!(e.last, parse_age("1m").unwrap());
+        assert_eq!(
+            (e.source.as_deref(), e.host.as_str(), e.field_path.as_str()),
+            (Some("default-scheduler"), "", "")
+        );
+        assert_eq!(
+            (e.reason.as_str(), e.message.as_str()),
+            ("Scheduled", "Successfully assigned web-1 to node-1")
+        );
+        let e = &p.events[1];
+        assert_eq!((e.count, e.first), (Some(4), parse_age("50s")));
+        assert_eq!(e.last, parse_age("10s").unwrap());
+        assert_eq!(
+            (e.source.as_deref(), e.host.as_str(), e.field_path.as_str()),
+            (Some("kubelet"), "node-1", "spec.containers{web}")
+        );
+        assert_eq!(e.message, "Back-off restarting  failed container");
+        assert_eq!(e.line, 9);
+    }
+
+    /// Regression: 1.7 and earlier padded describe's tables with tabs; its
+    /// header gave no columns, and the table was "a header kubectl-diag does
+    /// not know".
+    #[test]
+    fn the_old_describe_layout_padded_with_tabs() {
+        let text = "Name:\t\tweb-1\nNamespace:\tshop\nNode:\t\tnode-1/10.0.0.1\nEvents:\n\
+  FirstSeen\tLastSeen\tCount\tFrom\t\t\tSubObjectPath\t\tType\t\tReason\t\tMessage\n\
+  ---------\t--------\t-----\t----\t\t\t-------------\t\t--------\t------\t\t-------\n\
+  2m\t\t2m\t\t1\t{default-scheduler }\t\t\t\tNormal\t\tScheduled\tSuccessfully assigned web-1 to node-1\n\
+  1m\t\t15s\t\t4\t{kubelet node-1}\tspec.containers{web}\tWarning\t\tBackOff\t\tBack-off restarting failed container\n";
+        let p = parse(text);
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert_eq!(p.events.len(), 2, "{p:?}");
+        assert_eq!(p.events[0].kind, "Pod");
+        assert_eq!(p.events[0].source.as_deref(), Some("default-scheduler"));
+        let e = &p.events[1];
+        assert_eq!(
+            (e.count, e.first, e.field_path.as_str()),
+            (Some(4), parse_age("1m"), "spec.containers{web}")
+        );
+        assert_eq!(e.message, "Back-off restarting failed container");
+    }
+
+    /// The old layout's table pasted alone, squeezed: its Events, with no
+    /// object (said in a note).
+    #[test]
+    fn the_old_describe_layout_alone() {
+        let text = "\
+$ kubectl describe pod web-1 | tail -4
+Events:
+  FirstSeen  LastSeen  Count  From  SubObjectPath  Type  Reason  Message
+  ---------  --------  -----  ----  -------------  --------  ------  -------
+  1m  1m  1  {default-scheduler }  Normal  Scheduled  Successfully assigned web-1 to node-1
+";
+        let p = parse(text);
+        assert_eq!(p.events.len(), 1, "{p:?}");
+        assert_eq!(p.events[0].count, Some(1));
+        assert_eq!(
+            (p.events[0].kind.as_str(), p.events[0].name.as_str()),
+            ("", "")
+        );
+        assert!(
+            p.notes[0].contains("an Events: table with no object above it"),
+            "{:?}",
+            p.notes
+        );
+    }
+
+    /// A line like a row that does not read is said and skipped, never
+    /// added to the message above it; a prompt ends the table.
+    #[test]
+    fn a_describe_row_that_does_not_read_is_never_glued() {
+        let text = "\
+Name:             web-1
+Namespace:        shop
+Service Account:  default
+Events:
+  Type     Reason   Age   From     Message
+  ----     ------   ----  ----     -------
+  Warning  BackOff  5m    kubelet  Back-off restarting failed container
+  Warning  BackOff  five minutes  kubelet  x
+  Normal   Pulled   1m    kubelet  Container image pulled
+$ kubectl get pods
+NAME    READY   STATUS    RESTARTS   AGE
+web-1   0/1     Running   3          5m
+";
+        let p = parse(text);
+        assert_eq!(p.events.len(), 2, "{p:?}");
+        assert_eq!(p.events[0].message, "Back-off restarting failed container");
+        assert_eq!(p.events[1].message, "Container image pulled");
+        assert_eq!(p.notes, ["line 8: not a row of the Events table; skipped"]);
     }
 
     #[test]

@@ -9,9 +9,9 @@
 //! Their object (for the describe shapes) is not in the text: it is empty
 //! here, and `import --object KIND/NAME` says whose they are.
 
-use super::age::{parse_age, parse_count};
+use super::get::{self, seen};
 use super::grid::split_wide;
-use super::{Parsed, TextEvent, cluster_scoped, kind_from_lower, message_cut, split_source};
+use super::{Parsed, TextEvent, cluster_scoped, describe, kind_from_lower, message_cut};
 
 /// Whether `line` is the header of a describe Events table (either layout),
 /// at any indentation.
@@ -25,8 +25,9 @@ pub(super) fn is_events_header(line: &str) -> bool {
         || (has("FirstSeen") && has("LastSeen") && has("Reason") && has("Message"))
 }
 
-/// The layout of one header-less `get events` row (1.14 and later): its
-/// cells, and whether a NAMESPACE column leads (`-A`).
+/// The layout of one header-less `get events` row (1.14 and later) or
+/// `kubectl events --no-headers` row: its cells, and whether a NAMESPACE
+/// column leads (`-A`).
 fn get_row(line: &str) -> Option<(Vec<String>, bool)> {
     let cells: Vec<String> = split_wide(line).into_iter().map(|(_, c)| c).collect();
     let typed = |i: usize| {
@@ -38,14 +39,13 @@ fn get_row(line: &str) -> Option<(Vec<String>, bool)> {
         cells
             .get(i)
             .and_then(|c| c.split_once('/'))
-            .is_some_and(|(k, n)| !k.is_empty() && !n.is_empty() && !k.contains(' '))
+            .filter(|(k, n)| !k.is_empty() && !n.is_empty() && !k.contains(' '))
     };
     for (namespaced, at) in [(false, 0), (true, 1)] {
         if cells.len() >= at + 4
-            && parse_age(&cells[at]).is_some()
             && typed(at + 1)
             && !cells[at + 2].contains(' ')
-            && object(at + 3)
+            && object(at + 3).is_some_and(|(kind, _)| seen(&cells[at], kind).is_some())
         {
             return Some((cells, namespaced));
         }
@@ -53,21 +53,31 @@ fn get_row(line: &str) -> Option<(Vec<String>, bool)> {
     None
 }
 
-/// One header-less `get events` row as an Event.
-fn get_event(cells: &[String], namespaced: bool, line: usize) -> Option<TextEvent> {
+/// One header-less `get events` (or `kubectl events`) row as an Event, with
+/// the text of a series count that is not a number.
+fn get_event(
+    cells: &[String],
+    namespaced: bool,
+    line: usize,
+) -> Option<(TextEvent, Option<String>)> {
     let at = usize::from(namespaced);
-    let last = parse_age(&cells[at])?;
-    let (kind, name) = cells[at + 3].split_once('/')?;
-    let kind = kind_from_lower(kind).map_or_else(|| kind.to_string(), str::to_string);
+    let (printed_kind, name) = cells[at + 3].split_once('/')?;
+    let when = seen(&cells[at], printed_kind)?;
+    let kind =
+        kind_from_lower(printed_kind).map_or_else(|| printed_kind.to_string(), str::to_string);
     let message = cells[at + 4..].join("  ");
     let event_namespace = if namespaced {
         cells[0].clone()
     } else {
         String::new()
     };
-    Some(TextEvent {
+    let e = TextEvent {
         line,
-        layout: "kubectl get events (1.14+) rows without a header",
+        layout: if when.events_command {
+            "kubectl events (1.26+) rows without a header"
+        } else {
+            "kubectl get events (1.14+) rows without a header"
+        },
         namespace: if cluster_scoped(&kind) {
             String::new()
         } else {
@@ -80,9 +90,12 @@ fn get_event(cells: &[String], namespaced: bool, line: usize) -> Option<TextEven
         reason: cells[at + 2].clone(),
         truncated: message_cut(&message),
         message,
-        last,
+        count: when.count,
+        first: when.first,
+        last: when.last,
         ..TextEvent::default()
-    })
+    };
+    Some((e, when.bad_count))
 }
 
 /// One tab-separated row of a 1.6-era describe Events table:
@@ -93,43 +106,14 @@ fn tab_event(line: &str, number: usize) -> Option<TextEvent> {
     if !line.contains('\t') {
         return None;
     }
-    let single: Vec<&str> = line.trim().split('\t').map(str::trim).collect();
-    let runs: Vec<&str> = single.iter().copied().filter(|c| !c.is_empty()).collect();
-    let cells = if single.len() == 8 { single } else { runs };
-    let t = cells
-        .iter()
-        .position(|c| *c == "Normal" || *c == "Warning")?;
-    if !(4..=5).contains(&t) || cells.len() < t + 2 {
-        return None;
-    }
-    let first = parse_age(cells[0])?;
-    let last = parse_age(cells[1])?;
-    let count = parse_count(cells[2])?;
-    let (source, host) = split_source(cells[3]);
-    let reason = cells[t + 1];
-    if reason.is_empty() || reason.contains(' ') {
-        return None;
-    }
-    let message = cells[t + 2..].join(" ");
-    Some(TextEvent {
-        line: number,
-        layout: "kubectl describe (1.6-1.9) rows without a header",
-        field_path: if t == 5 {
-            cells[4].to_string()
-        } else {
-            String::new()
-        },
-        type_: cells[t].to_string(),
-        reason: reason.to_string(),
-        truncated: message_cut(&message),
-        message,
-        source: Some(source),
-        host,
-        count: Some(count),
-        first: Some(first),
-        last,
-        ..TextEvent::default()
-    })
+    let cells = describe::tab_cells(line)?;
+    let mut e = describe::old_row(
+        &cells,
+        number,
+        "kubectl describe (1.6-1.9) rows without a header",
+    )?;
+    e.truncated = message_cut(&e.message);
+    Some(e)
 }
 
 /// Reads header-less rows from `lines` (`offset` the 0-based line of the
@@ -142,12 +126,15 @@ pub(super) fn rows(lines: &[&str], offset: usize, out: &mut Parsed) -> usize {
     let mut taken = 0;
     if let Some((_, namespaced)) = get_row(first) {
         for (i, line) in lines.iter().enumerate() {
-            let Some(e) = get_row(line)
+            let Some((e, bad_count)) = get_row(line)
                 .filter(|(_, ns)| *ns == namespaced)
                 .and_then(|(cells, ns)| get_event(&cells, ns, offset + i + 1))
             else {
                 break;
             };
+            if let Some(count) = bad_count {
+                out.notes.push(get::bad_count_note(e.line, &count));
+            }
             out.events.push(e);
             taken += 1;
         }
@@ -172,6 +159,7 @@ pub(super) fn rows(lines: &[&str], offset: usize, out: &mut Parsed) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::age::parse_age;
     use super::*;
 
     #[test]
@@ -200,6 +188,24 @@ mod tests {
             (p.events[0].namespace.as_str(), p.events[0].name.as_str()),
             ("shop", "db-0")
         );
+    }
+
+    /// `kubectl events --no-headers`: its series cell (`3m30s (x256 over
+    /// 58m)`) was no age, so its rows were no rows.
+    #[test]
+    fn kubectl_events_rows_without_a_header() {
+        let mut p = Parsed::default();
+        let lines = [
+            "3m30s (x256 over 58m)   Warning   BackOff     Pod/web-1   Back-off restarting failed container",
+            "52s                     Normal    Scheduled   Pod/web-2   Successfully assigned shop/web-2 to kwok-1",
+        ];
+        assert_eq!(rows(&lines, 0, &mut p), 2);
+        let e = &p.events[0];
+        assert_eq!((e.kind.as_str(), e.name.as_str()), ("Pod", "web-1"));
+        assert_eq!((e.count, e.first), (Some(256), parse_age("58m")));
+        assert_eq!(e.last, parse_age("3m30s").unwrap());
+        assert_eq!(e.layout, "kubectl events (1.26+) rows without a header");
+        assert_eq!(p.events[1].count, Some(1));
     }
 
     #[test]

@@ -104,6 +104,45 @@ impl Grid {
             (parts.len() == self.columns.len()).then(|| parts.into_iter().map(|p| p.1).collect())
         })
     }
+
+    /// Every way a row may be read under this header, likeliest first, for
+    /// the caller to take the first its layout accepts: on the header's
+    /// grid; then split at runs of spaces, one part per column, or (when the
+    /// last column is free text, `rest_last`) with everything from the last
+    /// column's part on in it, as printed.
+    ///
+    /// NB: a row off the grid can still pass [`Grid::aligned`]'s test (two
+    /// spaces before each column's start) with its cells cut in the wrong
+    /// places: rows pasted with their padding squeezed, or a `--watch` row
+    /// tabwriter aligned on its own, narrower than the header. Only the
+    /// layout can tell such cells for what they are.
+    pub fn readings<'a>(
+        &'a self,
+        line: &'a str,
+        rest_last: bool,
+    ) -> impl Iterator<Item = Vec<String>> + 'a {
+        let aligned = self.aligned(line);
+        // Split only when the grid's reading is not taken.
+        let split = std::iter::once_with(move || self.split(line, rest_last)).flatten();
+        aligned.into_iter().chain(split)
+    }
+
+    /// A row split at runs of spaces: one part per column, or (`rest_last`)
+    /// everything from the last column's part on in it.
+    fn split(&self, line: &str, rest_last: bool) -> Option<Vec<String>> {
+        let n = self.columns.len();
+        let parts = split_wide(line);
+        if parts.len() == n {
+            Some(parts.into_iter().map(|p| p.1).collect())
+        } else if rest_last && n > 0 && parts.len() > n {
+            let rest: String = line.chars().skip(parts[n - 1].0).collect();
+            let mut cells: Vec<String> = parts.into_iter().take(n - 1).map(|p| p.1).collect();
+            cells.push(rest.trim_end().to_string());
+            Some(cells)
+        } else {
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -137,6 +176,31 @@ mod tests {
         assert_eq!(
             g.cells("  Normal  Pulled  5m  kubelet  ok").unwrap(),
             ["Normal", "Pulled", "5m", "kubelet", "ok"]
+        );
+    }
+
+    /// Regression: a row whose padding does not match the header's (a
+    /// `--watch` row, aligned on its own) passed the grid test with its
+    /// cells cut in the wrong places, and no other reading was tried.
+    #[test]
+    fn a_row_off_the_grid_is_also_read_split() {
+        let g = Grid::from_header("LAST SEEN   TYPE      REASON    OBJECT      MESSAGE");
+        // Two spaces before every column's start, and yet its cells are cut
+        // in the wrong places.
+        let line = "5m  Normal  BackOff   pod/web   Back-off    again";
+        let r: Vec<_> = g.readings(line, true).collect();
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert_eq!(r[0][0], "5m  Normal");
+        assert_eq!(
+            r[1],
+            ["5m", "Normal", "BackOff", "pod/web", "Back-off    again"]
+        );
+        // Without a free last column, only one part per column is a reading.
+        assert_eq!(g.readings(line, false).count(), 1);
+        assert_eq!(
+            g.readings("0s   Warning   BackOff   pod/web-1   ok", false)
+                .collect::<Vec<_>>(),
+            [["0s", "Warning", "BackOff", "pod/web-1", "ok"]]
         );
     }
 

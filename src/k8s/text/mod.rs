@@ -3,7 +3,10 @@
 //!
 //! Read by content, in sections: a `kubectl get events` table starts at its
 //! header line, a `kubectl describe` object at a `Name:` line in column 0.
-//! A file may hold several of either (a ticket pasting one after another).
+//! A file may hold several of either (a ticket pasting one after another),
+//! with any other text before, between and after them (prompts, banners,
+//! JSON, prose; see `stray`): each table is read under its own header, and
+//! a line that is none of its rows is never taken for part of one.
 //! Everything here is pure: `&str` in, plain [`TextEvent`]s out; ages stay
 //! relative ([`When`]) until the caller says when the text was taken.
 //!
@@ -17,8 +20,17 @@
 //!   NAME the Event's own.
 //! - `get events` 1.14 and later: `LAST SEEN TYPE REASON OBJECT MESSAGE`; `-o wide` adds
 //!   SUBOBJECT SOURCE (after OBJECT) and FIRST SEEN COUNT NAME (after MESSAGE).
+//! - `kubectl events` 1.26 and later (`kubectl alpha events` 1.23–1.25,
+//!   `pkg/cmd/events/events_printer.go`): the same five columns, no `-o wide`;
+//!   OBJECT `Pod/web-1` (the Kind as it is), LAST SEEN `52s`, or
+//!   `3m30s (x256 over 58m)` for an Event seen more than once (see `get::seen`).
 //! - Any of these with `-A` (`--all-namespaces`): NAMESPACE first.
-//! - `describe` ≤ 1.9: `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`.
+//! - `get events --watch`: the header once, then rows as they come, each
+//!   aligned on its own (not under the header), among whatever else the
+//!   terminal printed.
+//! - `describe` ≤ 1.9: `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`,
+//!   padded with tabs up to 1.7, From `{component host}` up to 1.7; pasted,
+//!   often with the padding squeezed to two spaces.
 //! - `describe` 1.10 and later: `Type Reason Age From Message`, Age `2m` or `2m (x12 over 5m)`.
 //! - `describe event`: kubectl's generic describer (`Kind: Event`, `Involved Object:`, absolute times).
 
@@ -27,6 +39,7 @@ mod describe;
 mod fragment;
 mod get;
 pub mod grid;
+mod stray;
 
 pub use age::When;
 
@@ -91,6 +104,16 @@ fn is_describe_start(line: &str) -> bool {
     line.starts_with("Name:")
 }
 
+/// Whether a line ends the `get events` table above it (the next table's
+/// header ends it too): describe output, a describe Events table's header,
+/// or text that says the table is over (a prompt, a banner; see
+/// `stray::ends_table`).
+fn ends_table(line: &str) -> bool {
+    is_describe_start(line)
+        || fragment::is_events_header(&line.replace('\t', "    "))
+        || stray::ends_table(line)
+}
+
 /// Reads every `kubectl get events` table and `kubectl describe` object in `text`.
 pub fn parse(text: &str) -> Parsed {
     let lines: Vec<&str> = text.lines().collect();
@@ -102,8 +125,9 @@ pub fn parse(text: &str) -> Parsed {
 /// [`parse`] of `lines`, the first of which is the file's 0-based line `base`.
 ///
 /// NB: every section but a table ends at the next table's header (and a
-/// table at the next header or `Name:`), so that text split before each
-/// header reads as the whole does: [`Lines`] relies on it.
+/// table at the next header or a line [`ends_table`] says ends it), so that
+/// text split before each header reads as the whole does: [`Lines`] relies
+/// on it.
 fn parse_lines(lines: &[&str], base: usize, parsed: &mut Parsed) {
     let mut i = 0;
     while i < lines.len() {
@@ -111,8 +135,7 @@ fn parse_lines(lines: &[&str], base: usize, parsed: &mut Parsed) {
         let start = i;
         if is_get_events_header(line) {
             i += 1;
-            while i < lines.len() && !is_get_events_header(lines[i]) && !is_describe_start(lines[i])
-            {
+            while i < lines.len() && !is_get_events_header(lines[i]) && !ends_table(lines[i]) {
                 i += 1;
             }
             parsed.recognised = true;
@@ -197,7 +220,7 @@ impl Lines {
             return;
         }
         match &mut self.table {
-            Some(table) if !is_describe_start(line) => table.line(line, no + 1, out),
+            Some(table) if !ends_table(line) => table.line(line, no + 1, out),
             _ => {
                 if let Some(table) = self.table.take() {
                     table.finish(out);
@@ -346,6 +369,33 @@ pub fn object_of_event_name(event_name: &str) -> Option<&str> {
     .then_some(object)
 }
 
+/// `rows` laid out as Go's `text/tabwriter` lays out kubectl's tables: each
+/// cell but the last padded to its column's width plus `padding` spaces.
+#[cfg(test)]
+pub(crate) fn tabwrite(rows: &[&[&str]], padding: usize) -> String {
+    let columns = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let width = |c: usize| {
+        rows.iter()
+            .filter(|r| c + 1 < r.len())
+            .map(|r| r[c].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..columns).map(width).collect();
+    let mut out = String::new();
+    for row in rows {
+        for (c, cell) in row.iter().enumerate() {
+            out.push_str(cell);
+            if c + 1 < row.len() {
+                let pad = widths[c] + padding - cell.chars().count();
+                out.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,6 +507,125 @@ mod tests {
             "{}",
             m.len()
         );
+    }
+
+    /// Regression: a table ran to the next header or `Name:`, and every
+    /// line in between that was not a row was added to the last row's
+    /// message (a prompt, a banner, a JSON snippet, prose). Each table is
+    /// read under its own header, whatever text is around it.
+    #[test]
+    fn tables_among_other_text_are_each_read_under_their_own_header() {
+        let shop = tabwrite(
+            &[
+                &["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"],
+                &[
+                    "3m30s (x256 over 58m)",
+                    "Warning",
+                    "BackOff",
+                    "Pod/web-1",
+                    "Back-off restarting failed container",
+                ],
+                &["52s", "Normal", "Pulled", "Pod/web-1", "Pulled web:1"],
+            ],
+            3,
+        );
+        let pay = tabwrite(
+            &[
+                &["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"],
+                &[
+                    "2m",
+                    "Warning",
+                    "Failed",
+                    "pod/pay-0",
+                    "Error: ImagePullBackOff",
+                ],
+            ],
+            3,
+        );
+        let all = tabwrite(
+            &[
+                &[
+                    "NAMESPACE",
+                    "LAST SEEN",
+                    "TYPE",
+                    "REASON",
+                    "OBJECT",
+                    "MESSAGE",
+                ],
+                &[
+                    "shop",
+                    "1m",
+                    "Normal",
+                    "Killing",
+                    "pod/web-1",
+                    "Stopping container web",
+                ],
+                &[
+                    "default",
+                    "5m",
+                    "Normal",
+                    "Starting",
+                    "node/kwok-1",
+                    "Starting kubelet.",
+                ],
+            ],
+            3,
+        );
+        let text = format!(
+            "Incident 4711: web keeps restarting since the rollout.\n\
+             === prod, 10:02 UTC ===\n\
+             $ kubectl events -n shop\n\
+             {shop}\
+             $ kubectl get events -n pay\n\
+             {pay}\
+             {{\n  \"kind\": \"Event\",\n  \"reason\": \"Failed\"\n}}\n\
+             ```\n\
+             {all}\
+             ```\n\
+             user@laptop:~$ exit\n\
+             Thanks, see above.\n"
+        );
+        let p = parse(&text);
+        assert!(p.recognised);
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        let read: Vec<(usize, &str, &str)> = p
+            .events
+            .iter()
+            .map(|e| (e.line, e.reason.as_str(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (5, "BackOff", "Back-off restarting failed container"),
+                (6, "Pulled", "Pulled web:1"),
+                (9, "Failed", "Error: ImagePullBackOff"),
+                (16, "Killing", "Stopping container web"),
+                (17, "Starting", "Starting kubelet."),
+            ]
+        );
+        assert_eq!(p.events[0].count, Some(256));
+        assert_eq!(p.events[3].event_namespace, "shop");
+        assert_eq!(streamed(&text), p);
+    }
+
+    /// A describe Events table pasted after a `get events` table is read
+    /// under its own header, not as lines of the table above it.
+    #[test]
+    fn a_describe_events_table_after_a_get_events_table_is_its_own() {
+        let text = "\
+LAST SEEN   TYPE      REASON    OBJECT      MESSAGE
+5m          Warning   BackOff   pod/web-1   Back-off restarting failed container
+Events:
+  Type     Reason     Age   From               Message
+  ----     ------     ----  ----               -------
+  Normal   Scheduled  10m   default-scheduler  Successfully assigned shop/web-1 to node-1
+";
+        let p = parse(text);
+        assert_eq!(p.events.len(), 2, "{p:?}");
+        assert_eq!(p.events[0].message, "Back-off restarting failed container");
+        assert_eq!(p.events[1].layout, "kubectl describe (1.10+)");
+        assert_eq!(p.events[1].line, 6);
+        assert_eq!(streamed(text), p);
     }
 
     #[test]
