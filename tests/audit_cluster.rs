@@ -233,7 +233,7 @@ spec:
         check.contains("H004")
             && check.contains("ConfigMap/(new)")
             && check.contains("create configmaps refused 3 times")
-            && check.contains("403 Forbidden): viewer (kubectl-create)"),
+            && check.contains("403 Forbidden by authorization): viewer (kubectl-create)"),
         "{check}"
     );
 
@@ -437,8 +437,11 @@ spec:
             .position(|l| needle.iter().all(|w| l.contains(w)))
             .unwrap_or_else(|| panic!("no line with {needle:?} in\n{table}"))
     };
-    let scaled = at(&["spec.replicas 2 → 0", "bob (kubectl"]);
+    let scaled = at(&["spec.replicas 2 → 0", "bob (kubectl)"]);
     let image = at(&["billing:1 → billing:2", "alice (kubectl-set)"]);
+    // NB: the log holds the Scale (its spec empty: replicas 0 is omitted):
+    // nothing about bob's write is inferred (a regression: it was).
+    assert!(!lines[scaled].contains("[inferred]"), "{table}");
     let deleted = at(&["deleted", "carol@example.com [impersonated by"]);
     assert!(scaled < image && image < deleted, "out of order:\n{table}");
     assert!(
@@ -493,8 +496,80 @@ spec:
         pos("by bob (kubectl") < pos("by alice (kubectl-set)"),
         "{timeline}"
     );
+    // The deleter: on the summary's first line (`Object: … deleted T by …`)
+    // when the object is known, else in its place in time.
+    let carol = pos("carol@example.com [impersonated by");
     assert!(
-        pos("by alice (kubectl-set)") < pos("carol@example.com [impersonated by"),
+        (carol == 0 && screen[0].contains("deleted") && screen[0].starts_with("Object:"))
+            || carol > pos("by alice (kubectl-set)"),
+        "{timeline}"
+    );
+}
+
+/// Issue 48: a recording and its own cluster's audit log, imported with no
+/// `--cluster`: the log joins the recorded cluster (matched by uid, said),
+/// and "who deleted it" is on the deleted Deployment's first screen. Before,
+/// the log became a second cluster `imported` and `timeline` refused.
+#[tokio::test]
+async fn a_recordings_own_audit_log_joins_it_and_names_who_deleted() {
+    let ns = TestNamespace::new("audit-join").await;
+    let n = ns.name.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.db");
+    let recorder = start_recorder(&live, n, &[], &format!("deployments.apps/{n}")).await;
+    kubectl(&[
+        "create",
+        "rolebinding",
+        "people",
+        "--clusterrole=edit",
+        "--user=carol@example.com",
+        "-n",
+        n,
+    ]);
+    apply(
+        n,
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ledger}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ledger}}
+  template:
+    metadata: {labels: {app: ledger}}
+    spec: {containers: [{name: app, image: "ledger:1"}]}
+"#,
+    );
+    let deployments: kube::Api<Deployment> = ns.api();
+    wait_available(&deployments, "ledger", 1).await;
+    kubectl(&["delete", "deploy/ledger", "--as=carol@example.com", "-n", n]);
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(recorder.terminate().success());
+    let whole = std::fs::read_to_string(kubeconfig().with_file_name("logs/audit.log")).unwrap();
+    let mine: String = whole
+        .lines()
+        .filter(|l| l.contains(&format!("\"namespace\":\"{n}\"")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let log = dir.path().join("audit.log");
+    std::fs::write(&log, mine).unwrap();
+    let said = stdout(&run_ok(diag(&live).args(["import", log.to_str().unwrap()])));
+    assert!(said.contains("joined the recording of cluster"), "{said}");
+    let clusters: i64 = common::open_fresh(&live)
+        .unwrap()
+        .query_row("SELECT count(*) FROM clusters", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(clusters, 1, "the log made a cluster of its own: {said}");
+    let timeline = stdout(&run_ok(diag(&live).args([
+        "timeline",
+        "deploy/ledger",
+        "-n",
+        n,
+    ])));
+    let first = timeline.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Object:")
+            && first.contains("deleted")
+            && first.contains("by carol@example.com [impersonated by"),
         "{timeline}"
     );
 }

@@ -266,6 +266,7 @@ pub fn run(
         incarnations.len(),
         check,
     ));
+    name_the_deleter(&recording, cluster, &target, &mut timeline)?;
 
     let mut target_json = serde_json::json!({
         "apiVersion": target.object.api_version, "kind": target.object.kind,
@@ -296,6 +297,40 @@ pub fn run(
         )?;
     }
     Ok(crate::exit::OK)
+}
+
+/// "Who deleted it?" on the first line: the deleter an imported audit log
+/// names (a deletion changes no field that would name its writer).
+fn name_the_deleter(
+    recording: &Recording,
+    cluster: i64,
+    target: &crate::model::RecordedObject,
+    timeline: &mut crate::timeline::Timeline,
+) -> anyhow::Result<()> {
+    let Some(deleted) = target.deleted else {
+        return Ok(());
+    };
+    let o = &target.object;
+    let touches = recording.touches(
+        cluster,
+        deleted - 60_000,
+        deleted + 60_000,
+        Some(&[o.name.as_str()]),
+        Some(&o.namespace),
+    )?;
+    let none = std::collections::HashMap::new();
+    let deleter = touches
+        .iter()
+        .filter(|t| {
+            matches!(t.verb.as_str(), "delete" | "deletecollection")
+                && t.subresource.is_empty()
+                && crate::checks::hotloop::kind_of_resource(&none, &t.group, &t.resource) == o.kind
+        })
+        .min_by_key(|t| (t.at - deleted).abs());
+    if let (Some(t), Some(summary)) = (deleter, timeline.summary.as_mut()) {
+        summary.subject = format!("{} by {}", summary.subject, t.user);
+    }
+    Ok(())
 }
 
 /// The story of an object the recording knows only from an audit log's

@@ -361,6 +361,20 @@ fn patched_paths(prefix: &str, v: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The replicas a write of the `scale` subresource left: the answered
+/// Scale's (whose `spec` is empty for 0: `replicas` is omitted when zero),
+/// else the request's.
+fn scale_replicas(response: Option<&Value>, request: Option<&Value>) -> Option<Value> {
+    if let Some(r) = response.filter(|r| r.get("kind").and_then(Value::as_str) == Some("Scale")) {
+        return match r.pointer("/spec/replicas") {
+            Some(n) => Some(n.clone()),
+            None if r.get("spec").is_some_and(Value::is_object) => Some(Value::from(0)),
+            None => None,
+        };
+    }
+    request.and_then(|q| q.pointer("/spec/replicas")).cloned()
+}
+
 /// What a write the import keeps as a touch tells of its change, read off
 /// the body it has (a Scale, a patch, DeleteOptions, a Binding): empty
 /// when it has none.
@@ -368,10 +382,7 @@ fn touch_detail(e: &AuditEntry) -> String {
     let request = parse_body(&e.request);
     let response = parse_body(&e.response);
     match (e.subresource.as_str(), e.verb.as_str()) {
-        ("scale", _) => response
-            .as_ref()
-            .or(request.as_ref())
-            .and_then(|s| s.pointer("/spec/replicas"))
+        ("scale", _) => scale_replicas(response.as_ref(), request.as_ref())
             .map(|r| format!("spec.replicas → {r}"))
             .unwrap_or_default(),
         ("binding", _) => request
@@ -796,11 +807,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
         let mut doc: Value = serde_json::from_str(base).ok()?;
         match (e.subresource.as_str(), e.verb.as_str()) {
             ("scale", _) => {
-                let replicas = response
-                    .as_ref()
-                    .or(request.as_ref())
-                    .and_then(|s| s.pointer("/spec/replicas"))?
-                    .clone();
+                let replicas = scale_replicas(response.as_ref(), request.as_ref())?;
                 merge_patch(
                     &mut doc,
                     &serde_json::json!({"spec": {"replicas": replicas}}),
@@ -922,11 +929,18 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
                 .merge_writer(&uid, &observation.resource_version, &who)?
         {
             self.sum().merged += 1;
+            if deleting {
+                self.deleter(&e)?;
+            }
             self.bases.put(&e, &uid, &api_version, text);
             return Ok(());
         }
         if self.recorded && self.batch.recorded_at(e.at)? {
+            // NB: the recording holds the deletion, not who made it.
             self.sum().covered += 1;
+            if deleting {
+                self.deleter(&e)?;
+            }
             if !patched {
                 self.bases.put(&e, &uid, &api_version, text);
             }
@@ -1244,7 +1258,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
         let observation = wire.into_observation_with(&resource, self.keep);
         if self.recorded && self.batch.recorded_at(e.at)? {
             self.sum().covered += 1;
-            return Ok(());
+            return self.deleter(e);
         }
         let applied = self.batch.apply_audited(
             &ObjectChange {
@@ -2103,6 +2117,23 @@ fn cluster_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: a Scale answered for 0 replicas has an empty `spec`
+    /// (`replicas` is omitted when zero): the scale to 0 was kept as a touch
+    /// and then told as `[inferred]`.
+    #[test]
+    fn a_scale_to_zero_is_read_from_its_empty_spec() {
+        let answered = serde_json::json!({"kind": "Scale", "spec": {}, "status": {"replicas": 2}});
+        let asked = serde_json::json!({"spec": {"replicas": 0}});
+        assert_eq!(
+            scale_replicas(Some(&answered), Some(&asked)),
+            Some(Value::from(0))
+        );
+        assert_eq!(scale_replicas(None, Some(&asked)), Some(Value::from(0)));
+        let three = serde_json::json!({"kind": "Scale", "spec": {"replicas": 3}});
+        assert_eq!(scale_replicas(Some(&three), None), Some(Value::from(3)));
+        assert_eq!(scale_replicas(None, None), None);
+    }
 
     #[test]
     fn a_merge_patch_sets_and_removes() {
