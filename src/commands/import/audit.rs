@@ -64,6 +64,8 @@ pub struct Summary {
     pub inferred: u64,
     /// Writes kept as touches (no version can be made of them).
     pub touches: u64,
+    /// Status writes and bindings with nothing to make a version of: counted.
+    pub status_writes: u64,
     /// Writes the recording had stored already: their writer named.
     pub merged: u64,
     /// Writes while a recorder ran that it did not store as a version.
@@ -171,6 +173,13 @@ impl Summary {
                  level, a patch of an object not seen whole before it, exec, an eviction); a policy \
                  with level RequestResponse for them keeps their versions",
                 self.touches
+            ));
+        }
+        if self.status_writes > 0 {
+            lines.push(format!(
+                "{file}: {} status write(s) and binding(s) with no object to make a version of \
+                 (what kubelets, controllers and the scheduler write all day): counted, not kept",
+                self.status_writes
             ));
         }
         if self.inferred > 0 {
@@ -715,6 +724,14 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
 
     /// Keeps a write no version can be made of (see [`Touch`]).
     fn touch(&mut self, e: &AuditEntry, why: TouchWhy) -> anyhow::Result<()> {
+        // NB: a status write or a binding without its object says only that a
+        // kubelet, a controller or the scheduler did its job: most of a
+        // Metadata-level log, read by nobody (changes and timelines leave them
+        // out). Counted, not kept: a million of them would be 150 MB of rows.
+        if matches!(e.subresource.as_str(), "status" | "binding") {
+            self.sum().status_writes += 1;
+            return Ok(());
+        }
         let why = match why {
             TouchWhy::NoBase if e.request.is_none() && e.response.is_none() => TouchWhy::Metadata,
             TouchWhy::NoBase
