@@ -1082,8 +1082,21 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
                 m.insert("generation".into(), g.clone());
             }
         }
+        self.store_inferred(e, mid, touched, resource).map(|_| ())
+    }
+
+    /// Stores `mid`, what writes without a body (`touched`) left, as a
+    /// version at the last of them by their writers (`[inferred]`), else by
+    /// a write the log does not hold. False when `mid` is no object.
+    fn store_inferred(
+        &mut self,
+        e: &AuditEntry,
+        mid: Value,
+        touched: &[(i64, String)],
+        resource: &ApiResource,
+    ) -> anyhow::Result<bool> {
         let Ok(wire) = serde_json::from_value::<WireObject>(mid) else {
-            return Ok(());
+            return Ok(false);
         };
         let mut names: Vec<String> = touched
             .iter()
@@ -1105,7 +1118,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
         )?;
         self.sum().versions += applied.versions;
         self.sum().inferred += applied.versions;
-        Ok(())
+        Ok(true)
     }
 
     /// A patch whose result (`text`) follows writes kept as touches
@@ -1149,27 +1162,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
                 m.insert("generation".into(), Value::from(g - 1));
             }
         }
-        let Ok(wire) = serde_json::from_value::<WireObject>(mid) else {
-            return Ok(false);
-        };
-        let mut names: Vec<String> = touched
-            .iter()
-            .map(|(_, w)| format!("{w} [inferred]"))
-            .collect();
-        names.dedup();
-        let at = touched.last().map_or(e.at, |(at, _)| *at);
-        let applied = self.batch.apply_audited(
-            &ObjectChange {
-                seen: Seen::Modified,
-                at,
-                blind_since: None,
-                observation: Box::new(wire.into_observation_with(resource, self.keep)),
-            },
-            &names.join(","),
-        )?;
-        self.sum().versions += applied.versions;
-        self.sum().inferred += applied.versions;
-        Ok(true)
+        self.store_inferred(e, mid, touched, resource)
     }
 
     /// Saves a type the log wrote objects of, once, so that readers resolve
