@@ -632,3 +632,50 @@ fn a_controller_refused_its_reads_is_h004_with_the_authorizers_decision() {
         "{check}"
     );
 }
+
+/// `--cluster` naming a recorded cluster none of whose objects the log
+/// writes: the log is another cluster's, refused with the fix, nothing
+/// stored (its writes would have been told as that cluster's).
+#[test]
+fn a_log_of_another_cluster_named_into_a_recording_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    // A recorded cluster, as a recorder leaves it: a cluster and a session.
+    let (code, _, err) = run(offline(&db).args(["import", &fixture("k8s-audit-log.jsonl")]));
+    assert_eq!(code, Some(0), "{err}");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "INSERT INTO clusters (uid, label, server, added) VALUES ('0b1e-prod', 'kind-prod', '', 0);
+             INSERT INTO recorder_sessions (cluster_id, host, pid, version, started, heartbeat, stopped, mode)
+             SELECT id, 'h', 1, 'v', 0, 0, 1, 'watch' FROM clusters WHERE uid = '0b1e-prod';",
+        )
+        .unwrap();
+    }
+    let entry = |i: usize| {
+        serde_json::json!({"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":format!("m{i}"),
+            "stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/configmaps","verb":"create","user":{"username":"alice"},
+            "objectRef":{"resource":"configmaps","namespace":"shop","name":format!("c{i}"),"apiVersion":"v1"},"responseStatus":{"code":201},
+            "responseObject":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":format!("c{i}"),"namespace":"shop","uid":format!("uid-{i}")}},
+            "stageTimestamp":format!("2026-11-29T03:00:0{i}Z")})
+        .to_string()
+    };
+    let log: String = (0..6).map(|i| entry(i) + "\n").collect();
+    let file = write(dir.path(), "other.jsonl", &log);
+    let (code, out, err) =
+        run(offline(&db).args(["import", "--cluster", "kind-prod", file.to_str().unwrap()]));
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("the log is of another cluster") && err.contains("--cluster NAME"),
+        "{err}"
+    );
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let stored: i64 = c
+        .query_row(
+            "SELECT count(*) FROM audit_ids WHERE audit_id LIKE 'm%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored, 0);
+}

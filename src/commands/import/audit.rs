@@ -177,8 +177,8 @@ impl Summary {
         }
         if self.status_writes > 0 {
             lines.push(format!(
-                "{file}: {} status write(s) and binding(s) with no object to make a version of \
-                 (what kubelets, controllers and the scheduler write all day): counted, not kept",
+                "{file}: {} status write(s) with no object to make a version of (what kubelets \
+                 and controllers write all day): counted, not kept",
                 self.status_writes
             ));
         }
@@ -724,11 +724,11 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
 
     /// Keeps a write no version can be made of (see [`Touch`]).
     fn touch(&mut self, e: &AuditEntry, why: TouchWhy) -> anyhow::Result<()> {
-        // NB: a status write or a binding without its object says only that a
-        // kubelet, a controller or the scheduler did its job: most of a
-        // Metadata-level log, read by nobody (changes and timelines leave them
-        // out). Counted, not kept: a million of them would be 150 MB of rows.
-        if matches!(e.subresource.as_str(), "status" | "binding") {
+        // NB: a status write without its object says only that a kubelet or a
+        // controller did its job: most of a Metadata-level log, read by nobody
+        // (changes and timelines leave them out). Counted, not kept: a million
+        // of them would be 150 MB of rows.
+        if e.subresource == "status" {
             self.sum().status_writes += 1;
             return Ok(());
         }
@@ -2003,6 +2003,30 @@ pub fn import(
         Some(_) => None,
         None => join_by_uid(conn, &uids)?,
     };
+    // NB: a log of another cluster named into a recording would tell its
+    // writes as that cluster's: when its objects are known to be elsewhere,
+    // or a good sample of them matches none of the named cluster's, refuse.
+    if let Some(given) = target.cluster
+        && let Some(claimed) = conn.recorded_cluster_named(given)?
+        && uids.len() >= MISMATCH_SAMPLE
+        && let Some(id) = conn.clusters(Some(&claimed.uid))?.first().map(|r| r.0)
+        && join_by_uid(conn, &uids)?.is_none_or(|(best, _, _)| best != id)
+        && !uids
+            .iter()
+            .any(|u| conn.clusters_of_uid(u).is_ok_and(|c| c.contains(&id)))
+    {
+        writeln!(
+            err,
+            "error: --cluster {given:?} names the recorded cluster {} (uid {}), but none of the {} \
+             object(s) of the audit log sampled is one of its objects (by uid): the log is of \
+             another cluster; import it under a name of its own (--cluster NAME), or without \
+             --cluster to let it join the recording its objects are in; nothing of it was stored",
+            claimed.label,
+            claimed.uid,
+            uids.len()
+        )?;
+        return Ok(names.len());
+    }
     if let Some((_, label, matched)) = &joined {
         writeln!(
             out,
@@ -2075,6 +2099,10 @@ pub fn import(
     }
     Ok(refused.len())
 }
+
+/// How many objects of a log must be sampled before a log that matches
+/// none of a named recorded cluster's objects is refused as another's.
+const MISMATCH_SAMPLE: usize = 5;
 
 /// The recorded cluster most of `uids` are objects of: (id, label, matched).
 fn join_by_uid(
