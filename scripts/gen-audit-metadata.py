@@ -69,7 +69,7 @@ for i in range(n):
         if i % 4 == 0:
             e["impersonatedUser"] = {"username": who}
     else:
-        if i % 2:
+        if (i // 20) % 2:
             e.update(verb="update", requestURI=f"/api/v1/namespaces/{ns}/configmaps/settings", user={"username": "system:serviceaccount:ci:deployer"},
                      userAgent="helm/v3.15", objectRef={"resource": "configmaps", "namespace": ns, "name": "settings", "apiVersion": "v1"},
                      responseStatus={"metadata": {}, "code": 200})
