@@ -333,26 +333,179 @@ const READS: &[&str] = &[
     "SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "EXISTS",
 ];
 
-/// Whether `statement` starts with a reading keyword (after blanks and comments).
-pub fn reads_only(statement: &str) -> bool {
-    let mut s = statement.trim_start();
-    loop {
-        if let Some(rest) = s.strip_prefix("--") {
-            s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
-        } else if let Some(rest) = s.strip_prefix("/*") {
-            s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
-        } else if let Some(rest) = s.strip_prefix('(') {
-            s = rest.trim_start();
-        } else {
-            break;
+/// A token of ClickHouse SQL, as far as the read-only guard cares.
+#[derive(Debug, PartialEq, Eq)]
+enum Token<'a> {
+    /// A bare word: a keyword, a name, a number.
+    Word(&'a str),
+    /// A string, a quoted name or a heredoc: never a keyword.
+    Quoted,
+    /// Any other character outside those.
+    Punct(char),
+}
+
+/// The tokens of `sql`, comments and blanks left out, as ClickHouse's lexer
+/// (`src/Parsers/Lexer.cpp`) reads them: `--`, `//` and `# `/`#!` comments to
+/// the end of the line; `/* */` comments that NEST (`/* /* */ SELECT */` is
+/// one comment); `'…'`, `"…"` and `` `…` `` with backslash escapes and doubled
+/// quotes; `$tag$…$tag$` heredocs. Unclosed, they run to the end (the server
+/// refuses such a statement anyway).
+fn tokens(sql: &str) -> Vec<Token<'_>> {
+    let b = sql.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let line_end = |i: usize| {
+        b[i..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| i + p)
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        match c {
+            c if c.is_ascii_whitespace() => i += 1,
+            b'-' if next == Some(b'-') => i = line_end(i),
+            b'/' if next == Some(b'/') => i = line_end(i),
+            b'#' if matches!(next, Some(b' ' | b'!')) => i = line_end(i),
+            b'/' if next == Some(b'*') => {
+                let mut depth = 1usize;
+                i += 2;
+                while i < b.len() && depth > 0 {
+                    if b[i..].starts_with(b"/*") {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i..].starts_with(b"*/") {
+                        depth -= 1;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+                if depth > 0 {
+                    i = b.len();
+                }
+            }
+            b'\'' | b'"' | b'`' => {
+                i += 1;
+                loop {
+                    match b.get(i) {
+                        None => break,
+                        Some(b'\\') => i += 2,
+                        Some(&q) if q == c => {
+                            i += 1;
+                            if b.get(i) != Some(&c) {
+                                break;
+                            }
+                            i += 1;
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                i = i.min(b.len());
+                out.push(Token::Quoted);
+            }
+            b'$' if sql[i + 1..].contains('$') => {
+                // `$tag$…$tag$`; else a word holding `$`.
+                let tag_end = i + 1 + sql[i + 1..].find('$').unwrap_or_default() + 1;
+                let tag = &sql[i..tag_end];
+                match sql[tag_end..].find(tag) {
+                    Some(at) => {
+                        i = tag_end + at + tag.len();
+                        out.push(Token::Quoted);
+                    }
+                    None => {
+                        let start = i;
+                        while i < b.len() && word(b[i]) {
+                            i += 1;
+                        }
+                        out.push(Token::Word(&sql[start..i]));
+                    }
+                }
+            }
+            c if word(c) => {
+                let start = i;
+                while i < b.len() && word(b[i]) {
+                    i += 1;
+                }
+                out.push(Token::Word(&sql[start..i]));
+            }
+            _ => {
+                let ch = sql[i..].chars().next().unwrap_or('?');
+                out.push(Token::Punct(ch));
+                i += ch.len_utf8();
+            }
         }
     }
-    let word: String = s
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect::<String>()
-        .to_ascii_uppercase();
-    READS.contains(&word.as_str())
+    out
+}
+
+/// Why `sql --store` does not send `statement` to ClickHouse, or None when it
+/// only reads. It must start with a reading keyword; and whatever ClickHouse
+/// lets a reading statement do besides is refused: `INTO OUTFILE` (the server
+/// writes the file, `readonly=1` or not), a `FORMAT` clause (the reply is read
+/// as JSON rows: another format broke the reader), a `SETTINGS` clause (the
+/// settings are ours: `readonly=1`, `--timeout`) and a second statement.
+pub fn refused_on_store(statement: &str) -> Option<String> {
+    let tokens = tokens(statement);
+    let first = tokens.iter().find(|t| **t != Token::Punct('('));
+    let is = |t: Option<&Token>, word: &str| matches!(t, Some(Token::Word(w)) if w.eq_ignore_ascii_case(word));
+    match first {
+        Some(Token::Word(w)) if READS.iter().any(|r| w.eq_ignore_ascii_case(r)) => {}
+        Some(Token::Word(w)) => {
+            return Some(format!(
+                "it starts with {}: only SELECT, WITH, SHOW, DESCRIBE, EXPLAIN and EXISTS are run",
+                w.to_ascii_uppercase()
+            ));
+        }
+        _ => {
+            return Some(
+                "it holds no statement: only SELECT, WITH, SHOW, DESCRIBE, EXPLAIN and EXISTS are run"
+                    .to_string(),
+            );
+        }
+    }
+    for (at, t) in tokens.iter().enumerate() {
+        let before = at.checked_sub(1).and_then(|b| tokens.get(b));
+        let after = tokens.get(at + 1);
+        // NB: `t.format`, `system.settings`: names, not clauses.
+        let qualified = before == Some(&Token::Punct('.'));
+        match t {
+            Token::Word(_) if is(Some(t), "INTO") && is(after, "OUTFILE") => {
+                return Some(
+                    "INTO OUTFILE is refused: it writes a file on the ClickHouse server; redirect the output instead (> FILE)"
+                        .to_string(),
+                );
+            }
+            Token::Word(w)
+                if w.eq_ignore_ascii_case("FORMAT")
+                    && !qualified
+                    && after != Some(&Token::Punct('(')) =>
+            {
+                return Some(
+                    "a FORMAT clause is refused: the rows are read as JSON and printed as -o/--output says (table, json, jsonl, csv); leave FORMAT out (a column named format: quote it, `format`)"
+                        .to_string(),
+                );
+            }
+            Token::Word(w)
+                if w.eq_ignore_ascii_case("SETTINGS")
+                    && !qualified
+                    && !is(before, "SHOW")
+                    && !is(before, "CHANGED") =>
+            {
+                return Some(
+                    "a SETTINGS clause is refused: the store is read with its own settings (readonly=1, --timeout as max_execution_time); leave SETTINGS out"
+                        .to_string(),
+                );
+            }
+            Token::Punct(';') if tokens[at + 1..].iter().any(|t| *t != Token::Punct(';')) => {
+                return Some("a second statement is refused: give one statement".to_string());
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `sql --store clickhouse://…`: the statement runs in ClickHouse (its SQL,
@@ -372,11 +525,8 @@ fn run_clickhouse(store: &str, args: &SqlArgs, out: &mut dyn Write) -> anyhow::R
             "--param is for the SQLite recording; against ClickHouse write the values into the statement"
         );
     }
-    if !reads_only(&args.statement) {
-        anyhow::bail!(
-            "sql over {} is read-only: only SELECT, WITH, SHOW, DESCRIBE, EXPLAIN and EXISTS are run",
-            url.shown()
-        );
+    if let Some(why) = refused_on_store(&args.statement) {
+        anyhow::bail!("sql over {} is read-only: {why}", url.shown());
     }
     let ch = crate::ship::clickhouse::ClickHouse::new(&url);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -472,8 +622,16 @@ mod tests {
             "-- c\nSHOW TABLES",
             "/* a */ (SELECT 1)",
             "explain select 1",
+            "SELECT 1;",
+            "SELECT t.format, formatDateTime(now(), '%F'), format('{}', 1) FROM t",
+            "SELECT name FROM system.settings WHERE name = 'readonly'",
+            "SHOW SETTINGS LIKE 'max%'",
+            "SELECT 'INTO OUTFILE', \"FORMAT\", `SETTINGS`, $x$ INSERT; FORMAT $x$",
+            "SELECT 1 -- FORMAT TSV\n",
+            "SELECT 1 # SETTINGS a=1\n",
+            "SELECT 'it''s', 'a\\'b' FROM t",
         ] {
-            assert!(reads_only(ok), "{ok}");
+            assert_eq!(refused_on_store(ok), None, "{ok}");
         }
         for bad in [
             "INSERT INTO t VALUES (1)",
@@ -483,7 +641,39 @@ mod tests {
             "",
             "-- only a comment",
         ] {
-            assert!(!reads_only(bad), "{bad}");
+            assert!(refused_on_store(bad).is_some(), "{bad}");
+        }
+    }
+
+    /// Regression (issue 44.5): ClickHouse nests comments, so the guard read
+    /// `/* /* */ SELECT */ INSERT …` as a SELECT; `INTO OUTFILE` wrote a file on
+    /// the server; `FORMAT TSV` broke the reader ("expected a sequence").
+    #[test]
+    fn a_nested_comment_into_outfile_format_and_settings_are_refused_on_the_store() {
+        for (bad, says) in [
+            (
+                "/* /* */ SELECT */ INSERT INTO t VALUES (1)",
+                "starts with INSERT",
+            ),
+            ("/*/**/SELECT*/DROP TABLE t", "starts with DROP"),
+            ("SELECT 1 INTO OUTFILE '/tmp/x'", "INTO OUTFILE"),
+            (
+                "select 1 into /* x */ outfile '/tmp/x' format CSV",
+                "INTO OUTFILE",
+            ),
+            ("SELECT * FROM t FORMAT TSV", "FORMAT clause"),
+            ("SELECT 1 format\nJSON", "FORMAT clause"),
+            ("SELECT 1 SETTINGS readonly = 0", "SETTINGS clause"),
+            (
+                "SELECT * FROM (SELECT 1 SETTINGS max_threads = 1)",
+                "SETTINGS clause",
+            ),
+            ("SELECT 1; INSERT INTO t VALUES (1)", "second statement"),
+            ("SELECT '/*' /* ' */ INTO OUTFILE 'x'", "INTO OUTFILE"),
+            ("SELECT 1 // x\n FORMAT TSV", "FORMAT clause"),
+        ] {
+            let why = refused_on_store(bad).unwrap_or_else(|| panic!("{bad} passed"));
+            assert!(why.contains(says), "{bad}: {why}");
         }
     }
 

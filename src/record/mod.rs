@@ -939,10 +939,9 @@ async fn record(
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("--listen {addr}: cannot listen there"))?;
-            if !args.quiet {
-                // NB: with port 0 the kernel chooses; this is the only place it is told.
-                let bound = listener.local_addr().map_or(addr, |a| a);
-                writeln!(err, "serving /healthz and /metrics on http://{bound}")?;
+            let bound = listener.local_addr().map_or(addr, |a| a);
+            if let Some(line) = listening(addr, bound, args.quiet) {
+                writeln!(err, "{line}")?;
             }
             tokio::spawn(serve::serve(listener, stats.clone(), path.clone()));
         }
@@ -1128,7 +1127,8 @@ async fn status_line(stats: Arc<Stats>, context: String) {
             n => format!(" ({n} blind now)"),
         };
         eprint!(
-            "\r\x1b[2Krecording {context}: {} changes/s, {} occurrences stored, {} gap(s){blind}, lag {} ms, {:.1} MiB{}",
+            "\r\x1b[2Krecording {}: {} changes/s, {} occurrences stored, {} gap(s){blind}, lag {} ms, {:.1} MiB{}",
+            crate::render::escape(&context),
             changes - previous,
             stats.occurrences.load(Ordering::Relaxed),
             stats.gaps.load(Ordering::Relaxed),
@@ -1140,7 +1140,20 @@ async fn status_line(stats: Arc<Stats>, context: String) {
     }
 }
 
+/// What `--listen` says once bound: the address, unless `-q`; with port 0 even
+/// then, since the kernel chose it and this is the only place it is told.
+fn listening(
+    asked: std::net::SocketAddr,
+    bound: std::net::SocketAddr,
+    quiet: bool,
+) -> Option<String> {
+    (!quiet || asked.port() == 0)
+        .then(|| format!("serving /healthz and /metrics on http://{bound}"))
+}
+
 /// The status line's part about --ship: rows shipped, what waits, and the failure that stops it.
+/// NB: the failure quotes a remote server (an OTLP receiver's `error_message`, a
+/// ClickHouse exception): escaped, as this line is written to the TTY raw.
 fn ship_status(ship: &crate::ship::ShipStats) -> String {
     if ship.destinations.load(Ordering::Relaxed) == 0 {
         return String::new();
@@ -1155,7 +1168,7 @@ fn ship_status(ship: &crate::ship::ShipStats) -> String {
     }
     if !error.is_empty() {
         let short: String = error.chars().take(80).collect();
-        s.push_str(&format!(", ship: {short}"));
+        s.push_str(&format!(", ship: {}", crate::render::escape(&short)));
     }
     s
 }
@@ -1200,5 +1213,37 @@ mod namespace_tests {
             ..GlobalArgs::default()
         };
         assert_eq!(namespaces(&all).unwrap(), [None]);
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::*;
+
+    /// Regression (issue 44.10): `--listen 127.0.0.1:0 -q` never said which port the kernel chose.
+    #[test]
+    fn a_chosen_port_is_told_even_when_quiet() {
+        let asked: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let bound: std::net::SocketAddr = "127.0.0.1:40123".parse().unwrap();
+        for quiet in [false, true] {
+            assert_eq!(
+                listening(asked, bound, quiet).as_deref(),
+                Some("serving /healthz and /metrics on http://127.0.0.1:40123")
+            );
+        }
+        let fixed: std::net::SocketAddr = "127.0.0.1:9090".parse().unwrap();
+        assert_eq!(listening(fixed, fixed, true), None);
+        assert!(listening(fixed, fixed, false).is_some());
+    }
+
+    /// Regression (issue 44.4): a receiver's error text reached the TTY raw through the status line.
+    #[test]
+    fn a_shipping_failure_is_escaped_in_the_status_line() {
+        let ship = crate::ship::ShipStats::default();
+        ship.destinations.store(1, Ordering::Relaxed);
+        ship.fail("otlp+http://c:4318/v1/logs refused: rejected 1 of 2 record(s): \u{1b}]52;c;SGk=\u{7}\u{1b}[2J\r\n".into());
+        let line = ship_status(&ship);
+        assert!(!line.chars().any(|c| c.is_control()), "{line:?}");
+        assert!(line.contains("\\x1b]52;c;SGk=\\x07"), "{line:?}");
     }
 }

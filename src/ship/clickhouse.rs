@@ -58,6 +58,89 @@ fn code_of(text: &str) -> Option<u32> {
         .ok()
 }
 
+/// What a request to ClickHouse was for: the hint of a refusal depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Creating the schema or inserting a batch (`--ship`, `ship --to`).
+    Write,
+    /// The start probe of a shipper: reads our tables, to write them next.
+    Probe,
+    /// Reading our tables back (`--store`).
+    Read,
+    /// The user's own statement (`sql --store`).
+    Statement,
+}
+
+/// A ClickHouse client error as said to the user: the exception with the hint
+/// its code and `op` call for, or, with no exception, why the server was not
+/// reached (the whole chain of causes: "client error (Connect)" alone says
+/// nothing; a name that does not resolve is said so).
+pub fn explain(url: &ClickHouseUrl, op: Op, e: &(dyn std::error::Error + 'static)) -> ChError {
+    let shown = url.shown();
+    let text = e.to_string();
+    let Some(code) = code_of(&text) else {
+        return ChError::Unavailable {
+            url: shown,
+            detail: crate::render::escape(&unreached(&url.host, e)).into_owned(),
+        };
+    };
+    let detail = crate::render::escape(text.lines().next().unwrap_or_default().trim()).into_owned();
+    let hint = match (code, op) {
+        (516 | 192 | 193 | 194 | 195 | 196 | 197, _) => {
+            ": check the user and password (URL, KUBECTL_DIAG_CLICKHOUSE_PASSWORD or --ship-password-file)"
+        }
+        (60 | 16 | 47, Op::Statement) => {
+            ": the statement names a table or column this database does not have (SHOW TABLES and DESCRIBE TABLE name list them; docs/schema.md describes kubectl-diag's)"
+        }
+        (60 | 16 | 47 | 81, _) => {
+            ": the kubectl-diag database or tables are missing or older; create them with record --ship-create-schema or ship --create-schema (or from queries/clickhouse/schema.sql)"
+        }
+        (497, Op::Read | Op::Statement) => {
+            ": the user may not read there; grant SELECT on the database's tables"
+        }
+        (497, Op::Probe) => {
+            ": the user may not read or write there; grant SELECT and INSERT on the database's tables"
+        }
+        (164, Op::Read | Op::Statement) => {
+            ": the store is read with readonly=1, and the statement writes or changes a setting"
+        }
+        (164 | 497, _) => ": the user may not write there; grant INSERT on the database's tables",
+        _ => "",
+    };
+    ChError::Refused {
+        url: shown,
+        detail,
+        hint,
+    }
+}
+
+/// Why `host` was not reached, from an error's chain of causes.
+pub(crate) fn unreached(host: &str, e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let t = err.to_string();
+        // NB: a cause is often in its wrapper's text too ("network error: client error (Connect)").
+        if !parts.last().is_some_and(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        next = err.source();
+    }
+    let whole = parts.join(": ");
+    let lower = whole.to_ascii_lowercase();
+    if lower.contains("dns error")
+        || lower.contains("failed to lookup address")
+        || lower.contains("name or service not known")
+        || lower.contains("nodename nor servname")
+    {
+        let last = parts.last().map_or("", String::as_str);
+        return format!(
+            "the host name {host:?} cannot be resolved ({last}): check the host in the URL"
+        );
+    }
+    whole.lines().next().unwrap_or_default().trim().to_string()
+}
+
 /// A connection to one database.
 pub struct ClickHouse {
     client: Client,
@@ -89,33 +172,8 @@ impl ClickHouse {
         &self.url
     }
 
-    fn explain(&self, e: clickhouse::error::Error) -> ChError {
-        let url = self.url.shown();
-        let text = e.to_string();
-        let detail = text.lines().next().unwrap_or_default().trim().to_string();
-        match code_of(&text) {
-            Some(516 | 192 | 193 | 194 | 195 | 196 | 197) => ChError::Refused {
-                url,
-                detail,
-                hint: ": check the user and password (URL, KUBECTL_DIAG_CLICKHOUSE_PASSWORD or --ship-password-file)",
-            },
-            Some(60 | 16 | 47 | 81) => ChError::Refused {
-                url,
-                detail,
-                hint: ": the kubectl-diag database or tables are missing or older; create them with record --ship-create-schema or ship --create-schema (or from queries/clickhouse/schema.sql)",
-            },
-            Some(164 | 497) => ChError::Refused {
-                url,
-                detail,
-                hint: ": the user may not write there; grant INSERT on the database's tables",
-            },
-            Some(_) => ChError::Refused {
-                url,
-                detail,
-                hint: "",
-            },
-            None => ChError::Unavailable { url, detail },
-        }
+    fn explain(&self, op: Op, e: clickhouse::error::Error) -> ChError {
+        explain(&self.url, op, &e)
     }
 
     /// Creates the tables (`IF NOT EXISTS`): `on_cluster` for a ClickHouse
@@ -141,13 +199,13 @@ impl ClickHouse {
         ))
         .execute()
         .await
-        .map_err(|e| self.explain(e))?;
+        .map_err(|e| self.explain(Op::Write, e))?;
         for stmt in schema_statements(on_cluster, ttl_secs) {
             self.client
                 .query(&stmt)
                 .execute()
                 .await
-                .map_err(|e| self.explain(e))?;
+                .map_err(|e| self.explain(Op::Write, e))?;
         }
         Ok(())
     }
@@ -157,11 +215,11 @@ impl ClickHouse {
         self.client
             .query(SQL_PROBE)
             .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(e))?
+            .map_err(|e| self.explain(Op::Probe, e))?
             .collect()
             .await
             .map(|_| ())
-            .map_err(|e| self.explain(e))
+            .map_err(|e| self.explain(Op::Probe, e))
     }
 
     /// Inserts every part of a batch. The token of each insert is made of
@@ -186,8 +244,8 @@ impl ClickHouse {
             insert
                 .send(bytes::Bytes::copy_from_slice(&part.data))
                 .await
-                .map_err(|e| self.explain(e))?;
-            insert.end().await.map_err(|e| self.explain(e))?;
+                .map_err(|e| self.explain(Op::Write, e))?;
+            insert.end().await.map_err(|e| self.explain(Op::Write, e))?;
         }
         Ok(())
     }
@@ -198,10 +256,10 @@ impl ClickHouse {
             .client
             .query(SQL_CLUSTERS)
             .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(e))?
+            .map_err(|e| self.explain(Op::Read, e))?
             .collect()
             .await
-            .map_err(|e| self.explain(e))?;
+            .map_err(|e| self.explain(Op::Read, e))?;
         let (mut at, mut out) = (0usize, Vec::new());
         while at < bytes.len() {
             let uid = super::rowbinary::read(&bytes, &mut at, "cluster", super::tables::Ty::Str);
@@ -234,10 +292,10 @@ impl ClickHouse {
             // NB: the same refusal of writes as `sql` on SQLite, by the server itself.
             .with_setting("readonly", "1")
             .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(e))?
+            .map_err(|e| self.explain(Op::Read, e))?
             .collect()
             .await
-            .map_err(|e| self.explain(e))
+            .map_err(|e| self.explain(Op::Read, e))
     }
 
     /// A reading statement of ours (`queries/clickhouse/`), to bind and fetch.
@@ -250,10 +308,10 @@ impl ClickHouse {
         query
             .with_setting("readonly", "1")
             .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(e))?
+            .map_err(|e| self.explain(Op::Read, e))?
             .collect()
             .await
-            .map_err(|e| self.explain(e))
+            .map_err(|e| self.explain(Op::Read, e))
     }
 
     /// `sql --store`: one reading statement, its rows as JSON arrays, the
@@ -273,10 +331,10 @@ impl ClickHouse {
         }
         let bytes = q
             .fetch_bytes("JSONCompactEachRowWithNames")
-            .map_err(|e| self.explain(e))?
+            .map_err(|e| self.explain(Op::Statement, e))?
             .collect()
             .await
-            .map_err(|e| self.explain(e))?;
+            .map_err(|e| self.explain(Op::Statement, e))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 }
@@ -363,6 +421,100 @@ mod tests {
         assert!(replicated.iter().all(|s| !s.contains("TTL")));
         assert!(replicated[0].contains("ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/clusters', '{replica}', ver)"));
         assert!(!valid_cluster_name("a b"));
+    }
+
+    /// An error and its causes, as hyper's are chained.
+    #[derive(Debug)]
+    struct Chain(&'static str, Option<Box<Chain>>);
+
+    impl std::fmt::Display for Chain {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Chain {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|c| c as _)
+        }
+    }
+
+    fn said(op: Op, text: &str) -> String {
+        let url = ClickHouseUrl::parse("clickhouse://diag:pw@ch:8123/diag", None).unwrap();
+        let e = clickhouse::error::Error::BadResponse(text.to_string());
+        explain(&url, op, &e).to_string()
+    }
+
+    /// Regression (issue 44.10): every refusal said what a shipper needs, so a
+    /// read refused said "grant INSERT" and a typo in the user's own statement
+    /// "create them with --ship-create-schema".
+    #[test]
+    fn a_refused_read_and_an_unknown_table_in_a_statement_get_their_own_hint() {
+        let denied = "Code: 497. DB::Exception: diag: Not enough privileges. (ACCESS_DENIED)";
+        for op in [Op::Read, Op::Statement] {
+            let e = said(op, denied);
+            assert!(e.contains("grant SELECT") && !e.contains("INSERT"), "{e}");
+        }
+        assert!(said(Op::Write, denied).contains("grant INSERT"));
+        let unknown = "Code: 60. DB::Exception: Unknown table expression identifier 'ocurrences'. (UNKNOWN_TABLE)";
+        let e = said(Op::Statement, unknown);
+        assert!(
+            e.contains("SHOW TABLES") && !e.contains("create-schema"),
+            "{e}"
+        );
+        assert!(said(Op::Probe, unknown).contains("--ship-create-schema"));
+        assert!(said(Op::Read, unknown).contains("--ship-create-schema"));
+    }
+
+    /// Regression (issue 44.10): a typo in the host read "does not answer: client error (Connect)".
+    #[test]
+    fn a_host_name_that_does_not_resolve_is_said_so() {
+        let url = ClickHouseUrl::parse("clickhouse://clickhuose:8123/diag", None).unwrap();
+        let dns = Chain(
+            "network error: client error (Connect)",
+            Some(Box::new(Chain(
+                "client error (Connect)",
+                Some(Box::new(Chain(
+                    "dns error",
+                    Some(Box::new(Chain(
+                        "failed to lookup address information: Name or service not known",
+                        None,
+                    ))),
+                ))),
+            ))),
+        );
+        let e = explain(&url, Op::Read, &dns);
+        assert!(e.retry());
+        let e = e.to_string();
+        assert!(
+            e.contains("the host name \"clickhuose\" cannot be resolved")
+                && e.contains("Name or service not known"),
+            "{e}"
+        );
+        let refused = Chain(
+            "network error: client error (Connect)",
+            Some(Box::new(Chain(
+                "client error (Connect)",
+                Some(Box::new(Chain(
+                    "tcp connect error: Connection refused (os error 111)",
+                    None,
+                ))),
+            ))),
+        );
+        let e = explain(&url, Op::Write, &refused).to_string();
+        assert!(e.contains("Connection refused"), "{e}");
+        assert!(!e.contains("cannot be resolved"), "{e}");
+    }
+
+    /// Regression (issue 44.4): a ClickHouse exception's text reached the status line raw.
+    #[test]
+    fn an_exception_text_is_escaped() {
+        let e = said(
+            Op::Write,
+            "Code: 62. DB::Exception: bad \u{1b}]0;owned\u{7} query",
+        );
+        assert!(!e.contains('\u{1b}') && !e.contains('\u{7}'), "{e:?}");
+        assert!(e.contains("\\x1b]0;owned\\x07"), "{e:?}");
     }
 
     #[test]

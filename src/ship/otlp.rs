@@ -173,10 +173,7 @@ impl OtlpUrl {
     /// `otlp+http://host[:port][/path]` or `otlp+https://…`; port 4318 (http) or
     /// 443 (https) when left out, path `/v1/logs` when left out (or `/`).
     pub fn parse(text: &str) -> Result<OtlpUrl, super::url::UrlError> {
-        let fail = |why: &str| super::url::UrlError {
-            given: text.split('@').next_back().unwrap_or_default().to_string(),
-            why: why.to_string(),
-        };
+        let fail = |why: &str| super::url::UrlError::new(text, why);
         let (secure, rest) = if let Some(r) = text.strip_prefix("otlp+https://") {
             (true, r)
         } else if let Some(r) = text.strip_prefix("otlp+http://") {
@@ -202,9 +199,9 @@ impl OtlpUrl {
         }
         let (host, port) = match authority.rsplit_once(':') {
             Some((h, p)) if !h.is_empty() && !p.contains(']') => {
-                let port = p.parse::<u16>().map_err(|_| {
-                    fail(&format!("{p:?} is not a port: give a number such as 4318"))
-                })?;
+                let port = p
+                    .parse::<u16>()
+                    .map_err(|_| fail("the port is not a number: give one such as 4318"))?;
                 (h.to_string(), port)
             }
             _ => (authority.to_string(), if secure { 443 } else { 4318 }),
@@ -250,6 +247,10 @@ impl OtlpUrl {
 
 // ---------------------------------------------------------------- headers
 
+/// A header whose name is not one. NB: the name is not quoted: `api-key s3cretTOKEN: x`
+/// (a space for the colon) puts the secret before the first colon.
+const NOT_A_NAME: &str = "the text before the first ':' is not a header name (its text is not shown): write 'Name: value', the name in letters, digits and '-'";
+
 /// Headers from `--ship-header 'Name: value'` (each) and a header file (one per
 /// line; blank lines and lines starting with `#` skipped). The value is never
 /// part of an error message.
@@ -289,7 +290,7 @@ pub fn parse_headers(
         };
         let (name, value) = (name.trim(), value.trim());
         if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-            anyhow::bail!("{whence}: {name:?} is not a header name");
+            anyhow::bail!("{whence}: {NOT_A_NAME}");
         }
         if http::HeaderValue::from_str(value).is_err() {
             anyhow::bail!(
@@ -1156,16 +1157,17 @@ pub struct Otlp {
 
 impl Otlp {
     pub fn new(url: OtlpUrl, headers: &[(String, String)]) -> Result<Otlp, super::url::UrlError> {
-        let fail = |why: String| super::url::UrlError {
-            given: url.shown(),
-            why,
-        };
+        let fail = |why: String| super::url::UrlError::new(&url.shown(), why);
         let mut hs = Vec::new();
         for (n, v) in headers {
             let name = http::HeaderName::from_bytes(n.as_bytes())
-                .map_err(|_| fail(format!("{n:?} is not a header name")))?;
-            let mut value = http::HeaderValue::from_str(v)
-                .map_err(|_| fail(format!("the value of {n} is not a valid header value")))?;
+                .map_err(|_| fail(format!("header #{}: {}", hs.len() + 1, NOT_A_NAME)))?;
+            let mut value = http::HeaderValue::from_str(v).map_err(|_| {
+                fail(format!(
+                    "header #{}: the value is not a valid header value (its text is not shown)",
+                    hs.len() + 1
+                ))
+            })?;
             value.set_sensitive(true);
             hs.push((name, value));
         }
@@ -1278,13 +1280,10 @@ impl Otlp {
             .map_err(|e| unavailable(format!("building the request: {e}")))?;
         let answer = tokio::time::timeout(REQUEST_TIMEOUT, async {
             let response = self.client.request(request).await.map_err(|e| {
-                let mut text = e.to_string();
-                let mut source = std::error::Error::source(&e);
-                while let Some(s) = source {
-                    text.push_str(&format!(": {s}"));
-                    source = s.source();
-                }
-                unavailable(text)
+                unavailable(
+                    crate::render::escape(&super::clickhouse::unreached(&self.url.host, &e))
+                        .into_owned(),
+                )
             })?;
             let (parts, body) = response.into_parts();
             let bytes = body
@@ -1305,20 +1304,15 @@ impl Otlp {
             if let Some(p) = reply.partial_success
                 && p.rejected_log_records > 0
             {
-                return Err(ChError::Refused {
-                    url: shown,
-                    detail: format!(
-                        "rejected {} of {records} record(s): {}",
-                        p.rejected_log_records, p.error_message
-                    ),
-                    hint: "; the batch is sent again until it is taken whole",
-                });
+                return Err(partially_rejected(shown, records, &p));
             }
             return Ok(());
         }
         let detail = {
             let text = String::from_utf8_lossy(&bytes);
             let text: String = text.chars().filter(|c| !c.is_control()).take(200).collect();
+            // NB: bidirectional and other formatting characters are not `is_control`.
+            let text = crate::render::escape(&text);
             format!(
                 "HTTP {status}{}",
                 if text.is_empty() {
@@ -1367,9 +1361,99 @@ impl Otlp {
     }
 }
 
+/// A 200 whose `partial_success` rejected records: a refusal, its message
+/// escaped (the receiver's text reaches the status line and stderr) and cut.
+fn partially_rejected(
+    url: String,
+    records: usize,
+    p: &opentelemetry_proto::tonic::collector::logs::v1::ExportLogsPartialSuccess,
+) -> ChError {
+    let message: String = p.error_message.chars().take(200).collect();
+    let message = crate::render::escape(&message);
+    let said = if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    };
+    // NB: the start probe sends no record: "rejected 1 of 0" said nothing.
+    if records == 0 {
+        return ChError::Refused {
+            url,
+            detail: format!(
+                "answered the start probe (an empty request) with {} rejected record(s){said}",
+                p.rejected_log_records
+            ),
+            hint: "; the collector refuses even an empty request: check its configuration and the --ship-header/--header credentials",
+        };
+    }
+    ChError::Refused {
+        url,
+        detail: format!(
+            "rejected {} of {records} record(s){said}",
+            p.rejected_log_records
+        ),
+        hint: "; the batch is sent again until it is taken whole",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_partly_rejected_says_how_many_of_how_many_escaped() {
+        use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsPartialSuccess;
+        let p = ExportLogsPartialSuccess {
+            rejected_log_records: 2,
+            error_message: "bad\n\u{1b}[31mred\u{202e}".into(),
+        };
+        let e = partially_rejected("otlp+http://c:4318/v1/logs".into(), 10, &p).to_string();
+        assert!(
+            e.contains("rejected 2 of 10 record(s): bad\\n\\x1b[31mred\\u{202e}"),
+            "{e}"
+        );
+    }
+
+    /// Regression (issue 44.3): a header written with a space for its colon printed its secret.
+    #[test]
+    fn a_malformed_header_never_prints_its_text() {
+        for bad in ["api-key s3cretTOKEN: x", "Authorization Bearer s3cretTOKEN"] {
+            let e = parse_headers(
+                &[bad.to_string()],
+                None,
+                "--ship-header",
+                "--ship-header-file",
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.starts_with("--ship-header #1: "), "{e}");
+            assert!(!e.contains("s3cret"), "{e}");
+        }
+        let e = parse_headers(
+            &["X: a\u{1}s3cret".to_string()],
+            None,
+            "--header",
+            "--header-file",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(!e.contains("s3cret"), "{e}");
+    }
+
+    /// Regression (issue 44.3): an `api_key` in the query was printed.
+    #[test]
+    fn an_otlp_url_error_never_prints_its_query_or_credentials() {
+        for bad in [
+            "otlp+https://collector/v1/logs?api_key=s3cretPW",
+            "otlp+http://u:s3cretPW@collector:4318",
+            "otlp+http://s3cretPW@collector:4318",
+            "otlp+http://collector:s3cretPW/v1/logs",
+        ] {
+            let e = OtlpUrl::parse(bad).unwrap_err().to_string();
+            assert!(!e.contains("s3cret"), "{e}");
+            assert!(e.contains("collector"), "{e}");
+        }
+    }
 
     #[test]
     fn urls_default_their_port_and_path_and_refuse_credentials() {
@@ -1844,7 +1928,7 @@ mod tests {
         let rejected = ExportLogsServiceResponse {
             partial_success: Some(ExportLogsPartialSuccess {
                 rejected_log_records: 3,
-                error_message: "too old".into(),
+                error_message: "too old\u{1b}]0;owned\u{7}\u{1b}[2J".into(),
             }),
         }
         .encode_to_vec();
@@ -1877,10 +1961,20 @@ mod tests {
             otlp.probe().await.is_ok(),
             "a warning that rejected nothing is success"
         );
+        // Regression (issue 44.10): the start probe said "rejected 3 of 0 record(s)".
         let e = otlp.probe().await.unwrap_err();
         assert!(
-            matches!(e, ChError::Refused { .. }) && e.to_string().contains("rejected 3"),
+            matches!(e, ChError::Refused { .. })
+                && e.to_string().contains(
+                    "answered the start probe (an empty request) with 3 rejected record(s)"
+                ),
             "{e}"
+        );
+        // Regression (issue 44.4): the receiver's error_message reached the status line raw.
+        assert!(!e.to_string().contains('\u{1b}'), "{e:?}");
+        assert!(
+            e.to_string().contains("too old\\x1b]0;owned\\x07\\x1b[2J"),
+            "{e:?}"
         );
         let e = otlp.probe().await.unwrap_err();
         assert!(e.retry() && e.wait(0) == Duration::from_secs(7), "{e}");

@@ -30,29 +30,48 @@ impl fmt::Debug for ClickHouseUrl {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{given}: {why}")]
 pub struct UrlError {
+    /// What was given, [`redact`]ed: made by [`UrlError::new`] only.
     pub given: String,
     pub why: String,
+}
+
+impl UrlError {
+    /// The error about `text` (printed [`redact`]ed) and why it is not understood
+    /// (`why` must quote nothing of a password, a query or a header value).
+    pub fn new(text: &str, why: impl Into<String>) -> UrlError {
+        UrlError {
+            given: redact(text),
+            why: why.into(),
+        }
+    }
 }
 
 impl ClickHouseUrl {
     /// Parses `text`; `password` (from the environment or a file) fills a
     /// password the URL leaves out.
     pub fn parse(text: &str, password: Option<&str>) -> Result<ClickHouseUrl, UrlError> {
-        let fail = |why: &str| UrlError {
-            given: redact(text),
-            why: why.to_string(),
+        let fail = |why: &str| UrlError::new(text, why);
+        let Some(rest) = text.strip_prefix("clickhouse://") else {
+            let lower = text.to_ascii_lowercase();
+            let why = if lower.starts_with("clickhouse:") {
+                "not a ClickHouse URL: the scheme is clickhouse:// (lower case, two slashes), e.g. clickhouse://diag@clickhouse:8123/diag"
+            } else if lower.starts_with("otlp") {
+                "not a ClickHouse URL, nor an OTLP one: an OTLP collector is otlp+http://host:4318 or otlp+https://…; ClickHouse is clickhouse://[user[:password]@]host[:port]/database"
+            } else {
+                "not a ClickHouse URL: write clickhouse://[user[:password]@]host[:port]/database (e.g. clickhouse://diag@clickhouse:8123/diag)"
+            };
+            return Err(fail(why));
         };
-        let rest = text.strip_prefix("clickhouse://").ok_or_else(|| {
-            fail("not a ClickHouse URL: write clickhouse://[user[:password]@]host[:port]/database (e.g. clickhouse://diag@clickhouse:8123/diag)")
-        })?;
+        // NB: the userinfo ends at the last `@` (the host and database hold none), so a
+        // password with an unencoded `/`, `?` or `#` is still read as one.
+        let (userinfo, rest) = match rest.rsplit_once('@') {
+            Some((u, r)) => (Some(u), r),
+            None => (None, rest),
+        };
         let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
-        let (authority, database) = rest
+        let (hostport, database) = rest
             .split_once('/')
             .ok_or_else(|| fail("no database: end the URL with /DATABASE (e.g. /diag)"))?;
-        let (userinfo, hostport) = match authority.rsplit_once('@') {
-            Some((u, h)) => (Some(u), h),
-            None => (None, authority),
-        };
         let (user, url_password) = match userinfo {
             Some(u) => match u.split_once(':') {
                 Some((user, pass)) => (decode(user), Some(decode(pass))),
@@ -65,17 +84,28 @@ impl ClickHouseUrl {
             match pair.split_once('=') {
                 Some(("secure", "true" | "1")) => secure = true,
                 Some(("secure", "false" | "0")) => secure = false,
+                // NB: the option's name only: its value may be a secret (`?password=…`).
                 _ => {
+                    let name = pair.split('=').next().unwrap_or_default();
+                    if name == "secure" {
+                        return Err(fail("secure takes true or false (secure=true: HTTPS)"));
+                    }
+                    let name = if name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                        format!("{name:?}")
+                    } else {
+                        "in the query".to_string()
+                    };
                     return Err(fail(&format!(
-                        "unknown option {pair:?}: the only option is secure=true (HTTPS)"
+                        "unknown option {name}: the only option is secure=true (HTTPS); the password goes before the host or in KUBECTL_DIAG_CLICKHOUSE_PASSWORD"
                     )));
                 }
             }
         }
         let (host, port) = match hostport.rsplit_once(':') {
             Some((h, p)) if !h.ends_with(']') || p.is_empty() => {
+                // NB: the text is not quoted: with the `@` left out, it is a password.
                 let port = p.parse::<u16>().map_err(|_| {
-                    fail(&format!("{p:?} is not a port: give a number such as 8123"))
+                    fail("the port is not a number: give one such as 8123 (clickhouse://user:password@host:port/database)")
                 })?;
                 (h.to_string(), port)
             }
@@ -122,22 +152,88 @@ impl ClickHouseUrl {
     }
 }
 
-/// `text` with any password replaced by `***`, for error messages.
+/// `text` as it may be printed in an error or a status: anything URL-like,
+/// whatever its scheme (typos such as `clickhouse:/…`, `Clickhouse://…`,
+/// `https://…`, `otlp://…` included), keeps its scheme, user and host, but
+/// never a password (`://user:***@host…`) nor a query string or fragment
+/// (`?…`: an `api_key=` there is a secret too). A user alone (`user@host`) is
+/// kept for ClickHouse, whose URLs name users, and hidden (`***@host`) for any
+/// other scheme, where it is often a token. Every path that prints a URL the
+/// user gave (`--ship`, `ship --to`, `--store`) goes through this.
 pub fn redact(text: &str) -> String {
-    let Some(rest) = text.strip_prefix("clickhouse://") else {
-        return text.to_string();
+    // The scheme: letters, digits, `+`, `-`, `.`, then `:` and at least one `/`
+    // (without a `/`, `user:password@host` would read as a scheme).
+    let scheme_len = text
+        .char_indices()
+        .take_while(|&(i, c)| {
+            if i == 0 {
+                c.is_ascii_alphabetic()
+            } else {
+                c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')
+            }
+        })
+        .count();
+    let (prefix, rest) = match text[scheme_len..].strip_prefix(':') {
+        Some(after) if scheme_len > 0 && after.starts_with('/') => {
+            let slashes = after.len() - after.trim_start_matches('/').len();
+            text.split_at(scheme_len + 1 + slashes)
+        }
+        _ => ("", text),
     };
-    let (authority, tail) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
+    let scheme = &text[..scheme_len];
+    let keeps_bare_user = prefix.is_empty() || scheme.eq_ignore_ascii_case("clickhouse");
+    // NB: the last `@`: a password may hold `@`, `/`, `?` or `#` unencoded.
+    let (userinfo, after) = match rest.rsplit_once('@') {
+        Some((u, a)) => (Some(u), a),
+        None => (None, rest),
     };
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("clickhouse://{user}:***@{host}{tail}"),
-            None => text.to_string(),
-        },
-        None => text.to_string(),
+    let mut out = String::with_capacity(text.len());
+    out.push_str(prefix);
+    if let Some(userinfo) = userinfo {
+        let (user, password) = match userinfo.split_once(':') {
+            Some((u, _)) => (u, true),
+            None => (userinfo, false),
+        };
+        let plain_user = !user.is_empty() && !user.contains(['/', '?', '#']);
+        match (plain_user, password) {
+            (true, true) => {
+                out.push_str(user);
+                out.push_str(":***");
+            }
+            (true, false) if keeps_bare_user => out.push_str(user),
+            _ => out.push_str("***"),
+        }
+        out.push('@');
     }
+    let (before_query, query) = match after.find(['?', '#']) {
+        Some(at) => (&after[..at], true),
+        None => (after, false),
+    };
+    // NB: a port that is no number is hidden too: `clickhouse://user:password/db`
+    // (the `@host` left out) reads as a host and a port.
+    let (authority, path) =
+        before_query.split_at(before_query.find('/').unwrap_or(before_query.len()));
+    let host_end = if authority.starts_with('[') {
+        authority.find(']').map_or(0, |i| i + 1)
+    } else {
+        0
+    };
+    match authority[host_end..].rfind(':') {
+        Some(colon)
+            if !authority[host_end + colon + 1..]
+                .bytes()
+                .all(|b| b.is_ascii_digit()) =>
+        {
+            out.push_str(&authority[..host_end + colon]);
+            out.push_str(":***");
+        }
+        _ => out.push_str(authority),
+    }
+    out.push_str(path);
+    if query {
+        out.push_str("?…");
+    }
+    out
 }
 
 /// Percent-decoding of a URL's user or password.
@@ -195,14 +291,97 @@ mod tests {
         assert_eq!(s.port, 8443);
     }
 
+    /// Regression (issue 44.3): a `/` in the password, a scheme typo or
+    /// another scheme printed the whole URL, password and `api_key=` included.
+    #[test]
+    fn a_password_or_query_is_never_printed_whatever_the_scheme() {
+        for (given, shown) in [
+            (
+                "clickhouse://diag:s3cr/etPW@h:18999/diag",
+                "clickhouse://diag:***@h:18999/diag",
+            ),
+            (
+                "clickhouse:/diag:s3cretPW@h/diag",
+                "clickhouse:/diag:***@h/diag",
+            ),
+            (
+                "Clickhouse://diag:s3cretPW@h/diag",
+                "Clickhouse://diag:***@h/diag",
+            ),
+            (
+                "https://diag:s3cretPW@h:8443/diag",
+                "https://diag:***@h:8443/diag",
+            ),
+            (
+                "otlp://u:s3cretPW@collector:4318",
+                "otlp://u:***@collector:4318",
+            ),
+            (
+                "otlp+https://collector/v1/logs?api_key=s3cretPW",
+                "otlp+https://collector/v1/logs?…",
+            ),
+            (
+                "clickhouse://h/diag?password=s3cretPW",
+                "clickhouse://h/diag?…",
+            ),
+            ("diag:s3cretPW@h:8123/diag", "diag:***@h:8123/diag"),
+            (
+                "clickhouse://u:pa@ss?w#rd/s3cretPW@h/diag",
+                "clickhouse://u:***@h/diag",
+            ),
+            (
+                "otlp+https://s3cretPW@collector",
+                "otlp+https://***@collector",
+            ),
+            ("clickhouse://diag@h/diag", "clickhouse://diag@h/diag"),
+            ("clickhouse://h:8123/diag", "clickhouse://h:8123/diag"),
+            ("h:8123", "h:8123"),
+            ("clickhouse://u:s3cretPW/diag", "clickhouse://u:***/diag"),
+            (
+                "clickhouse://[::1]:8123/diag",
+                "clickhouse://[::1]:8123/diag",
+            ),
+        ] {
+            assert_eq!(redact(given), shown, "{given}");
+        }
+    }
+
+    #[test]
+    fn a_slash_in_the_password_is_read_as_part_of_it() {
+        let u = ClickHouseUrl::parse("clickhouse://diag:s3cr/etPW@h:18999/diag", None).unwrap();
+        assert_eq!(
+            (
+                u.password.as_str(),
+                u.host.as_str(),
+                u.port,
+                u.database.as_str()
+            ),
+            ("s3cr/etPW", "h", 18999, "diag")
+        );
+    }
+
     #[test]
     fn bad_urls_say_what_to_write_and_never_echo_the_password() {
         for (bad, says) in [
             ("http://ch:8123/diag", "not a ClickHouse URL"),
             ("clickhouse://u:topsecret@ch:8123", "no database"),
-            ("clickhouse://u:topsecret@ch:x/diag", "is not a port"),
+            (
+                "clickhouse://u:topsecret@ch:x/diag",
+                "the port is not a number",
+            ),
             ("clickhouse://ch:8123/my-db", "plain name"),
             ("clickhouse://ch:8123/diag?tls=1", "unknown option"),
+            (
+                "clickhouse://ch:8123/diag?password=topsecret",
+                "unknown option \"password\"",
+            ),
+            ("clickhouse:/u:topsecret@ch/diag", "lower case, two slashes"),
+            (
+                "Clickhouse://u:topsecret@ch/diag",
+                "lower case, two slashes",
+            ),
+            ("otlp://u:topsecret@ch:4318", "otlp+http://"),
+            ("clickhouse://u:topsecret/diag", "the port is not a number"),
         ] {
             let e = ClickHouseUrl::parse(bad, None).unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
