@@ -1065,3 +1065,212 @@ spec:
         "LastScale at {at}, written {scaled_at}"
     );
 }
+
+/// `kubectl ARGS` against the test cluster; false when it fails (the
+/// apiserver may be restarting under another test).
+fn kubectl_ok(args: &[&str]) -> bool {
+    Command::new(common::repo_root().join("scripts/cluster"))
+        .arg("kubectl")
+        .args(args)
+        .env("DIAG_CLUSTER_DIR", kubeconfig().parent().unwrap())
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+/// Issue 47, with no recording: a Deployment created with 3 replicas and
+/// scaled to 0 through the scale subresource is not "created: replicas 0"
+/// (exact), and its stop says how it was scaled and when the controller
+/// acted; two `set image` and a `rollout undo` tell revision 4 (the reused
+/// ReplicaSet of revision 2) after revision 3, dated by its scale-up, and
+/// `Rollout:` is about that ReplicaSet, not the abandoned revision 3's.
+#[tokio::test]
+async fn with_no_recording_a_scale_to_zero_and_a_rollback_are_told_as_the_cluster_proves_them() {
+    let ns = TestNamespace::new("recon-undo").await;
+    let data = tempfile::tempdir().unwrap();
+    let n = ns.name.as_str();
+    let deployment = |name: &str, replicas: u32, image: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec: {{containers: [{{name: app, image: \"{image}\"}}]}}\n"
+        )
+    };
+    apply(n, &deployment("web", 3, "web:1"));
+    apply(n, &deployment("shop", 1, "shop:1"));
+    let deployments: kube::Api<Deployment> = ns.api();
+    let settled = |name: &'static str, replicas: i32, image: &'static str| {
+        let deployments = deployments.clone();
+        async move {
+            wait_until(Duration::from_secs(90), name, || async {
+                let Ok(d) = deployments.get(name).await else {
+                    return false;
+                };
+                let s = d.status.clone().unwrap_or_default();
+                let now = d
+                    .spec
+                    .template
+                    .spec
+                    .as_ref()
+                    .and_then(|p| p.containers[0].image.clone());
+                now.as_deref() == Some(image)
+                    && s.observed_generation == d.metadata.generation
+                    && s.updated_replicas.unwrap_or(0) == replicas
+                    && s.ready_replicas.unwrap_or(0) == replicas
+                    && s.replicas.unwrap_or(0) == replicas
+            })
+            .await
+        }
+    };
+    // NB: every step some seconds apart: creation times are whole seconds.
+    let step = |args: &[&str]| {
+        std::thread::sleep(Duration::from_secs(3));
+        let mut all = args.to_vec();
+        all.extend(["-n", n]);
+        for _ in 0..30 {
+            if kubectl_ok(&all) {
+                return now_ms();
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        panic!("kubectl {all:?} kept failing");
+    };
+    settled("web", 3, "web:1").await;
+    step(&["scale", "deploy/web", "--replicas=0"]);
+    settled("web", 0, "web:1").await;
+
+    settled("shop", 1, "shop:1").await;
+    step(&[
+        "set",
+        "image",
+        "deploy/shop",
+        "app=shop:2",
+        "--field-manager=alice-tool",
+    ]);
+    settled("shop", 1, "shop:2").await;
+    step(&[
+        "set",
+        "image",
+        "deploy/shop",
+        "app=shop:3",
+        "--field-manager=ci-bot",
+    ]);
+    settled("shop", 1, "shop:3").await;
+    std::thread::sleep(Duration::from_secs(3));
+    let undo = now_ms();
+    // NB: not retried blindly: a second undo would roll back the rollback.
+    while !kubectl_ok(&["rollout", "undo", "deploy/shop", "-n", n]) {
+        std::thread::sleep(Duration::from_secs(1));
+        let current = deployments
+            .get("shop")
+            .await
+            .ok()
+            .and_then(|d| d.spec.template.spec?.containers[0].image.clone());
+        if current.as_deref() == Some("shop:2") {
+            break;
+        }
+    }
+    settled("shop", 1, "shop:2").await;
+
+    // 1. Nothing read from today's spec is stated as the creation's, exact;
+    // the stop says how and when.
+    let screen = first_screen(data.path(), &["timeline", "deploy/web", "-n", n]);
+    assert!(!screen.contains("created: replicas"), "{screen}");
+    assert!(
+        !screen
+            .lines()
+            .any(|l| l.contains(" exact ") && l.contains("replicas 0")),
+        "today's replicas stated as exact:\n{screen}"
+    );
+    let stopped = screen
+        .lines()
+        .find(|l| l.starts_with("Stopped:"))
+        .unwrap_or_else(|| panic!("no Stopped: line on the first screen:\n{screen}"));
+    for expected in [
+        "scaled to 0 (spec.replicas: 0)",
+        "via the scale subresource",
+        "down from 3 to 0 at",
+    ] {
+        assert!(stopped.contains(expected), "{expected:?} not in {stopped}");
+    }
+    assert!(
+        !stopped.contains("kubectl-client-side-apply"),
+        "the creator is not who scaled it: {stopped}"
+    );
+
+    // 2. Revisions in their order, the rollback dated by its scale-up, and the
+    // rollout about the reused ReplicaSet.
+    let sets: kube::Api<k8s_openapi::api::apps::v1::ReplicaSet> = ns.api();
+    let sets = sets.list(&Default::default()).await.unwrap().items;
+    let revision_of = |number: &str| {
+        sets.iter()
+            .find(|r| {
+                r.metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get("deployment.kubernetes.io/revision"))
+                    .is_some_and(|r| r == number)
+                    && r.metadata
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| n.starts_with("shop-"))
+            })
+            .and_then(|r| r.metadata.name.clone())
+            .unwrap_or_else(|| panic!("no ReplicaSet of revision {number}"))
+    };
+    let reused = revision_of("4");
+    let abandoned = revision_of("3");
+    let screen = first_screen(data.path(), &["timeline", "deploy/shop", "-n", n]);
+    let changes: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.starts_with("Change:"))
+        .collect();
+    let at = |revision: &str| {
+        changes
+            .iter()
+            .position(|l| l.contains(&format!("revision {revision} (ReplicaSet ")))
+            .unwrap_or_else(|| panic!("no revision {revision} on the first screen:\n{screen}"))
+    };
+    assert!(at("1") < at("3") && at("3") < at("4"), "{screen}");
+    let four = changes[at("4")];
+    for expected in [
+        reused.as_str(),
+        "image shop:3 → shop:2",
+        "a rollback: this template was revision 2 before",
+        "dated by the deployment controller scaling it up from 0",
+    ] {
+        assert!(four.contains(expected), "{expected:?} not in {four}");
+    }
+    let rollout = screen
+        .lines()
+        .find(|l| l.starts_with("Rollout:"))
+        .unwrap_or_else(|| panic!("no Rollout: line:\n{screen}"));
+    assert!(
+        rollout.contains(&format!("ReplicaSet {reused} (shop:2)")) && !rollout.contains(&abandoned),
+        "{rollout}"
+    );
+    let (json, _) = no_recording(
+        data.path(),
+        &["timeline", "deploy/shop", "-n", n, "-o", "json"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let revision = |number: &str| {
+        doc["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| {
+                e["reason"] == "Revision"
+                    && e["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with(&format!("revision {number} ")))
+            })
+            .unwrap_or_else(|| panic!("no revision {number} in {json}"))
+    };
+    let (three, four) = (entry_ms(revision("3")), entry_ms(revision("4")));
+    assert!(three < four, "revision 3 at {three}, revision 4 at {four}");
+    assert!(
+        (four - undo).abs() <= 5_000,
+        "revision 4 at {four}, undone at {undo}"
+    );
+    assert_eq!(revision("4")["certainty"], "inferred");
+}

@@ -290,6 +290,15 @@ fn live_object(
             )
         })
         .collect();
+    let condition_updates = value["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let at = c["lastUpdateTime"].as_str().and_then(parse_k8s_time)?;
+            Some((text(&c["type"]), at))
+        })
+        .collect();
     let deletion_grace_s = meta["deletionGracePeriodSeconds"].as_i64();
     let last_scale = value["status"]["lastScaleTime"]
         .as_str()
@@ -354,6 +363,8 @@ fn live_object(
         deletion_grace_s,
         last_scale,
         heartbeat: None,
+        condition_updates,
+        events: Vec::new(),
     }
 }
 
@@ -684,7 +695,34 @@ pub async fn fetch(
             || (i.kind == "Pod" && prefixes.iter().any(|p| i.name.starts_with(p.as_str())))
     })
     .await?;
+    attach_target_events(&mut fetched);
     Ok(fetched)
+}
+
+/// Gives the target the Events about it: its controller's `ScalingReplicaSet`
+/// date a rollback and a scale that managedFields keep no time for
+/// (`timeline::reconstruct`).
+fn attach_target_events(fetched: &mut Fetched) {
+    let Some(target) = fetched
+        .objects
+        .iter_mut()
+        .find(|o| o.relation == Some(Relation::Target))
+    else {
+        return;
+    };
+    let r = &target.object.object;
+    target.events = fetched
+        .events
+        .iter()
+        .filter(|e| {
+            if e.object.uid.is_empty() || r.uid.is_empty() {
+                e.object.kind == r.kind && e.object.name == r.name
+            } else {
+                e.object.uid == r.uid
+            }
+        })
+        .cloned()
+        .collect();
 }
 
 /// Adds the Events `events` lists (page by page) whose object `about` takes.
@@ -783,6 +821,7 @@ pub fn fetched_from(
     {
         add_event(&mut fetched, e);
     }
+    attach_target_events(&mut fetched);
     fetched
 }
 
@@ -890,6 +929,51 @@ mod tests {
             last,
             ..EventLine::default()
         }
+    }
+
+    #[test]
+    fn the_target_keeps_the_events_about_it_to_date_a_rollback_and_a_scale() {
+        let deployment = serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop", "uid": "d",
+                         "creationTimestamp": "2026-11-29T03:00:00Z"},
+            "spec": {"replicas": 0}
+        });
+        let event = |kind: &str, name: &str, uid: &str, message: &str| {
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": format!("{name}.1"), "namespace": "shop"},
+                "involvedObject": {"kind": kind, "name": name, "namespace": "shop", "uid": uid},
+                "reason": "ScalingReplicaSet", "message": message, "type": "Normal",
+                "source": {"component": "deployment-controller"}, "count": 1,
+                "firstTimestamp": "2026-11-29T03:05:00Z", "lastTimestamp": "2026-11-29T03:05:00Z"
+            })
+        };
+        let fetched = fetched_from(
+            vec![(deployment, Relation::Target, 0)],
+            vec![
+                event(
+                    "Deployment",
+                    "web",
+                    "d",
+                    "Scaled down replica set web-5d8f from 3 to 0",
+                ),
+                event(
+                    "Deployment",
+                    "api",
+                    "a",
+                    "Scaled up replica set api-1 from 0 to 1",
+                ),
+            ],
+            &crate::commands::timeline::builtin_types(),
+            0,
+        );
+        let target = &fetched.objects[0];
+        assert_eq!(target.events.len(), 1, "{:?}", target.events);
+        assert_eq!(
+            target.events[0].message,
+            "Scaled down replica set web-5d8f from 3 to 0"
+        );
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //! - `last`: only the latest occurrence survives (a field manager's last
 //!   write, a container's current state, a restart count).
 //! - `inferred`: a named rule joins two traces (a revision's template
-//!   change is dated by its ReplicaSet's creation; its writer is the
-//!   manager of `spec.template` who wrote within 2 s of it).
+//!   change is dated by its ReplicaSet's creation, a rollback's by the
+//!   reused ReplicaSet's scale-up from 0; its writer is the manager of
+//!   `spec.template` who wrote within 2 s of it; a write through the scale
+//!   subresource, which keeps no time, by the controller's scaling Event).
 //! - `gap`: what is provably missing, and why (pruned revisions, restarts of
 //!   which only the last is visible, Events before the apiserver's hour).
 //!
@@ -52,6 +54,15 @@ pub struct LiveObject {
     pub last_scale: Option<(i64, Option<i64>)>,
     /// A Node's heartbeat: its Lease's (`kube-node-lease`) last renewal and duration (s).
     pub heartbeat: Option<(i64, i64)>,
+    /// Per condition type: its `lastUpdateTime` (a Deployment's), when its
+    /// reason and message were last set. Its `lastTransitionTime` dates only
+    /// the status: today's message (`ReplicaSet "web-5d8f" has successfully
+    /// progressed`) is not what it said then.
+    pub condition_updates: Vec<(String, i64)>,
+    /// The Events the cluster still holds about it (the target's only): its
+    /// controller's `ScalingReplicaSet` date a rollback and a scale that
+    /// managedFields keep no time for.
+    pub events: Vec<super::EventLine>,
 }
 
 /// The plain facts, ready for [`super::assemble`], and what only a
@@ -113,6 +124,16 @@ fn versions(o: &LiveObject) -> Vec<Version> {
         .iter()
         .filter_map(|c| c.last_transition)
         .collect();
+    // NB: a condition updated since its transition had another reason and
+    // message then: they are dated by the update, not by the transition.
+    let updated = |c: &crate::model::Condition| {
+        o.condition_updates
+            .iter()
+            .find(|(t, _)| *t == c.type_)
+            .map(|(_, u)| *u)
+            .filter(|u| c.last_transition.is_some_and(|lt| *u > lt))
+    };
+    times.extend(s.conditions.iter().filter_map(updated));
     times.extend(o.container_times.iter().filter_map(|(_, start, _)| *start));
     // NB: deletionTimestamp is when the grace period ends; the deletion was
     // asked for that grace period before.
@@ -123,15 +144,12 @@ fn versions(o: &LiveObject) -> Vec<Version> {
     times.retain(|t| *t >= created);
     times.sort_unstable();
     times.dedup();
+    // NB: no `spec.replicas`: today's spec says nothing of the value at
+    // creation (regression: "created: replicas 0", exact, for a Deployment
+    // created with 3 and scaled to 0 since). The present version has it, `last`.
     let at_creation = ObjectState {
         images: s.images.clone(),
         owners: s.owners.clone(),
-        replicas: s
-            .replicas
-            .iter()
-            .filter(|(k, _)| k.starts_with("spec."))
-            .map(|(k, v)| (k.clone(), *v))
-            .collect(),
         spec_digest: s.spec_digest.clone(),
         phase: if o.object.object.kind == "Pod" {
             "Pending".into()
@@ -151,7 +169,14 @@ fn versions(o: &LiveObject) -> Vec<Version> {
             .conditions
             .iter()
             .filter(|c| c.last_transition.is_some_and(|ct| ct <= t))
-            .cloned()
+            .map(|c| {
+                let mut c = c.clone();
+                if updated(&c).is_some_and(|u| t < u) {
+                    c.reason.clear();
+                    c.message.clear();
+                }
+                c
+            })
             .collect();
         if requested.is_some_and(|r| t >= r) {
             state.deletion = s.deletion;
@@ -182,13 +207,23 @@ fn versions(o: &LiveObject) -> Vec<Version> {
     out
 }
 
-/// The revisions of a Deployment from its ReplicaSets: each kept revision is
-/// a version of the Deployment at its ReplicaSet's creation with that
-/// template (images, restart), written by the manager of `spec.template`
-/// whose last write is closest to it, within [`WRITE_TOLERANCE_MS`], for the
-/// newest revision only (a manager's time is its last write, so an older
-/// revision's writer is unknown).
-fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) {
+/// The revisions of a Deployment from its ReplicaSets, in revision order:
+/// each kept revision is a version of the Deployment with that template
+/// (images, restart), dated by its ReplicaSet's creation, written by the
+/// manager of `spec.template` whose last write is closest to it, within
+/// [`WRITE_TOLERANCE_MS`], for the newest revision only (a manager's time is
+/// its last write, so an older revision's writer is unknown).
+///
+/// A rollback reuses an older ReplicaSet (its revision annotation moves up,
+/// `revision-history` keeps the old numbers): its creation dates the old
+/// revision, never the rollback, which is dated by [`rollback_time`]. No
+/// revision is dated before the one below it.
+fn revisions(
+    target: &LiveObject,
+    sets: &[&LiveObject],
+    pods: &[&LiveObject],
+    r: &mut Reconstruction,
+) {
     let mut kept: Vec<&&LiveObject> = sets.iter().filter(|s| s.revision.is_some()).collect();
     kept.sort_by_key(|s| s.revision);
     r.revisions = kept.iter().filter_map(|s| s.revision).collect();
@@ -218,27 +253,41 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
             m.subresource.is_empty() && paths.iter().any(|p| p.starts_with("spec.template"))
         })
         .collect();
-    let mut previous: Option<&LiveObject> = None;
+    // (ReplicaSet, the date of its revision)
+    let mut previous: Option<(&LiveObject, i64)> = None;
     let newest = kept.last().map(|rs| rs.object.object.uid.clone());
     for rs in kept {
-        let at = rs.object.created.unwrap_or(o.state_at);
-        let images = rs.object.state.images.join(", ");
-        // NB: only the newest revision can be attributed: a manager's time is
-        // its last write, so it says nothing of the revisions before that write.
-        let writer = template_writes
-            .iter()
-            .filter_map(|(m, _)| m.time.map(|t| ((t - at).abs(), m)))
-            .filter(|(d, _)| *d <= WRITE_TOLERANCE_MS)
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, m)| m.label())
-            .filter(|_| newest.as_deref() == Some(rs.object.object.uid.as_str()));
+        let created = rs.object.created.unwrap_or(o.state_at);
+        let is_newest = newest.as_deref() == Some(rs.object.object.uid.as_str());
         let revision = rs.revision.unwrap_or(0);
+        // NB: made before the revision below it: an older ReplicaSet (or
+        // ControllerRevision) a rollback made current again.
+        let reused = !rs.revision_history.is_empty()
+            || previous.is_some_and(|(p, _)| p.object.created.is_some_and(|pc| created < pc));
+        let after = previous.map(|(_, at)| at);
+        let (at, dated, writer) = if reused {
+            let (at, how, writer) =
+                rollback_time(target, rs, pods, after, &template_writes, is_newest);
+            (at, Some(how), writer)
+        } else {
+            // NB: only the newest revision can be attributed: a manager's time is
+            // its last write, so it says nothing of the revisions before that write.
+            let writer = template_writes
+                .iter()
+                .filter_map(|(m, _)| m.time.map(|t| ((t - created).abs(), m)))
+                .filter(|(d, _)| *d <= WRITE_TOLERANCE_MS)
+                .min_by_key(|(d, _)| *d)
+                .map(|(_, m)| m.label())
+                .filter(|_| is_newest);
+            (created.max(after.unwrap_or(created)), None, writer)
+        };
+        let images = rs.object.state.images.join(", ");
         let mut what = match previous {
             None => format!(
                 "revision {revision} ({} {}): {images}",
                 rs.object.object.kind, rs.object.object.name
             ),
-            Some(p) if p.object.state.images != rs.object.state.images => format!(
+            Some((p, _)) if p.object.state.images != rs.object.state.images => format!(
                 "revision {revision} ({} {}): image {} → {images}",
                 rs.object.object.kind,
                 rs.object.object.name,
@@ -261,38 +310,42 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
                 "; a rollback: this template was revision {} before",
                 was.join(", ")
             ));
+        } else if reused {
+            what.push_str("; a rollback: this template was an older revision before");
+        }
+        if let Some((how, _)) = &dated {
+            what.push_str(&format!("; {how}"));
         }
         if !rs.change_cause.is_empty() {
             what.push_str(&format!("; change-cause: {}", rs.change_cause));
         }
-        let mut e = entry(
-            at,
-            o,
-            "Normal",
-            "Revision",
-            what,
-            "inferred",
-            "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template",
-        );
+        let rule = match &dated {
+            Some((_, rule)) => rule.to_string(),
+            None => "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template".to_string(),
+        };
+        let mut e = entry(at, o, "Normal", "Revision", what, "inferred", &rule);
         if let Some(w) = writer {
             e.writers = vec![w];
-            e.rule = Some(format!(
-                "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template; writer (newest revision only): the spec.template manager whose last write is closest to it, within {} s",
-                WRITE_TOLERANCE_MS / 1000
-            ));
+            if dated.is_none() {
+                e.rule = Some(format!(
+                    "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template; writer (newest revision only): the spec.template manager whose last write is closest to it, within {} s",
+                    WRITE_TOLERANCE_MS / 1000
+                ));
+            }
         }
         r.extra.push(e);
-        previous = Some(rs);
+        previous = Some((rs, at));
     }
     // A template no ReplicaSet carries yet: written, and not acted on (the
     // controller is gone, or the rollout is refused before its first step).
-    let Some(newest) = previous else { return };
+    let Some((newest, newest_at)) = previous else {
+        return;
+    };
     let state = &o.state;
     let last_write = template_writes
         .iter()
         .filter_map(|(m, _)| m.time.map(|t| (t, m)))
         .max_by_key(|(t, _)| *t);
-    let newest_at = newest.object.created.unwrap_or(0);
     let unobserved = state
         .observed_generation
         .is_some_and(|og| og < state.generation);
@@ -346,6 +399,271 @@ fn revisions(target: &LiveObject, sets: &[&LiveObject], r: &mut Reconstruction) 
     }
 }
 
+/// A `ScalingReplicaSet` Event's message, as the deployment controller
+/// writes it: "Scaled up replica set web-5d8f from 0 to 3" (older
+/// controllers: "… web-5d8f to 3"). `(up, ReplicaSet, from, to)`.
+fn scaling(message: &str) -> Option<(bool, &str, Option<i64>, i64)> {
+    let (up, rest) = match (
+        message.strip_prefix("Scaled up replica set "),
+        message.strip_prefix("Scaled down replica set "),
+    ) {
+        (Some(rest), _) => (true, rest),
+        (_, Some(rest)) => (false, rest),
+        _ => return None,
+    };
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    match words.as_slice() {
+        [name, "from", from, "to", to] => Some((up, name, from.parse().ok(), to.parse().ok()?)),
+        [name, "to", to] => Some((up, name, None, to.parse().ok()?)),
+        _ => None,
+    }
+}
+
+/// The known occurrences of the deployment controller's scalings of `rs`
+/// (an Event folds repeats into its first and last time): `(at, up, from, to)`.
+fn scalings<'a>(
+    events: &'a [super::EventLine],
+    rs: &'a str,
+) -> impl Iterator<Item = (i64, bool, Option<i64>, i64)> + 'a {
+    events
+        .iter()
+        .filter(|e| e.reason == "ScalingReplicaSet")
+        .filter_map(move |e| {
+            let (up, name, from, to) = scaling(&e.message)?;
+            (name == rs).then_some((e, up, from, to))
+        })
+        .flat_map(|(e, up, from, to)| {
+            let again = (e.count > 1 || e.last > e.first).then_some(e.last);
+            std::iter::once(e.first)
+                .chain(again)
+                .map(move |at| (at, up, from, to))
+        })
+}
+
+/// When a rollback made the older ReplicaSet `rs` current again, never its
+/// creation (that dates the revision it was first): the deployment
+/// controller's scale-up of it from 0 after it was made (its
+/// `ScalingReplicaSet` Event), else (newest revision) the last `spec.template`
+/// write after the revision before, else its oldest Pod's creation, else
+/// not known: after the revision before. `(at, (what, rule), writer)`.
+fn rollback_time(
+    target: &LiveObject,
+    rs: &LiveObject,
+    pods: &[&LiveObject],
+    after: Option<i64>,
+    template_writes: &[&(ManagerEntry, Vec<String>)],
+    is_newest: bool,
+) -> (i64, (String, &'static str), Option<String>) {
+    let created = rs.object.created.unwrap_or(rs.object.state_at);
+    let name = &rs.object.object.name;
+    // Later than its own first scale-up, and than the revision before it.
+    let since = after.unwrap_or(i64::MIN).max(created + WRITE_TOLERANCE_MS);
+    let before = match after {
+        Some(at) => format!(
+            "after the revision before it ({})",
+            crate::units::rfc3339(at)
+        ),
+        None => format!(
+            "after {} {name} was made ({})",
+            rs.object.object.kind,
+            crate::units::rfc3339(created)
+        ),
+    };
+    // The write that asked for it: the template's last write after the
+    // revision before (a manager's time is its last write: newest only).
+    let write = |until: i64| {
+        template_writes
+            .iter()
+            .filter_map(|(m, _)| m.time.map(|t| (t, m)))
+            .filter(|(t, _)| {
+                *t > after.unwrap_or(created) && *t <= until.saturating_add(WRITE_TOLERANCE_MS)
+            })
+            .max_by_key(|(t, _)| *t)
+            .filter(|_| is_newest)
+    };
+    let scaled_up = scalings(&target.events, name)
+        .filter(|(at, up, from, _)| *up && *from == Some(0) && *at >= since)
+        .map(|(at, ..)| at)
+        .min();
+    if let Some(at) = scaled_up {
+        return (
+            at,
+            (
+                format!(
+                    "dated by the deployment controller scaling it up from 0 at {} (Event ScalingReplicaSet), not by its creation ({})",
+                    crate::units::rfc3339(at),
+                    crate::units::rfc3339(created)
+                ),
+                "revision (a rollback): the reused ReplicaSet's scale-up from 0 after its creation (the deployment controller's ScalingReplicaSet Event); writer (newest revision only): the spec.template manager whose last write is between the revision before and it",
+            ),
+            write(at).map(|(_, m)| m.label()),
+        );
+    }
+    if let Some((at, m)) = write(i64::MAX) {
+        return (
+            at,
+            (
+                format!(
+                    "dated by the last spec.template write (by {} at {}), {before}; its creation ({}) dates an older revision",
+                    m.label(),
+                    crate::units::rfc3339(at),
+                    crate::units::rfc3339(created)
+                ),
+                "revision (a rollback): the spec.template manager's last write after the revision before it (newest revision only; no scale-up Event is left)",
+            ),
+            Some(m.label()),
+        );
+    }
+    let oldest_pod = pods
+        .iter()
+        .filter(|p| {
+            p.object
+                .state
+                .owners
+                .iter()
+                .any(|w| w.uid == rs.object.object.uid)
+        })
+        .filter_map(|p| p.object.created)
+        .filter(|at| *at >= since)
+        .min();
+    if let Some(at) = oldest_pod {
+        return (
+            at,
+            (
+                format!(
+                    "at or before {}, when its oldest Pod was made, and {before}; no scale-up Event is left",
+                    crate::units::rfc3339(at)
+                ),
+                "revision (a rollback): its oldest Pod's creationTimestamp (no scale-up Event is left)",
+            ),
+            None,
+        );
+    }
+    (
+        after.unwrap_or(created),
+        (
+            format!("when is not known: {before}; no scale-up Event is left"),
+            "revision (a rollback): no trace of when is left; dated by the revision before it, never by the reused ReplicaSet's creation",
+        ),
+        None,
+    )
+}
+
+/// The revision number and the ReplicaSet (or ControllerRevision) a
+/// reconstructed `Revision` entry tells of.
+pub(crate) fn revision_of(e: &Entry) -> Option<(i64, &str)> {
+    if e.reason != "Revision" {
+        return None;
+    }
+    let rest = e.message.strip_prefix("revision ")?;
+    let (n, rest) = rest.split_once(" (")?;
+    let (_kind, rest) = rest.split_once(' ')?;
+    let (name, _) = rest.split_once(')')?;
+    Some((n.parse().ok()?, name))
+}
+
+/// The kinds with a `scale` subresource.
+const SCALABLE: &[&str] = &[
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "ReplicationController",
+];
+
+/// A write through the `scale` subresource (`kubectl scale`, an autoscaler,
+/// a bot): who, from its managedFields entry (subresource `scale`), and when:
+/// that entry's time, else (the apiserver stamps none on it) the deployment
+/// controller's last scaling of the current ReplicaSet to that number (its
+/// Event), else not kept (`ScaleUndated`, a gap, never a time it was not
+/// done at). A scale to 0 leaves no managedFields entry at all (the Scale
+/// omits `replicas: 0`): `spec.replicas` 0 that no manager owns was written
+/// there, by someone unknown.
+fn scale_write(target: &LiveObject, current: Option<&LiveObject>, r: &mut Reconstruction) {
+    let o = &target.object;
+    if !SCALABLE.contains(&o.object.kind.as_str()) {
+        return;
+    }
+    let Some(&want) = o.state.replicas.get("spec.replicas") else {
+        return;
+    };
+    let owns = |paths: &Vec<String>| paths.iter().any(|p| p == "spec.replicas");
+    let scaler = target
+        .managers
+        .iter()
+        .find(|(m, paths)| m.subresource == "scale" && owns(paths))
+        .map(|(m, _)| m);
+    let unowned = !target.managers.iter().any(|(_, paths)| owns(paths))
+        && target
+            .managers
+            .iter()
+            .any(|(m, _)| m.subresource.is_empty());
+    if scaler.is_none() && !(unowned && want == 0) {
+        return;
+    }
+    let who = match scaler {
+        Some(m) => format!(
+            "scaled to {want} by {} via the scale subresource",
+            m.manager
+        ),
+        None => format!(
+            "scaled to {want} via the scale subresource, by whom is not kept (no field manager owns spec.replicas: a write of 0 there leaves none)"
+        ),
+    };
+    let reaction = current.and_then(|rs| {
+        scalings(&target.events, &rs.object.object.name)
+            .filter(|(_, _, _, to)| *to == want)
+            .max_by_key(|(at, ..)| *at)
+            .map(|(at, up, from, _)| (at, up, from, &rs.object.object.name))
+    });
+    // NB: a scale whose time is not kept is no `LastScale` at the moment it
+    // was read (`changes --since` would list it as just done): `ScaleUndated`.
+    let (at, reason, certainty, when, rule) = match (scaler.and_then(|m| m.time), reaction) {
+        (Some(at), _) => (
+            at,
+            "LastScale",
+            "last",
+            format!(", last write at {}", crate::units::rfc3339(at)),
+            "managedFields: the scale subresource's manager and its latest write",
+        ),
+        (None, Some((at, up, from, rs))) => (
+            at,
+            "LastScale",
+            "inferred",
+            format!(
+                "; {}the deployment controller scaled ReplicaSet {rs} {}{} to {want} at {} (Event ScalingReplicaSet)",
+                if scaler.is_some() {
+                    "the apiserver keeps no time for it: "
+                } else {
+                    ""
+                },
+                if up { "up" } else { "down" },
+                from.map(|f| format!(" from {f}")).unwrap_or_default(),
+                crate::units::rfc3339(at)
+            ),
+            "managedFields: the scale subresource's manager (no time kept); dated by the deployment controller's last scaling of the current ReplicaSet to that number",
+        ),
+        (None, None) => (
+            o.state_at,
+            "ScaleUndated",
+            "gap",
+            "; when is not kept (the apiserver stamps no time on it and no Event is left)"
+                .to_string(),
+            "managedFields: the scale subresource's manager; no time kept: shown when it was read",
+        ),
+    };
+    let mut e = entry(
+        at,
+        o,
+        "Normal",
+        reason,
+        format!("{who}{when}; earlier scales are not kept"),
+        certainty,
+        rule,
+    );
+    e.writers = scaler.map(|m| vec![m.label()]).unwrap_or_default();
+    r.extra.push(e);
+}
+
 /// The kind whose objects are the revisions of a `kind`.
 fn revision_kind(kind: &str) -> Option<&'static str> {
     match kind {
@@ -378,7 +696,8 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
         );
         for (m, paths) in o.managers.iter().filter(|_| people) {
             let Some(at) = m.time else { continue };
-            if m.subresource == "status" {
+            // NB: a write through the scale subresource is a `LastScale` ([`scale_write`]).
+            if m.subresource == "status" || m.subresource == "scale" {
                 continue;
             }
             let shown: Vec<&str> = paths
@@ -578,7 +897,30 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
                         .any(|w| w.uid == target.object.object.uid)
             })
             .collect();
-        revisions(target, &sets, &mut r);
+        let pods: Vec<&LiveObject> = objects
+            .iter()
+            .filter(|o| o.object.object.kind == "Pod")
+            .collect();
+        revisions(target, &sets, &pods, &mut r);
+    }
+    if let Some(target) = objects
+        .iter()
+        .find(|o| o.relation == Some(super::Relation::Target))
+    {
+        // The Deployment's current ReplicaSet: its highest revision.
+        let current = objects
+            .iter()
+            .filter(|o| {
+                o.object.object.kind == "ReplicaSet"
+                    && o.object
+                        .state
+                        .owners
+                        .iter()
+                        .any(|w| w.uid == target.object.object.uid)
+            })
+            .filter(|o| o.revision.is_some())
+            .max_by_key(|o| o.revision);
+        scale_write(target, current, &mut r);
     }
     r
 }
@@ -658,6 +1000,421 @@ mod tests {
             ..OwnerRef::default()
         }];
         rs
+    }
+
+    fn scaling_event(message: &str, first: i64, last: i64, count: i64) -> super::super::EventLine {
+        super::super::EventLine {
+            object: ObjectRef {
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into(),
+                namespace: "shop".into(),
+                name: "checkout".into(),
+                uid: "uid-checkout".into(),
+                field_path: String::new(),
+            },
+            type_: "Normal".into(),
+            reason: "ScalingReplicaSet".into(),
+            message: message.into(),
+            count,
+            first,
+            last,
+            source: "deployment-controller".into(),
+        }
+    }
+
+    /// The Deployment `checkout` with today's `spec.replicas`.
+    fn deployment(replicas: i64) -> LiveObject {
+        let mut d = live("Deployment", "checkout", 1_000);
+        d.relation = Some(super::super::Relation::Target);
+        d.object
+            .state
+            .replicas
+            .insert("spec.replicas".into(), replicas);
+        d.object.state.replicas.insert("readyReplicas".into(), 0);
+        d
+    }
+
+    /// Its entries as `timeline` shows them with no recording: assembled,
+    /// with the reconstruction's own, each marked.
+    fn story(objects: &[LiveObject]) -> Vec<Entry> {
+        let r = reconstruct(objects);
+        let t = super::super::assemble(&r.subjects, &[], &[], &[], 0, 100_000);
+        let mut entries = t.entries;
+        entries.extend(r.extra);
+        entries.sort_by_key(|e| e.at_ms);
+        mark(&mut entries);
+        entries
+    }
+
+    #[test]
+    fn a_creation_value_read_from_todays_spec_is_not_exact() {
+        // Created with 3 replicas at 1 s, scaled to 0 since: today's spec says 0.
+        let mut d = deployment(0);
+        d.managers = vec![manager(
+            "kubectl-client-side-apply",
+            1_000,
+            &["spec.selector", "spec.template.spec.containers[web].image"],
+        )];
+        let mut rs = replica_set("checkout-a", 1, 1_000, "shop:1");
+        rs.object.state.replicas.insert("spec.replicas".into(), 0);
+        let entries = story(&[d, rs]);
+        for e in &entries {
+            assert!(
+                !(e.certainty == Some("exact") && e.message.contains("replicas")),
+                "today's replicas stated as exact: {} {} {}",
+                e.object.name,
+                e.reason,
+                e.message
+            );
+        }
+        let created = entries
+            .iter()
+            .find(|e| e.reason == "Created" && e.object.kind == "Deployment")
+            .unwrap();
+        assert_eq!(
+            (created.at_ms, created.certainty, created.message.as_str()),
+            (1_000, Some("exact"), "created")
+        );
+        // Today's value is still told, as today's.
+        let now = entries
+            .iter()
+            .find(|e| e.reason == "Replicas" && e.object.kind == "Deployment")
+            .unwrap();
+        assert_eq!(now.certainty, Some("last"));
+        assert!(now.message.ends_with("of 0"), "{}", now.message);
+    }
+
+    #[test]
+    fn a_scale_through_the_scale_subresource_names_its_manager_and_when() {
+        let scaler = |time: Option<i64>| {
+            let mut m = manager("cost-bot", 0, &["spec.replicas"]);
+            m.0.subresource = "scale".into();
+            m.0.time = time;
+            m
+        };
+        let rs = replica_set("checkout-a", 1, 1_000, "shop:1");
+        // The manager's time, when the apiserver kept one: its last write.
+        let mut d = deployment(0);
+        d.managers = vec![scaler(Some(50_000))];
+        let r = reconstruct(&[d.clone(), rs.clone()]);
+        let e = extra(&r, "LastScale");
+        assert_eq!((e.at_ms, e.certainty), (50_000, Some("last")));
+        assert_eq!(e.writers, ["cost-bot/scale"]);
+        assert_eq!(
+            e.message,
+            "scaled to 0 by cost-bot via the scale subresource, last write at 1970-01-01T00:00:50Z; earlier scales are not kept"
+        );
+        // It is no `LastWrite` of its own.
+        assert!(!r.extra.iter().any(|e| e.reason == "LastWrite"));
+        // No time on it (the apiserver stamps none) and no Event left: who,
+        // and that when is not kept; never the moment it was read as its time.
+        d.managers = vec![scaler(None)];
+        let r = reconstruct(&[d.clone(), rs.clone()]);
+        assert!(!r.extra.iter().any(|e| e.reason == "LastScale"));
+        let e = extra(&r, "ScaleUndated");
+        assert_eq!(
+            (e.certainty, e.writers.as_slice()),
+            (Some("gap"), &["cost-bot/scale".to_string()][..])
+        );
+        assert_eq!(
+            e.message,
+            "scaled to 0 by cost-bot via the scale subresource; when is not kept (the apiserver stamps no time on it and no Event is left); earlier scales are not kept"
+        );
+        // The controller's scale-down dates it.
+        d.events = vec![
+            scaling_event(
+                "Scaled up replica set checkout-a from 0 to 3",
+                1_000,
+                1_000,
+                1,
+            ),
+            scaling_event(
+                "Scaled down replica set checkout-a from 3 to 0",
+                60_000,
+                60_000,
+                1,
+            ),
+        ];
+        let r = reconstruct(&[d.clone(), rs.clone()]);
+        let e = extra(&r, "LastScale");
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some("inferred")));
+        assert_eq!(
+            e.message,
+            "scaled to 0 by cost-bot via the scale subresource; the apiserver keeps no time for it: the deployment controller scaled ReplicaSet checkout-a down from 3 to 0 at 1970-01-01T00:01:00Z (Event ScalingReplicaSet); earlier scales are not kept"
+        );
+        // A scale to 0 leaves no manager at all: said so, never a guess of who.
+        d.managers = vec![manager(
+            "kubectl-client-side-apply",
+            1_000,
+            &["spec.selector", "spec.template.spec.containers[web].image"],
+        )];
+        let r = reconstruct(&[d, rs]);
+        let e = extra(&r, "LastScale");
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some("inferred")));
+        assert!(e.writers.is_empty());
+        assert_eq!(
+            e.message,
+            "scaled to 0 via the scale subresource, by whom is not kept (no field manager owns spec.replicas: a write of 0 there leaves none); the deployment controller scaled ReplicaSet checkout-a down from 3 to 0 at 1970-01-01T00:01:00Z (Event ScalingReplicaSet); earlier scales are not kept"
+        );
+    }
+
+    #[test]
+    fn replicas_a_manager_owns_are_no_scale_through_the_subresource() {
+        let mut d = deployment(0);
+        d.managers = vec![manager("bob", 40_000, &["spec.replicas"])];
+        let r = reconstruct(&[d]);
+        assert!(
+            !r.extra.iter().any(|e| e.reason == "LastScale"),
+            "{:?}",
+            r.extra
+        );
+    }
+
+    /// Two `set image` and a `rollout undo`: revision 4 is the ReplicaSet of
+    /// revision 2, made at 10 s and scaled up from 0 again at 70 s.
+    fn undone() -> Vec<LiveObject> {
+        let mut d = deployment(1);
+        d.managers = vec![
+            manager("kubectl-client-side-apply", 1_000, &["spec.selector"]),
+            manager(
+                "kubectl",
+                69_600,
+                &["spec.template.spec.containers[web].image"],
+            ),
+        ];
+        let mut reused = replica_set("checkout-b", 4, 10_000, "shop:2");
+        reused.revision_history = vec![2];
+        vec![
+            d,
+            replica_set("checkout-a", 1, 1_000, "shop:1"),
+            reused,
+            replica_set("checkout-c", 3, 40_000, "shop:3"),
+        ]
+    }
+
+    fn revision_lines(r: &Reconstruction) -> Vec<String> {
+        let mut revisions: Vec<&Entry> =
+            r.extra.iter().filter(|e| e.reason == "Revision").collect();
+        revisions.sort_by_key(|e| e.at_ms);
+        revisions
+            .iter()
+            .map(|e| format!("{} {:?} {}", e.at_ms, e.writers, e.message))
+            .collect()
+    }
+
+    #[test]
+    fn a_rollback_is_dated_by_its_scale_up_not_the_reused_replicasets_creation() {
+        let mut objects = undone();
+        objects[0].events = vec![
+            scaling_event(
+                "Scaled up replica set checkout-a from 0 to 1",
+                1_000,
+                1_000,
+                1,
+            ),
+            // Made at 10 s, scaled up again by the undo at 70 s: one Event, twice.
+            scaling_event(
+                "Scaled up replica set checkout-b from 0 to 1",
+                10_000,
+                70_000,
+                2,
+            ),
+            scaling_event(
+                "Scaled up replica set checkout-c from 0 to 1",
+                40_000,
+                40_000,
+                1,
+            ),
+        ];
+        let r = reconstruct(&objects);
+        let lines = revision_lines(&r);
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        assert!(
+            lines[0].starts_with("1000 [] revision 1 (ReplicaSet checkout-a)"),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[1].starts_with("40000 [] revision 3 (ReplicaSet checkout-c)"),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[2].starts_with(
+                "70000 [\"kubectl\"] revision 4 (ReplicaSet checkout-b): image shop:3 → shop:2; a rollback: this template was revision 2 before; dated by the deployment controller scaling it up from 0 at 1970-01-01T00:01:10Z"
+            ),
+            "{lines:#?}"
+        );
+        assert!(
+            !r.extra
+                .iter()
+                .any(|e| e.reason == "Revision" && e.at_ms == 10_000)
+        );
+        // Revision 2 is gone (renumbered): its time is not the rollback's.
+        assert_eq!(r.revisions, vec![1, 3, 4]);
+    }
+
+    #[test]
+    fn a_rollback_with_no_scale_up_left_is_dated_by_its_template_write_else_after_the_revision_before()
+     {
+        // The Events are gone: the undo's write (kubectl at 69.6 s) dates it.
+        let r = reconstruct(&undone());
+        let lines = revision_lines(&r);
+        assert!(
+            lines[2].starts_with("69600 [\"kubectl\"] revision 4 (ReplicaSet checkout-b)"),
+            "{lines:#?}"
+        );
+        // Nor a write after revision 3: after revision 3, when not known; never at 10 s.
+        let mut objects = undone();
+        objects[0].managers.truncate(1);
+        let r = reconstruct(&objects);
+        let lines = revision_lines(&r);
+        assert!(lines[1].starts_with("40000 [] revision 3 "), "{lines:#?}");
+        assert!(
+            lines[2].starts_with("40000 [] revision 4 (ReplicaSet checkout-b)")
+                && lines[2].contains(
+                    "when is not known: after the revision before it (1970-01-01T00:00:40Z)"
+                ),
+            "{lines:#?}"
+        );
+        let four = r
+            .extra
+            .iter()
+            .find(|e| e.reason == "Revision" && e.message.starts_with("revision 4"))
+            .unwrap();
+        assert_eq!(four.certainty, Some("inferred"));
+        assert_eq!(revision_of(four), Some((4, "checkout-b")));
+        // Its Pods made after revision 3 bound it from above.
+        let mut pod = live("Pod", "checkout-b-x", 75_000);
+        pod.object.state.owners = vec![crate::model::OwnerRef {
+            kind: "ReplicaSet".into(),
+            name: "checkout-b".into(),
+            uid: "uid-checkout-b".into(),
+            controller: true,
+            ..Default::default()
+        }];
+        objects.push(pod);
+        let lines = revision_lines(&reconstruct(&objects));
+        assert!(
+            lines[2].starts_with("75000 [] revision 4 (ReplicaSet checkout-b)")
+                && lines[2]
+                    .contains("at or before 1970-01-01T00:01:15Z, when its oldest Pod was made"),
+            "{lines:#?}"
+        );
+    }
+
+    /// The summary lines of a reconstruction, as `timeline` prints them.
+    fn summary_lines(objects: &[LiveObject]) -> Vec<String> {
+        let r = reconstruct(objects);
+        let mut t = super::super::assemble(&r.subjects, &[], &[], &[], 0, 100_000);
+        t.entries.extend(r.extra.iter().cloned());
+        t.entries.sort_by_key(|e| e.at_ms);
+        mark(&mut t.entries);
+        let s = super::super::summary::summarize(&r.subjects, &t, 1, Vec::new());
+        super::super::summary::lines(&s)
+            .into_iter()
+            .map(|(label, text)| format!("{label}: {text}"))
+            .collect()
+    }
+
+    #[test]
+    fn a_rollback_with_no_recording_is_told_in_revision_order_and_rolls_out_the_reused_replicaset()
+    {
+        let mut objects = undone();
+        objects[0].events = vec![scaling_event(
+            "Scaled up replica set checkout-b from 0 to 1",
+            10_000,
+            70_000,
+            2,
+        )];
+        for (i, ready) in [(1, 0), (2, 1), (3, 0)] {
+            let want = ready;
+            objects[i]
+                .object
+                .state
+                .replicas
+                .insert("spec.replicas".into(), want);
+            objects[i]
+                .object
+                .state
+                .replicas
+                .insert("readyReplicas".into(), ready);
+        }
+        let lines = summary_lines(&objects);
+        let changes: Vec<&String> = lines.iter().filter(|l| l.starts_with("Change:")).collect();
+        assert_eq!(changes.len(), 3, "{lines:#?}");
+        assert!(
+            changes[0].contains("revision 1 (ReplicaSet checkout-a)"),
+            "{lines:#?}"
+        );
+        assert!(
+            changes[1].contains("revision 3 (ReplicaSet checkout-c)"),
+            "{lines:#?}"
+        );
+        assert!(
+            changes[2]
+                .starts_with("Change: 1970-01-01 00:01:10 revision 4 (ReplicaSet checkout-b)"),
+            "{lines:#?}"
+        );
+        let rollout = lines.iter().find(|l| l.starts_with("Rollout:")).unwrap();
+        assert_eq!(
+            rollout,
+            "Rollout: ReplicaSet checkout-b (shop:2) ready 1/1 after 30s"
+        );
+    }
+
+    #[test]
+    fn a_deployment_scaled_to_zero_with_no_recording_says_by_whom_and_when() {
+        let mut d = deployment(0);
+        let mut scaler = manager("cost-bot", 0, &["spec.replicas"]);
+        scaler.0.subresource = "scale".into();
+        scaler.0.time = None;
+        d.managers = vec![
+            manager("kubectl-client-side-apply", 1_000, &["spec.selector"]),
+            scaler,
+        ];
+        d.events = vec![scaling_event(
+            "Scaled down replica set checkout-a from 3 to 0",
+            60_000,
+            60_000,
+            1,
+        )];
+        let lines = summary_lines(&[d, replica_set("checkout-a", 1, 1_000, "shop:1")]);
+        let stopped = lines.iter().find(|l| l.starts_with("Stopped:")).unwrap();
+        assert_eq!(
+            stopped,
+            "Stopped: scaled to 0 (spec.replicas: 0) by cost-bot via the scale subresource; the apiserver keeps no time for it: the deployment controller scaled ReplicaSet checkout-a down from 3 to 0 at 1970-01-01T00:01:00Z (Event ScalingReplicaSet)"
+        );
+    }
+
+    #[test]
+    fn a_conditions_message_is_dated_by_its_last_update_not_its_transition() {
+        // Progressing=True since 1 s; its message names the rollback's
+        // ReplicaSet, set at 70 s: not what it said at 1 s.
+        let mut d = deployment(1);
+        d.object.state.conditions = vec![Condition {
+            type_: "Progressing".into(),
+            status: "True".into(),
+            reason: "NewReplicaSetAvailable".into(),
+            message: "ReplicaSet \"checkout-b\" has successfully progressed.".into(),
+            last_transition: Some(1_000),
+            ..Condition::default()
+        }];
+        d.condition_updates = vec![("Progressing".into(), 70_000)];
+        let lines: Vec<(i64, &'static str, String)> = story(&[d])
+            .into_iter()
+            .filter(|e| e.reason == "Condition")
+            .map(|e| (e.at_ms, e.certainty.unwrap(), e.message))
+            .collect();
+        assert_eq!(
+            lines,
+            vec![
+                (1_000, "exact", "Progressing none → True".to_string()),
+                (
+                    70_000,
+                    "exact",
+                    "Progressing True → True (NewReplicaSetAvailable): ReplicaSet \"checkout-b\" has successfully progressed.".to_string()
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -193,16 +193,21 @@ fn not_ready_reason(s: &ObjectState) -> String {
     )
 }
 
-fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
-    let target = subjects
-        .iter()
-        .find(|s| s.relation == Some(Relation::Target))?;
-    if target.object.object.kind != "Deployment" {
-        return None;
-    }
+/// The ReplicaSet of the Deployment's template at the window's end, and when
+/// it became the one rolling out. A rollback makes an older ReplicaSet
+/// current again, so the newest made is not it: the one the Deployment's
+/// `Progressing` condition names, else the highest revision a reconstruction
+/// read (unless a ReplicaSet was made after it), else the newest made. It
+/// rolls out since its revision's date (a rollback's, not the reused
+/// ReplicaSet's creation), else since it was last scaled up from 0.
+fn current_replicaset<'a>(
+    subjects: &'a [Subject],
+    target: &Subject,
+    t: &Timeline,
+) -> Option<(&'a Subject, i64)> {
     // NB: the walk finds every ReplicaSet ever recorded; with `--until` a later
     // rollout's is among them, and it is not this window's story.
-    let newest = subjects
+    let sets: Vec<&Subject> = subjects
         .iter()
         .filter(|s| s.relation == Some(Relation::Owned) && s.object.object.kind == "ReplicaSet")
         .filter(|s| {
@@ -211,13 +216,63 @@ fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
                 .or(s.object.first_seen)
                 .is_some_and(|at| at <= t.until_ms)
         })
-        .max_by_key(|s| {
-            (
-                s.object.created.or(s.object.first_seen),
-                s.object.object.name.clone(),
-            )
-        })?;
-    let start = newest.object.created.or(newest.object.first_seen)?;
+        .collect();
+    let made = |s: &Subject| s.object.created.or(s.object.first_seen);
+    let named = |name: &str| sets.iter().copied().find(|s| s.object.object.name == name);
+    // (revision, ReplicaSet, its date)
+    let revisions: Vec<(i64, &str, i64)> = t
+        .entries
+        .iter()
+        .filter(|e| e.object.uid == target.object.object.uid && e.at_ms <= t.until_ms)
+        .filter_map(|e| super::reconstruct::revision_of(e).map(|(n, name)| (n, name, e.at_ms)))
+        .collect();
+    let progressing = target
+        .versions
+        .iter()
+        .rev()
+        .find(|v| v.at <= t.until_ms)
+        .and_then(|v| condition(&v.state, "Progressing"))
+        .and_then(|c| c.message.strip_prefix("ReplicaSet \""))
+        .and_then(|m| m.split_once('"'))
+        .and_then(|(name, _)| named(name));
+    // NB: a recording completed from the live cluster holds the revisions
+    // before it began: a ReplicaSet recorded later is newer than them.
+    let highest = revisions
+        .iter()
+        .max_by_key(|(n, ..)| *n)
+        .filter(|(_, _, at)| !sets.iter().any(|s| made(s).is_some_and(|m| m > *at)))
+        .and_then(|(_, name, _)| named(name));
+    let current = progressing.or(highest).or_else(|| {
+        sets.iter()
+            .copied()
+            .max_by_key(|s| (made(s), s.object.object.name.clone()))
+    })?;
+    let created = made(current)?;
+    let dated = revisions
+        .iter()
+        .filter(|(_, name, _)| *name == current.object.object.name)
+        .max_by_key(|(n, ..)| *n)
+        .map(|(_, _, at)| *at);
+    // A recorded rollback: the last time it was scaled up from 0.
+    let count = |s: &ObjectState| s.replicas.get("spec.replicas").copied();
+    let raised = current
+        .versions
+        .windows(2)
+        .filter(|w| w[1].at <= t.until_ms)
+        .filter(|w| count(&w[0].state) == Some(0) && count(&w[1].state).is_some_and(|n| n > 0))
+        .map(|w| w[1].at)
+        .max();
+    Some((current, dated.or(raised).unwrap_or(created).max(created)))
+}
+
+fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
+    let target = subjects
+        .iter()
+        .find(|s| s.relation == Some(Relation::Target))?;
+    if target.object.object.kind != "Deployment" {
+        return None;
+    }
+    let (newest, start) = current_replicaset(subjects, target, t)?;
     let images = newest
         .versions
         .iter()
@@ -249,6 +304,7 @@ fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
     let mut line = if want > 0 && ready >= want {
         let at = versions
             .iter()
+            .filter(|v| v.at >= start)
             .find(|v| count(&v.state, "readyReplicas") >= want)
             .map_or(start, |v| v.at);
         format!(
@@ -534,6 +590,27 @@ fn stopped(subject: &Subject, t: &Timeline) -> Option<String> {
             };
             format!(", since {}{who}", short(e.at_ms))
         })
+        .or_else(|| {
+            // NB: with no recording, a scale through the scale subresource is
+            // told by its manager and the time the cluster still holds
+            // (`reconstruct::scale_write`): "by cost-bot via the scale subresource, …",
+            // or says that it is not kept.
+            let scaled = format!("scaled to {}", s.replicas.get(field)?);
+            t.entries
+                .iter()
+                .rev()
+                .filter(|e| {
+                    e.object.uid == o.object.uid
+                        && matches!(e.reason.as_str(), "LastScale" | "ScaleUndated")
+                })
+                .find_map(|e| e.message.strip_prefix(scaled.as_str()))
+                .filter(|_| field == "spec.replicas")
+                .map(|how| {
+                    how.strip_suffix("; earlier scales are not kept")
+                        .unwrap_or(how)
+                        .to_string()
+                })
+        })
         .unwrap_or_default();
     Some(format!("{what}{by}"))
 }
@@ -773,6 +850,79 @@ mod tests {
         assert_eq!(
             s.rollout.as_deref(),
             Some("ReplicaSet web-2 (web:2) ready 2/2 after 15s")
+        );
+    }
+
+    #[test]
+    fn a_rollback_rolls_out_the_replicaset_the_deployment_names_not_the_newest_made() {
+        // Recorded: web-2 made at 10 s (revision 2), web-3 at 40 s (revision 3);
+        // the undo scales web-2 up from 0 at 70 s, ready at 75 s.
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = vec![version(
+            70_000,
+            ObjectState {
+                conditions: vec![Condition {
+                    type_: "Progressing".into(),
+                    status: "True".into(),
+                    reason: "NewReplicaSetAvailable".into(),
+                    message: "ReplicaSet \"web-2\" has successfully progressed.".into(),
+                    ..Condition::default()
+                }],
+                ..ObjectState::default()
+            },
+        )];
+        let mut reused = subject("ReplicaSet", "web-2", Relation::Owned, 10_000);
+        reused.versions = vec![
+            version(10_000, rs_state(1, 0)),
+            version(12_000, rs_state(1, 1)),
+            version(45_000, rs_state(0, 0)),
+            version(70_000, rs_state(1, 0)),
+            version(75_000, rs_state(1, 1)),
+        ];
+        let mut abandoned = subject("ReplicaSet", "web-3", Relation::Owned, 40_000);
+        let mut three = rs_state(0, 0);
+        three.images = vec!["web:3".into()];
+        abandoned.versions = vec![version(40_000, three)];
+        let s = summarize(
+            &[deploy, reused, abandoned],
+            &timeline(90_000),
+            1,
+            Vec::new(),
+        );
+        assert_eq!(
+            s.rollout.as_deref(),
+            Some("ReplicaSet web-2 (web:2) ready 1/1 after 5s")
+        );
+    }
+
+    #[test]
+    fn a_revision_completed_from_the_cluster_is_not_the_rollout_when_a_later_replicaset_was_recorded()
+     {
+        // The recording began at 30 s; revision 1 (web-1) is reconstructed
+        // before it, web-2 was recorded at 50 s: the rollout is web-2's.
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        deploy.versions = vec![version(0, ObjectState::default())];
+        let mut old = subject("ReplicaSet", "web-1", Relation::Owned, 10_000);
+        old.versions = vec![version(10_000, rs_state(0, 0))];
+        let mut new = subject("ReplicaSet", "web-2", Relation::Owned, 50_000);
+        new.versions = vec![
+            version(50_000, rs_state(1, 0)),
+            version(55_000, rs_state(1, 1)),
+        ];
+        let mut t = timeline(90_000);
+        t.entries.push(crate::timeline::entry(
+            10_000,
+            None,
+            EntryKind::Transition,
+            &deploy.object.object,
+            "Normal",
+            "Revision".into(),
+            "revision 1 (ReplicaSet web-1): web:2".into(),
+        ));
+        let s = summarize(&[deploy, old, new], &t, 1, Vec::new());
+        assert_eq!(
+            s.rollout.as_deref(),
+            Some("ReplicaSet web-2 (web:2) ready 1/1 after 5s")
         );
     }
 
