@@ -679,3 +679,42 @@ fn a_log_of_another_cluster_named_into_a_recording_is_refused() {
         .unwrap();
     assert_eq!(stored, 0);
 }
+
+/// Who opened a shell in which Pod: `kubectl exec` (a websocket upgrade is
+/// a `get` of `pods/exec`), an ephemeral container and an eviction are
+/// facts of the Pod's story, by their person, at Metadata level.
+#[test]
+fn an_exec_an_ephemeral_container_and_an_eviction_are_the_pods_story() {
+    let entry = |id: &str, verb: &str, sub: &str, at: &str| {
+        serde_json::json!({"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":id,"stage":"ResponseComplete",
+            "requestURI":format!("/api/v1/namespaces/shop/pods/web-1/{sub}"),"verb":verb,
+            "user":{"username":"admin"},"impersonatedUser":{"username":"dana@example.com"},"userAgent":"kubectl/v1.34.0 (linux/amd64)",
+            "objectRef":{"resource":"pods","namespace":"shop","name":"web-1","apiVersion":"v1","subresource":sub},
+            "responseStatus":{"code":if sub == "eviction" { 201 } else { 101 }},"stageTimestamp":format!("2026-11-29T03:0{at}Z")})
+        .to_string()
+    };
+    let log = [
+        entry("x1", "get", "exec", "1:00"),
+        entry("x2", "patch", "ephemeralcontainers", "2:00"),
+        entry("x3", "create", "eviction", "3:00"),
+    ]
+    .join("\n");
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "exec.jsonl", &(log + "\n"));
+    let db = dir.path().join("r.db");
+    let (code, _, err) = run(offline(&db).args(["import", file.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{err}");
+    let (code, timeline, err) = run(offline(&db).args(["timeline", "pod/web-1", "-n", "shop"]));
+    assert_eq!(code, Some(0), "{err}");
+    let at = |w: &str| {
+        timeline
+            .lines()
+            .take(25)
+            .position(|l| l.contains(w) && l.contains("dana@example.com [impersonated by admin]"))
+            .unwrap_or_else(|| panic!("{w}:\n{timeline}"))
+    };
+    assert!(
+        at("exec into") < at("ephemeral container") && at("ephemeral container") < at("evicted"),
+        "{timeline}"
+    );
+}
