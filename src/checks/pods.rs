@@ -2,7 +2,8 @@
 //!
 //! Code: P001 a container waiting in a reason that does not pass without a
 //! fix (ImagePullBackOff, ErrImagePull, CrashLoopBackOff, CreateContainer…
-//! errors) for longer than `--stuck-after`. The summary names the container,
+//! errors) for longer than `--stuck-after`; at once for a back-off the
+//! kubelet entered after a failure it saw ([`AT_ONCE`]). The summary names the container,
 //! the reason, the image it runs and, for a crash loop, the restarts and the
 //! last exit, so that a bad image or a crashing release is on the first
 //! screen; table output folds the Pods of one controller into one line.
@@ -12,6 +13,19 @@ use serde_json::json;
 use super::{Code, Finding, Options, Snapshot};
 use crate::model::{BAD_WAITING, ContainerState, ObjectState};
 use crate::units::human_duration;
+
+/// Waiting reasons that are a failure already seen, not a state that may
+/// still pass: the kubelet backs off after a crash or a failed pull, and an
+/// invalid name never pulls. Reported at once, whatever `--stuck-after`
+/// (issue 47: waiting only helps a state that may still converge). NB: the
+/// first `ErrImagePull` (a registry's blip) and `CreateContainerConfigError`
+/// (a ConfigMap about to be created) still wait.
+pub const AT_ONCE: &[&str] = &[
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "InvalidImageName",
+    "ErrImageNeverPull",
+];
 
 /// The first container of a Pod that is stuck waiting, if one is.
 pub fn stuck_container(s: &ObjectState) -> Option<&ContainerState> {
@@ -45,7 +59,9 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
             .find(|c| c.type_ == "Ready" && c.status != "True")
             .and_then(|c| c.last_transition)
             .or(pod.created);
-        if since.is_some_and(|t| s.at - t < o.stuck_after_ms) {
+        if !AT_ONCE.contains(&stuck.reason.as_str())
+            && since.is_some_and(|t| s.at - t < o.stuck_after_ms)
+        {
             continue;
         }
         let how_long = since
@@ -178,9 +194,32 @@ mod tests {
         );
     }
 
+    /// Issue 47: a back-off the kubelet entered after a failure it saw
+    /// waited five minutes for `--stuck-after` while peers report it at once.
+    #[test]
+    fn a_crash_loop_and_an_image_back_off_are_reported_at_once() {
+        let mut crash = pod("crash", "CrashLoopBackOff", 2);
+        crash.state.conditions[0].last_transition = Some(29 * MIN);
+        crash.state.containers[0].last_reason = "OOMKilled".into();
+        crash.state.containers[0].last_exit_code = Some(137);
+        let mut pull = pod("pull", "ImagePullBackOff", 0);
+        pull.state.conditions[0].last_transition = Some(29 * MIN);
+        let f = check(&snapshot(vec![crash, pull]), &Options::default());
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(
+            f[0].summary,
+            "container web waiting (CrashLoopBackOff) for 1m after 2 restart(s), last exit 137 (OOMKilled); image web:broken"
+        );
+        assert!(
+            f[1].summary
+                .starts_with("container web waiting (ImagePullBackOff) for 1m")
+        );
+    }
+
     #[test]
     fn young_pods_healthy_pods_and_deleted_pods_are_silent() {
-        let mut young = pod("young", "ImagePullBackOff", 0);
+        // NB: a first failed pull may be a registry's blip: it waits.
+        let mut young = pod("young", "ErrImagePull", 0);
         young.state.conditions[0].last_transition = Some(28 * MIN);
         let mut healthy = pod("healthy", "", 0);
         healthy.state.containers[0].state = "running".into();

@@ -460,7 +460,28 @@ fn waiting_cannot_mend(lead: Option<&Evidence>) -> bool {
     lead.is_some_and(|e| {
         e.reason == CONTROLLER_DOWN
             || (e.refused && (e.count >= 2 || e.reason.starts_with("ReplicaFailure")))
+            // A Pod's own finding of a failure already seen (a crash loop, a
+            // failed pull): reported at once, so is what it holds back.
+            || (e.finding
+                && e.reason == Code::P001.as_str()
+                && super::pods::AT_ONCE
+                    .iter()
+                    .any(|r| e.text.contains(&format!("({r})"))))
     })
+}
+
+/// A failure the object itself declares, which waiting cannot mend: a Job
+/// past its backoff limit or deadline (`Failed=True`), a Deployment past
+/// its own `progressDeadlineSeconds` (`Progressing=False`,
+/// `ProgressDeadlineExceeded`). Reported at once (issue 47).
+fn declared_failure(st: &Stall) -> bool {
+    let s = &st.object.state;
+    match st.object.object.kind.as_str() {
+        "Job" => st.condition.is_some_and(|c| c.status == "True"),
+        "Deployment" => condition(s, "Progressing")
+            .is_some_and(|c| c.status == "False" && c.reason == "ProgressDeadlineExceeded"),
+        _ => false,
+    }
 }
 
 /// The findings, given the `scheduling` and `pods` findings of the same
@@ -770,7 +791,9 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             .or_else(|| earliest(list.iter().map(|e| Some(e.first))))
             .or(st.object.generation_since)
             .or(st.object.created);
-        if !waiting_cannot_mend(list.first()) && since.is_some_and(|t| s.at - t < o.stuck_after_ms)
+        if !declared_failure(st)
+            && !waiting_cannot_mend(list.first())
+            && since.is_some_and(|t| s.at - t < o.stuck_after_ms)
         {
             continue;
         }
@@ -1506,6 +1529,61 @@ mod tests {
             found[0].summary,
             "failed (BackoffLimitExceeded): Job has reached the specified backoff limit; 3 Pod(s) failed, 0 of 1 done for 6m — Error on Pod/migrate-x1y2z: container migrate terminated (Error, exit code 3)"
         );
+    }
+
+    /// Issue 47: a failure the object declares itself waited for
+    /// `--stuck-after` (five minutes) like a rollout that may still converge.
+    #[test]
+    fn a_failed_job_and_a_passed_progress_deadline_are_reported_at_once() {
+        let mut job = object("Job", "shop", "migrate");
+        job.created = Some(9 * MIN);
+        job.state.replicas.insert("spec.completions".into(), 1);
+        let mut c = condition(
+            "Failed",
+            "True",
+            "BackoffLimitExceeded",
+            "Job has reached the specified backoff limit",
+        );
+        c.last_transition = Some(10 * MIN - 20_000);
+        job.state.conditions.push(c);
+        let mut web = object("Deployment", "shop", "web");
+        web.created = Some(9 * MIN);
+        web.state.replicas.insert("spec.replicas".into(), 2);
+        web.state.replicas.insert("updatedReplicas".into(), 1);
+        web.state.replicas.insert("readyReplicas".into(), 2);
+        let mut p = condition(
+            "Progressing",
+            "False",
+            "ProgressDeadlineExceeded",
+            "ReplicaSet \"web-7c9d\" has timed out progressing.",
+        );
+        p.last_transition = Some(10 * MIN - 20_000);
+        web.state.conditions.push(p);
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![job, web],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        let codes: Vec<(Code, &str)> = found
+            .iter()
+            .map(|f| (f.code, f.object.name.as_str()))
+            .collect();
+        assert_eq!(
+            codes,
+            [(Code::R002, "migrate"), (Code::R001, "web")],
+            "{found:?}"
+        );
+        assert!(
+            found[1].summary.contains("ProgressDeadlineExceeded"),
+            "{}",
+            found[1].summary
+        );
+        // A rollout that may still converge, as young, still waits.
+        let mut snap = snap;
+        snap.objects.remove(0);
+        snap.objects[0].state.conditions.clear();
+        assert!(check(&snap, &Options::default(), &[]).is_empty());
     }
 
     #[test]
