@@ -860,8 +860,20 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
             Some(e) => format!("{} on {}: {}", e.reason, e.via, e.text),
             None => "no cause stated: no Warning Event, condition or container state of it or of what it owns says why".to_string(),
         };
+        // A Job held by `spec.suspend` runs nothing on purpose (issue 47: it
+        // read "no cause stated"); said as such, as information.
+        let suspended = st.object.object.kind == "Job"
+            && st.condition.is_none()
+            && condition(&st.object.state, "Suspended").is_some_and(|c| c.status == "True");
+        let cause = if suspended {
+            "suspended (Suspended=True: spec.suspend is true): it runs nothing until resumed"
+                .to_string()
+        } else {
+            cause
+        };
         let summary = format!("{}{how_long} — {cause}", st.what);
         let severity = match st.code {
+            _ if suspended => Severity::Info,
             Code::R001 if st.ready == 0 => Severity::Error,
             code => code.severity(),
         };
@@ -1584,6 +1596,33 @@ mod tests {
         snap.objects.remove(0);
         snap.objects[0].state.conditions.clear();
         assert!(check(&snap, &Options::default(), &[]).is_empty());
+    }
+
+    /// Issue 47: a suspended Job read "no cause stated".
+    #[test]
+    fn a_suspended_job_says_so_as_information() {
+        let mut job = object("Job", "shop", "nightly");
+        job.created = Some(0);
+        job.state.replicas.insert("spec.completions".into(), 1);
+        let mut c = condition("Suspended", "True", "JobSuspended", "Job suspended");
+        c.last_transition = Some(MIN);
+        job.state.conditions.push(c);
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![job],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Info);
+        assert!(
+            found[0]
+                .summary
+                .contains("suspended (Suspended=True: spec.suspend is true)")
+                && !found[0].summary.contains("no cause stated"),
+            "{}",
+            found[0].summary
+        );
     }
 
     #[test]

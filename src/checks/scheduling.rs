@@ -149,6 +149,22 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
         if let Some(c) = condition {
             pods.push((o.object.clone(), c.message.clone(), c.last_transition));
         }
+        // NB: a Pod held by scheduling gates never reaches the scheduler:
+        // no FailedScheduling Event, only this condition (issue 47).
+        if let Some(c) = o.state.conditions.iter().find(|c| {
+            c.type_ == "PodScheduled" && c.status == "False" && c.reason == "SchedulingGated"
+        }) {
+            let said = if c.message.is_empty() {
+                "its spec.schedulingGates are not empty".to_string()
+            } else {
+                c.message.clone()
+            };
+            pods.push((
+                o.object.clone(),
+                format!("held by scheduling gates (SchedulingGated): {said}; whoever set them must remove them"),
+                c.last_transition.or(o.created),
+            ));
+        }
     }
     // Events: the last scheduling Event per Pod.
     let mut last: HashMap<(String, String), &super::SnapEvent> = HashMap::new();
@@ -198,7 +214,9 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
             ..pod.map(|o| PodNeeds::of(&o.state)).unwrap_or_default()
         };
         let causes: Vec<Cause> = explain(&names, &needs, &nodes, &s.origins, &s.usage);
-        let summary = if reasons.is_empty() {
+        let summary = if message.starts_with("held by scheduling gates") {
+            message.clone()
+        } else if reasons.is_empty() {
             format!("unschedulable: {message}")
         } else {
             format!(
@@ -290,6 +308,31 @@ mod tests {
         assert_eq!(f[0].details["preemption"]["total_nodes"], 3);
         assert_eq!(summary.unschedulable_pods, 1);
         assert_eq!(summary.reasons.len(), 2);
+    }
+
+    /// Issue 47: a Pod held by scheduling gates is never tried by the
+    /// scheduler (no FailedScheduling): it got no finding at all.
+    #[test]
+    fn a_pod_held_by_scheduling_gates_is_s001_saying_so() {
+        let mut pod = object("Pod", "shop", "gated");
+        pod.state.phase = "Pending".into();
+        pod.state.conditions = vec![condition(
+            "PodScheduled",
+            "False",
+            "SchedulingGated",
+            "Scheduling is blocked due to non-empty scheduling gates",
+        )];
+        let s = Snapshot {
+            objects: vec![pod],
+            has_objects: true,
+            ..Snapshot::default()
+        };
+        let (f, _) = check(&s, &Options::default());
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].summary,
+            "held by scheduling gates (SchedulingGated): Scheduling is blocked due to non-empty scheduling gates; whoever set them must remove them"
+        );
     }
 
     #[test]
