@@ -71,6 +71,10 @@ pub struct ObjectState {
     pub observed_generation: Option<i64>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub phase: String,
+    /// A Failed Pod's `status.reason: status.message` (`Evicted: The node
+    /// was low on resource: memory.`), at most 256 bytes; empty otherwise.
+    #[serde(rename = "pr", skip_serializing_if = "String::is_empty")]
+    pub phase_reason: String,
     #[serde(rename = "cond", skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
     #[serde(rename = "ctr", skip_serializing_if = "Vec::is_empty")]

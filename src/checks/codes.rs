@@ -91,6 +91,7 @@ pub enum Code {
     G002,
     S001,
     P001,
+    P002,
     R001,
     R002,
     R003,
@@ -98,7 +99,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 16] = [
+    pub const ALL: [Code; 17] = [
         Code::C001,
         Code::F001,
         Code::F002,
@@ -111,6 +112,7 @@ impl Code {
         Code::G002,
         Code::S001,
         Code::P001,
+        Code::P002,
         Code::R001,
         Code::R002,
         Code::R003,
@@ -131,6 +133,7 @@ impl Code {
             Code::G002 => "G002",
             Code::S001 => "S001",
             Code::P001 => "P001",
+            Code::P002 => "P002",
             Code::R001 => "R001",
             Code::R002 => "R002",
             Code::R003 => "R003",
@@ -146,7 +149,7 @@ impl Code {
             Code::H001 | Code::H002 | Code::H003 | Code::H004 => Check::Hotloop,
             Code::G001 | Code::G002 => Check::Generation,
             Code::S001 => Check::Scheduling,
-            Code::P001 => Check::Pods,
+            Code::P001 | Code::P002 => Check::Pods,
             Code::R001 | Code::R002 | Code::R003 | Code::R004 => Check::Progress,
         }
     }
@@ -166,6 +169,7 @@ impl Code {
             | Code::G002
             | Code::S001
             | Code::P001
+            | Code::P002
             | Code::R001
             | Code::R003
             | Code::R004 => Severity::Warning,
@@ -200,6 +204,9 @@ impl Code {
             Code::S001 => "A Pod that no node can take.",
             Code::P001 => {
                 "A Pod's container cannot start: a bad image, a crash loop, missing configuration."
+            }
+            Code::P002 => {
+                "A Pod failed for good and nothing will replace it: a bare Pod that exited or was evicted."
             }
             Code::R001 => {
                 "A workload has fewer ready (or updated) replicas than it asks for, past `--stuck-after`; the cause the cluster states, from it and what it owns."

@@ -41,8 +41,72 @@ fn images(s: &ObjectState) -> String {
     images.join(", ")
 }
 
+/// P002: a Pod that Failed with no controller to replace it (a bare Pod),
+/// or that was Evicted, told at once: the phase is final (issue 47). A Job's
+/// Pods are left to R002, which names their exits.
+fn failed(pod: &crate::model::RecordedObject) -> Option<Finding> {
+    let state = &pod.state;
+    if state.phase != "Failed" || state.deletion.is_some() {
+        return None;
+    }
+    let controller = state.owners.iter().find(|r| r.controller);
+    let evicted = state.phase_reason.starts_with("Evicted");
+    if controller.is_some_and(|r| r.kind == "Job") || (controller.is_some() && !evicted) {
+        return None;
+    }
+    let exit = state
+        .containers
+        .iter()
+        .find(|c| c.state == "terminated" && c.exit_code.is_some_and(|x| x != 0))
+        .map(|c| {
+            format!(
+                "container {} exited {}{}",
+                c.name,
+                c.exit_code.unwrap_or_default(),
+                if c.reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", c.reason)
+                }
+            )
+        });
+    let why = match (state.phase_reason.as_str(), exit) {
+        ("", Some(exit)) => exit,
+        ("", None) => "no reason given".to_string(),
+        (said, Some(exit)) => format!("{said}; {exit}"),
+        (said, None) => said.to_string(),
+    };
+    let whose = match controller {
+        Some(r) => format!(
+            " (of {}/{}: it makes another, this one stays)",
+            r.kind, r.name
+        ),
+        None => " (a bare Pod: nothing will replace it)".to_string(),
+    };
+    let since = state
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready" && c.status != "True")
+        .and_then(|c| c.last_transition)
+        .or(pod.created);
+    let mut finding = Finding::new(
+        Code::P002,
+        &pod.object,
+        format!("failed: {why}{whose}"),
+        since,
+        json!({"phase": state.phase, "reason": state.phase_reason, "node": state.node_name}),
+    );
+    finding.owner = controller.map(|r| format!("{}/{}", r.kind, r.name));
+    Some(finding)
+}
+
 pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
-    let mut found = Vec::new();
+    let mut found: Vec<Finding> = s
+        .objects
+        .iter()
+        .filter(|p| p.object.kind == "Pod")
+        .filter_map(failed)
+        .collect();
     for pod in s.objects.iter().filter(|p| p.object.kind == "Pod") {
         let state = &pod.state;
         if state.deletion.is_some() || matches!(state.phase.as_str(), "Succeeded" | "Failed") {
@@ -213,6 +277,43 @@ mod tests {
         assert!(
             f[1].summary
                 .starts_with("container web waiting (ImagePullBackOff) for 1m")
+        );
+    }
+
+    /// Issue 47: a bare Pod that failed, or an evicted one, got no finding.
+    #[test]
+    fn a_bare_pod_that_failed_and_an_evicted_pod_are_p002_at_once() {
+        let mut bare = pod("once", "", 0);
+        bare.state.owners.clear();
+        bare.state.phase = "Failed".into();
+        bare.state.containers = vec![ContainerState {
+            name: "job".into(),
+            state: "terminated".into(),
+            reason: "Error".into(),
+            exit_code: Some(2),
+            ..ContainerState::default()
+        }];
+        let mut evicted = pod("web-1", "", 0);
+        evicted.state.phase = "Failed".into();
+        evicted.state.containers.clear();
+        evicted.state.phase_reason = "Evicted: The node was low on resource: memory.".into();
+        let mut of_job = pod("migrate-x", "", 0);
+        of_job.state.phase = "Failed".into();
+        of_job.state.owners[0].kind = "Job".into();
+        let f = check(&snapshot(vec![bare, evicted, of_job]), &Options::default());
+        let said: Vec<(Code, &str)> = f.iter().map(|f| (f.code, f.summary.as_str())).collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    Code::P002,
+                    "failed: container job exited 2 (Error) (a bare Pod: nothing will replace it)"
+                ),
+                (
+                    Code::P002,
+                    "failed: Evicted: The node was low on resource: memory. (of ReplicaSet/web-5d8f6c: it makes another, this one stays)"
+                ),
+            ]
         );
     }
 

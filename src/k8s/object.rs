@@ -515,6 +515,10 @@ struct SlimStatus {
     /// A CronJob's last schedule.
     last_schedule_time: Option<String>,
     phase: Option<String>,
+    /// A Pod's `status.reason` and `message` (`Evicted`: "The node was low
+    /// on resource: memory…"), kept when it Failed.
+    reason: Option<String>,
+    message: Option<String>,
     conditions: Vec<SlimCondition>,
     container_statuses: Vec<SlimContainerStatus>,
     init_container_statuses: Vec<SlimContainerStatus>,
@@ -850,6 +854,20 @@ impl WireObject {
                 .and_then(parse_k8s_time),
             generation: meta.generation.unwrap_or(0),
             observed_generation: status.observed_generation,
+            // NB: only a Failed phase's words: a running Pod's state stays as
+            // compact as before.
+            phase_reason: match status.phase.as_deref() {
+                Some("Failed") => {
+                    let words = [status.reason.as_deref(), status.message.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .filter(|w| !w.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(": ");
+                    crate::k8s::event::truncate_utf8(words, 256)
+                }
+                _ => String::new(),
+            },
             phase: status.phase.unwrap_or_default(),
             conditions,
             containers,
