@@ -448,3 +448,64 @@ spec:
     )
     .await;
 }
+
+/// Issue 47: broken end states waited five minutes (`--stuck-after`) while a
+/// peer names them at once. With the default `--stuck-after`, within 30 s of
+/// the incident: a Job past its backoff limit (R002), a Deployment whose
+/// image never pulls (P001 ImagePullBackOff, and the workload it holds back),
+/// a bare Pod that failed (P002), each on the first screen of `check -n`.
+#[tokio::test]
+async fn broken_end_states_are_named_at_once_without_stuck_after() {
+    let ns = TestNamespace::new("prog-at-once").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unused.db");
+    apply(
+        &ns.name,
+        r#"apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate}
+spec:
+  backoffLimit: 0
+  template:
+    metadata: {labels: {diag.test/fail: "true"}}
+    spec: {restartPolicy: Never, containers: [{name: migrate, image: "migrate:1"}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: once, labels: {diag.test/fail: "true"}}
+spec: {restartPolicy: Never, containers: [{name: once, image: "once:1"}]}
+"#,
+    );
+    apply(
+        &ns.name,
+        &a_deployment("pull", 1, "", "").replace(
+            "metadata: {labels: {app: pull}}",
+            "metadata: {labels: {app: pull, diag.test/never-ready: \"true\"}}",
+        ),
+    );
+    let args = ["check", "-n", ns.name.as_str()];
+    let expected = [
+        "R002",
+        "Job/migrate",
+        "P002",
+        "Pod/once",
+        "container once exited 1 (Error) (a bare Pod",
+        "ImagePullBackOff",
+    ];
+    let db_path = db.clone();
+    wait_until(
+        Duration::from_secs(30),
+        &format!("check (default --stuck-after) to name {expected:?} at once"),
+        || {
+            let db = db_path.clone();
+            async move {
+                let screen = first_screen(&db, &args);
+                expected.iter().all(|e| screen.contains(e))
+            }
+        },
+    )
+    .await;
+    let screen = first_screen(&db, &args);
+    // No finding says it knows no cause.
+    assert!(!screen.contains("no cause stated"), "{screen}");
+}
