@@ -528,15 +528,23 @@ fn run_clickhouse(store: &str, args: &SqlArgs, out: &mut dyn Write) -> anyhow::R
     if let Some(why) = refused_on_store(&args.statement) {
         anyhow::bail!("sql over {} is read-only: {why}", url.shown());
     }
-    let ch = crate::ship::clickhouse::ClickHouse::new(&url);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
     let timeout = args
         .timeout
         .filter(|ms| *ms > 0)
         .map(|ms| (ms + 999) / 1000);
+    // NB: the server stops the statement at --timeout (max_execution_time) and says so;
+    // the client gives up a few seconds later, whatever the server does (issue 44.6).
+    // Without --timeout, 10 minutes without a byte of the reply.
+    let whole = timeout.map(|s| std::time::Duration::from_secs(s.unsigned_abs() + 5));
+    let limits = crate::ship::http::Limits {
+        connect: crate::ship::http::CONNECT_TIMEOUT,
+        idle: Some(whole.unwrap_or(std::time::Duration::from_secs(600))),
+    };
+    let ch = crate::ship::clickhouse::ClickHouse::with_limits(&url, limits, whole);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
     let text = runtime
         .block_on(ch.select_json(&args.statement, timeout))
         .map_err(|e| match e.to_string() {
@@ -544,6 +552,16 @@ fn run_clickhouse(store: &str, args: &SqlArgs, out: &mut dyn Write) -> anyhow::R
                 "sql over {} is read-only: the server refused a write in the statement",
                 url.shown()
             ),
+            t if whole.is_some()
+                && (t.contains("no whole answer") || t.contains("(read timeout)")) =>
+            {
+                anyhow::anyhow!(
+                    "{t}: given up {} s past --timeout {}",
+                    whole.unwrap_or_default().as_secs()
+                        - timeout.unwrap_or_default().unsigned_abs(),
+                    crate::units::exact_duration(args.timeout.unwrap_or_default())
+                )
+            }
             t => anyhow::anyhow!("{t}"),
         })?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());

@@ -103,10 +103,59 @@ fn delete_before(
     Ok(())
 }
 
+/// The bytes the recording's pages in use take, with its WAL: what
+/// [`db_bytes`] comes down to once the incremental vacuum has given every free
+/// page back. NB: size retention measures this, not the file: the vacuum gives
+/// back a bounded amount at a time (and nothing in a file made without
+/// auto_vacuum), and a file that had not shrunk yet made it drop another
+/// tenth, and another, of a history that already fitted.
+pub fn used_bytes(conn: &Connection, path: &Path) -> u64 {
+    let pragma = |name: &str| -> u64 {
+        conn.pragma_query_value(None, name, |r| r.get::<_, i64>(0))
+            .map_or(0, i64::unsigned_abs)
+    };
+    let pages = pragma("page_count").saturating_sub(pragma("freelist_count"));
+    match pages {
+        // NB: a connection that cannot say: the file as it is.
+        0 => db_bytes(path),
+        pages => pages * pragma("page_size") + wal_bytes(path),
+    }
+}
+
+/// What retention left: `over`, when the recording is still larger than
+/// `--max-db-size` with nothing left that the limits may drop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The recording's size in use, in bytes, when it is over the limit and
+    /// what is left is what retention keeps: each object's latest version,
+    /// and what it does not drop (other clusters without `--retain-all`;
+    /// touches, refusals and audit ids of imports).
+    pub over: Option<u64>,
+}
+
+/// What to tell the user of a recording left over its size limit.
+pub fn over_limit_warning(path: &Path, used: u64, r: &Retention) -> String {
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let others = if r.all_clusters {
+        ""
+    } else {
+        "; other clusters in the file (imports, other recorders) are not dropped without --retain-all"
+    };
+    format!(
+        "warning: {} holds {:.1} MiB, over --max-db-size ({:.1} MiB), and retention has nothing more to drop: \
+         what is left is each object's latest version and what retention keeps of imports (touches, refusals, audit ids){others}",
+        path.display(),
+        mib(used),
+        mib(r.max_bytes)
+    )
+}
+
 /// Drops what is older than the age limit, then the oldest tenth at a time
 /// while the file is over the size limit: of cluster `cluster`, the one the
 /// recorder records, unless `r.all_clusters`. Other clusters in the file
 /// (imports, other recorders) are not the business of this recorder's limits.
+/// The tenth is counted over every table retention drops rows of, each by its
+/// own time (`retention_cutoff_for_fraction.sql`).
 ///
 /// NB: this deletes interned strings and objects that a
 /// [`crate::store::writer::Writer`]'s caches may name: the recorder runs it
@@ -117,15 +166,17 @@ pub fn apply(
     r: &Retention,
     cluster: i64,
     now: i64,
-) -> Result<(), StoreError> {
+) -> Result<Outcome, StoreError> {
     let cluster = (!r.all_clusters).then_some(cluster);
     if r.max_age_ms > 0 {
         delete_before(conn, path, cluster, now - r.max_age_ms)?;
     }
+    let mut outcome = Outcome::default();
     if r.max_bytes > 0 {
         for _ in 0..10 {
             let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
-            if db_bytes(path) <= r.max_bytes {
+            let used = used_bytes(conn, path);
+            if used <= r.max_bytes {
                 break;
             }
             let cutoff: Option<i64> = conn
@@ -140,11 +191,14 @@ pub fn apply(
                 .map_err(|e| StoreError::query("retention", path, e))?;
             match cutoff {
                 Some(cutoff) => delete_before(conn, path, cluster, cutoff + 1)?,
-                None => break,
+                None => {
+                    outcome.over = Some(used);
+                    break;
+                }
             }
         }
     }
-    Ok(())
+    Ok(outcome)
 }
 
 #[cfg(test)]

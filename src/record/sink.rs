@@ -247,6 +247,8 @@ pub fn run(
     let mut wal_dirty = false;
     // Whether a large batch (a list, a burst) has passed since memory was last given back.
     let mut burst = false;
+    // Whether the recording was said to be left over --max-db-size.
+    let mut warned_over = false;
     while rx.blocking_recv_many(&mut msgs, MAX_BATCH) > 0 {
         let mut tx = writer.begin()?;
         let mut batch = Batch::default();
@@ -342,8 +344,23 @@ pub fn run(
         }
         if batch.maintain {
             let cluster = writer.cluster();
-            writer
+            let outcome = writer
                 .delete_with(|conn, path| retention::apply(conn, path, &retention, cluster, now))?;
+            // Once while it stays over: a maintenance every 10 minutes would
+            // say it again and again.
+            match outcome.over {
+                Some(used) if !warned_over => {
+                    warned_over = true;
+                    // NB: the writer thread has no borrow of the command's
+                    // writer; stderr as the watch tasks write it.
+                    eprintln!(
+                        "\n{}",
+                        retention::over_limit_warning(&path, used, &retention)
+                    );
+                }
+                Some(_) => {}
+                None => warned_over = false,
+            }
             count_recording(&writer, &stats)?;
         }
         stats

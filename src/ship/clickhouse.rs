@@ -2,8 +2,13 @@
 //! a deterministic deduplication token, and reads of whole tables back for
 //! `--store`. Over HTTP with the official `clickhouse` crate (RowBinary).
 
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
 use clickhouse::Client;
 
+use super::http::{CONNECT_TIMEOUT, Cut, Limits};
 use super::outbox::Batch;
 use super::tables::{TABLES, Table};
 use super::url::ClickHouseUrl;
@@ -141,17 +146,71 @@ pub(crate) fn unreached(host: &str, e: &(dyn std::error::Error + 'static)) -> St
     whole.lines().next().unwrap_or_default().trim().to_string()
 }
 
+/// How long a shipper's start probe (and the first statement of
+/// `--ship-create-schema`) may take: `record` goes on with a warning past it.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one insert or schema statement may take.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a statement ON CLUSTER may take, or say nothing: the server's
+/// `distributed_ddl_task_timeout` (180 s by default) and some.
+pub const DDL_ON_CLUSTER_TIMEOUT: Duration = Duration::from_secs(200);
+/// How long a `--store` reader may wait for the list of clusters.
+pub const CLUSTERS_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a `--store` reader may take to read one table.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(600);
+/// The most read of a reply we expect to be small (the probe's, the clusters').
+const SMALL_REPLY_CAP: usize = 16 * 1024 * 1024;
+
+/// The shipper's limits: 30 s without a byte while an answer is awaited.
+pub const SHIP_LIMITS: Limits = Limits {
+    connect: CONNECT_TIMEOUT,
+    idle: Some(Duration::from_secs(30)),
+};
+/// A `--store` reader's: 60 s without a byte (a `FINAL` read may think before its first row).
+pub const STORE_LIMITS: Limits = Limits {
+    connect: CONNECT_TIMEOUT,
+    idle: Some(Duration::from_secs(60)),
+};
+
 /// A connection to one database.
 pub struct ClickHouse {
     client: Client,
+    /// The same, naming no database (to create it); boxed: seldom used, and
+    /// [`super::Destination`]'s variants stay of a size.
+    bare: Box<Client>,
     url: ClickHouseUrl,
+    /// Whether a connection cut an error's reply at its cap.
+    cut: Arc<Cut>,
+    /// The whole-request limit of `sql --store` (from `--timeout`).
+    statement_timeout: Option<Duration>,
     /// The strings the outbox reader read, kept from one batch to the next.
     pub strings: std::sync::Mutex<super::outbox::StringCache>,
 }
 
 impl ClickHouse {
+    /// A shipper's client ([`SHIP_LIMITS`]).
     pub fn new(url: &ClickHouseUrl) -> ClickHouse {
-        let mut client = Client::default()
+        ClickHouse::with_limits(url, SHIP_LIMITS, None)
+    }
+
+    /// A client with these connect and idle limits; `statement_timeout`
+    /// bounds [`ClickHouse::select_json`].
+    pub fn with_limits(
+        url: &ClickHouseUrl,
+        limits: Limits,
+        statement_timeout: Option<Duration>,
+    ) -> ClickHouse {
+        let cut = Arc::new(Cut::default());
+        let http =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                // NB: as the crate's default client: ClickHouse drops an idle connection after 3 s.
+                .pool_idle_timeout(Duration::from_secs(2))
+                .build(super::http::connector(limits, false, cut.clone()));
+        let mut bare = Client::with_http_client(http.clone())
+            .with_url(url.http())
+            .with_user(url.user.clone())
+            .with_validation(false);
+        let mut client = Client::with_http_client(http)
             .with_url(url.http())
             .with_user(url.user.clone())
             .with_database(url.database.clone())
@@ -160,12 +219,62 @@ impl ClickHouse {
             .with_validation(false);
         if !url.password.is_empty() {
             client = client.with_password(url.password.clone());
+            bare = bare.with_password(url.password.clone());
         }
         ClickHouse {
             client,
+            bare: Box::new(bare),
             url: url.clone(),
+            cut,
+            statement_timeout,
             strings: std::sync::Mutex::default(),
         }
+    }
+
+    /// Runs a request within `limit` (None: no limit), its error explained.
+    async fn within<T>(
+        &self,
+        op: Op,
+        limit: Option<Duration>,
+        request: impl Future<Output = Result<T, clickhouse::error::Error>>,
+    ) -> Result<T, ChError> {
+        let done = match limit {
+            Some(limit) => match tokio::time::timeout(limit, request).await {
+                Ok(done) => done,
+                Err(_) => {
+                    return Err(ChError::Unavailable {
+                        url: self.url.shown(),
+                        detail: format!("no whole answer in {} s", limit.as_secs()),
+                    });
+                }
+            },
+            None => request.await,
+        };
+        done.map_err(|e| self.explain(op, e))
+    }
+
+    /// A reply's rows, at most `cap` bytes of them.
+    async fn fetch_capped(
+        &self,
+        op: Op,
+        query: clickhouse::query::Query,
+        cap: usize,
+    ) -> Result<bytes::Bytes, ChError> {
+        let mut cursor = query
+            .fetch_bytes("RowBinary")
+            .map_err(|e| self.explain(op, e))?;
+        let mut out = bytes::BytesMut::new();
+        while let Some(chunk) = cursor.next().await.map_err(|e| self.explain(op, e))? {
+            if out.len() + chunk.len() > cap {
+                return Err(ChError::Refused {
+                    url: self.url.shown(),
+                    detail: format!("the reply is over {} KiB: not read past that", cap / 1024),
+                    hint: "; is the URL ClickHouse's HTTP interface (port 8123, or 8443 with ?secure=true)?",
+                });
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out.freeze())
     }
 
     pub fn url(&self) -> &ClickHouseUrl {
@@ -173,7 +282,18 @@ impl ClickHouse {
     }
 
     fn explain(&self, op: Op, e: clickhouse::error::Error) -> ChError {
-        explain(&self.url, op, &e)
+        let mut e = explain(&self.url, op, &e);
+        // NB: the crate drops the I/O error that cut an error's body, leaving its status only.
+        if self.cut.take()
+            && let ChError::Unavailable { detail, .. } | ChError::Refused { detail, .. } = &mut e
+            && !detail.contains("not read past that")
+        {
+            detail.push_str(&format!(
+                " (its reply is over {} KiB: not read past that)",
+                super::http::ERROR_REPLY_CAP / 1024
+            ));
+        }
+        e
     }
 
     /// Creates the tables (`IF NOT EXISTS`): `on_cluster` for a ClickHouse
@@ -183,43 +303,74 @@ impl ClickHouse {
         on_cluster: Option<&str>,
         ttl_secs: Option<i64>,
     ) -> Result<(), ChError> {
+        if on_cluster.is_none() {
+            // NB: the first request as short as the probe: `record` goes on with a warning past it.
+            return self
+                .create_all(None, ttl_secs, PROBE_TIMEOUT, WRITE_TIMEOUT)
+                .await;
+        }
+        // NB: a DDL ON CLUSTER waits for every replica (the server's distributed_ddl_task_timeout,
+        // 180 s by default) and may say nothing meanwhile: whether the server answers at all is
+        // asked first, within the probe's time, and the DDL gets a client of longer limits.
+        self.within(
+            Op::Write,
+            Some(PROBE_TIMEOUT),
+            self.bare.query("SELECT 1").execute(),
+        )
+        .await?;
+        let limits = Limits {
+            connect: CONNECT_TIMEOUT,
+            idle: Some(DDL_ON_CLUSTER_TIMEOUT),
+        };
+        ClickHouse::with_limits(&self.url, limits, None)
+            .create_all(
+                on_cluster,
+                ttl_secs,
+                DDL_ON_CLUSTER_TIMEOUT,
+                DDL_ON_CLUSTER_TIMEOUT,
+            )
+            .await
+    }
+
+    /// The database, then the tables: the first statement within `first`, each other within `each`.
+    async fn create_all(
+        &self,
+        on_cluster: Option<&str>,
+        ttl_secs: Option<i64>,
+        first: Duration,
+        each: Duration,
+    ) -> Result<(), ChError> {
         // NB: the database first, from a client that names none (a request
         // naming a database that does not exist fails before it runs).
-        let bare = Client::default()
-            .with_url(self.url.http())
-            .with_user(self.url.user.clone())
-            .with_password(self.url.password.clone())
-            .with_validation(false);
         let on = on_cluster
             .map(|c| format!(" ON CLUSTER {c}"))
             .unwrap_or_default();
-        bare.query(&format!(
+        let create = self.bare.query(&format!(
             "CREATE DATABASE IF NOT EXISTS {}{on}",
             self.url.database
-        ))
-        .execute()
-        .await
-        .map_err(|e| self.explain(Op::Write, e))?;
+        ));
+        self.within(Op::Write, Some(first), create.execute())
+            .await?;
         for stmt in schema_statements(on_cluster, ttl_secs) {
-            self.client
-                .query(&stmt)
-                .execute()
-                .await
-                .map_err(|e| self.explain(Op::Write, e))?;
+            self.within(Op::Write, Some(each), self.client.query(&stmt).execute())
+                .await?;
         }
         Ok(())
     }
 
     /// Whether the tables are there: Ok, or the refusal that says what to do.
     pub async fn probe(&self) -> Result<(), ChError> {
-        self.client
-            .query(SQL_PROBE)
-            .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(Op::Probe, e))?
-            .collect()
-            .await
-            .map(|_| ())
-            .map_err(|e| self.explain(Op::Probe, e))
+        let probe = self.fetch_capped(Op::Probe, self.client.query(SQL_PROBE), 16 * 1024);
+        match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
+            Ok(done) => done.map(|_| ()),
+            Err(_) => Err(ChError::Unavailable {
+                url: self.url.shown(),
+                detail: format!(
+                    "no answer to the start probe in {} s",
+                    PROBE_TIMEOUT.as_secs()
+                ),
+            }),
+        }
     }
 
     /// Inserts every part of a batch. The token of each insert is made of
@@ -241,25 +392,33 @@ impl ClickHouse {
                 .insert_formatted_with(part.table.insert.trim_end())
                 .with_setting("insert_deduplication_token", token)
                 .with_setting("insert_deduplicate", "1");
-            insert
-                .send(bytes::Bytes::copy_from_slice(&part.data))
-                .await
-                .map_err(|e| self.explain(Op::Write, e))?;
-            insert.end().await.map_err(|e| self.explain(Op::Write, e))?;
+            // NB: an insert given up is sent again whole; its token makes that harmless.
+            self.within(Op::Write, Some(WRITE_TIMEOUT), async {
+                insert
+                    .send(bytes::Bytes::copy_from_slice(&part.data))
+                    .await?;
+                insert.end().await
+            })
+            .await?;
         }
         Ok(())
     }
 
     /// The clusters this database holds: (uid, label).
     pub async fn clusters(&self) -> Result<Vec<(String, String)>, ChError> {
-        let bytes = self
-            .client
-            .query(SQL_CLUSTERS)
-            .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(Op::Read, e))?
-            .collect()
-            .await
-            .map_err(|e| self.explain(Op::Read, e))?;
+        let read = self.fetch_capped(Op::Read, self.client.query(SQL_CLUSTERS), SMALL_REPLY_CAP);
+        let bytes = match tokio::time::timeout(CLUSTERS_TIMEOUT, read).await {
+            Ok(done) => done?,
+            Err(_) => {
+                return Err(ChError::Unavailable {
+                    url: self.url.shown(),
+                    detail: format!(
+                        "no list of its clusters in {} s",
+                        CLUSTERS_TIMEOUT.as_secs()
+                    ),
+                });
+            }
+        };
         let (mut at, mut out) = (0usize, Vec::new());
         while at < bytes.len() {
             let uid = super::rowbinary::read(&bytes, &mut at, "cluster", super::tables::Ty::Str);
@@ -288,14 +447,13 @@ impl ClickHouse {
                 .bind(namespaces.is_none())
                 .bind(namespaces.unwrap_or_default());
         }
-        query
-            // NB: the same refusal of writes as `sql` on SQLite, by the server itself.
+        // NB: the same refusal of writes as `sql` on SQLite, by the server itself.
+        let mut cursor = query
             .with_setting("readonly", "1")
             .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(Op::Read, e))?
-            .collect()
+            .map_err(|e| self.explain(Op::Read, e))?;
+        self.within(Op::Read, Some(READ_TIMEOUT), cursor.collect())
             .await
-            .map_err(|e| self.explain(Op::Read, e))
     }
 
     /// A reading statement of ours (`queries/clickhouse/`), to bind and fetch.
@@ -305,13 +463,12 @@ impl ClickHouse {
 
     /// A statement's rows as RowBinary, `readonly=1`.
     pub async fn fetch(&self, query: clickhouse::query::Query) -> Result<bytes::Bytes, ChError> {
-        query
+        let mut cursor = query
             .with_setting("readonly", "1")
             .fetch_bytes("RowBinary")
-            .map_err(|e| self.explain(Op::Read, e))?
-            .collect()
+            .map_err(|e| self.explain(Op::Read, e))?;
+        self.within(Op::Read, Some(READ_TIMEOUT), cursor.collect())
             .await
-            .map_err(|e| self.explain(Op::Read, e))
     }
 
     /// `sql --store`: one reading statement, its rows as JSON arrays, the
@@ -329,12 +486,12 @@ impl ClickHouse {
         if let Some(secs) = timeout_secs {
             q = q.with_setting("max_execution_time", secs.to_string());
         }
-        let bytes = q
+        let mut cursor = q
             .fetch_bytes("JSONCompactEachRowWithNames")
-            .map_err(|e| self.explain(Op::Statement, e))?
-            .collect()
-            .await
             .map_err(|e| self.explain(Op::Statement, e))?;
+        let bytes = self
+            .within(Op::Statement, self.statement_timeout, cursor.collect())
+            .await?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 }

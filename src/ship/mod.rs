@@ -9,6 +9,7 @@
 //! double. [`pull`] reads a store back into a recording for the readers.
 
 pub mod clickhouse;
+pub mod http;
 pub mod otlp;
 pub mod outbox;
 pub mod pull;

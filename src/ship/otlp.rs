@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt as _, Full};
+use http_body_util::Full;
 use opentelemetry_proto::tonic::collector::logs::v1::{
     ExportLogsServiceRequest, ExportLogsServiceResponse,
 };
@@ -56,6 +56,20 @@ pub const RECORDS_PER_REQUEST: usize = 2_000;
 
 /// How long one request may take before it counts as unanswered.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the start probe may take: `record` goes on with a warning past it.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most read of an answer's body, success or not: an ExportLogsServiceResponse
+/// or an error's text is a few hundred bytes (issue 44.7: a 200 streamed endlessly
+/// grew the recorder to 6.5 GB).
+pub const REPLY_CAP: usize = 16 * 1024;
+
+/// The connect and idle limits of the OTLP client.
+const LIMITS: super::http::Limits = super::http::Limits {
+    connect: super::http::CONNECT_TIMEOUT,
+    idle: Some(Duration::from_secs(30)),
+};
 
 /// The longest Retry-After honoured (a longer one waits this long, then asks again).
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -1142,7 +1156,9 @@ impl Body {
 // ---------------------------------------------------------------- the client
 
 type Client = hyper_util::client::legacy::Client<
-    hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
+    super::http::Connector<
+        hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
+    >,
     Full<Bytes>,
 >;
 
@@ -1171,13 +1187,8 @@ impl Otlp {
             value.set_sensitive(true);
             hs.push((name, value));
         }
-        let builder = hyper_rustls::HttpsConnectorBuilder::new();
         // NB: the system's roots (a collector behind a private CA), else the compiled-in ones.
-        let builder = match builder.with_native_roots() {
-            Ok(b) => b,
-            Err(_) => hyper_rustls::HttpsConnectorBuilder::new().with_webpki_roots(),
-        };
-        let connector = builder.https_or_http().enable_http1().build();
+        let connector = super::http::connector(LIMITS, true, Default::default());
         let client =
             hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
                 .pool_idle_timeout(Duration::from_secs(30))
@@ -1202,7 +1213,7 @@ impl Otlp {
                 detail: format!("compressing: {e}"),
             }
         })?;
-        self.post(empty, 0).await
+        self.post(empty, 0, PROBE_TIMEOUT).await
     }
 
     /// The next batch after `after`, its records written as request bodies
@@ -1253,13 +1264,13 @@ impl Otlp {
     /// Sends a batch's bodies; Ok only when every request was taken whole.
     pub async fn send(&self, batch: &Batch) -> Result<(), ChError> {
         for (bytes, n) in &batch.bodies {
-            self.post(bytes.clone(), *n).await?;
+            self.post(bytes.clone(), *n, REQUEST_TIMEOUT).await?;
         }
         Ok(())
     }
 
     /// Posts one request body (gzipped protobuf).
-    async fn post(&self, body: Bytes, records: usize) -> Result<(), ChError> {
+    async fn post(&self, body: Bytes, records: usize, limit: Duration) -> Result<(), ChError> {
         let shown = self.url.shown();
         let unavailable = |detail: String| ChError::Unavailable {
             url: shown.clone(),
@@ -1278,7 +1289,7 @@ impl Otlp {
         let request = builder
             .body(Full::new(body))
             .map_err(|e| unavailable(format!("building the request: {e}")))?;
-        let answer = tokio::time::timeout(REQUEST_TIMEOUT, async {
+        let answer = tokio::time::timeout(limit, async {
             let response = self.client.request(request).await.map_err(|e| {
                 unavailable(
                     crate::render::escape(&super::clickhouse::unreached(&self.url.host, &e))
@@ -1286,17 +1297,37 @@ impl Otlp {
                 )
             })?;
             let (parts, body) = response.into_parts();
-            let bytes = body
-                .collect()
+            // NB: at most REPLY_CAP of it; the rest is never read (the connection is dropped).
+            let (bytes, over) = super::http::read_capped(body, REPLY_CAP)
                 .await
-                .map_err(|e| unavailable(format!("reading the answer: {e}")))?
-                .to_bytes();
-            Ok::<_, ChError>((parts, bytes))
+                .map_err(|e| {
+                    unavailable(format!(
+                        "reading the answer: {}",
+                        crate::render::escape(&super::clickhouse::unreached(&self.url.host, &e))
+                    ))
+                })?;
+            Ok::<_, ChError>((parts, bytes, over))
         })
         .await
-        .map_err(|_| unavailable(format!("no answer in {} s", REQUEST_TIMEOUT.as_secs())))??;
-        let (parts, bytes) = answer;
+        .map_err(|_| unavailable(format!("no answer in {} s", limit.as_secs())))??;
+        let (parts, bytes, over) = answer;
         let status = parts.status;
+        let cut = if over {
+            format!(
+                " (the answer's body is over {} KiB: not read past that)",
+                REPLY_CAP / 1024
+            )
+        } else {
+            String::new()
+        };
+        if status.is_success() && over {
+            // NB: not an OTLP answer; what it took is unknown, so the batch is sent again.
+            return Err(ChError::Refused {
+                url: shown,
+                detail: format!("HTTP {status}{cut}"),
+                hint: "; an OTLP/HTTP logs endpoint answers a short ExportLogsServiceResponse: is the URL a collector's?",
+            });
+        }
         if status.is_success() {
             let reply = ExportLogsServiceResponse::decode(bytes.as_ref()).unwrap_or_default();
             // NB: a warning with nothing rejected is a success (OTLP spec), and so is a
@@ -1314,7 +1345,7 @@ impl Otlp {
             // NB: bidirectional and other formatting characters are not `is_control`.
             let text = crate::render::escape(&text);
             format!(
-                "HTTP {status}{}",
+                "HTTP {status}{}{cut}",
                 if text.is_empty() {
                     String::new()
                 } else {

@@ -167,7 +167,7 @@ impl Puller {
             .enable_all()
             .build()
             .context("starting the async runtime")?;
-        let ch = ClickHouse::new(url);
+        let ch = ClickHouse::with_limits(url, super::clickhouse::STORE_LIMITS, None);
         let held = runtime.block_on(ch.clusters())?;
         let chosen = choose(url, &held, which)?;
         let uids: Vec<String> = chosen.iter().map(|(u, _)| u.clone()).collect();

@@ -147,6 +147,10 @@ pub enum Action<T, E> {
         uids: Vec<String>,
         blind_since: Option<i64>,
     },
+    /// A request was answered after failed ones: the watch's requests work
+    /// again (`/healthz`, `kubectl_diag_watches_blind`), though its blind
+    /// interval may stay open until an item proves the resume.
+    Answered,
     /// A blind interval is over: store it as a gap.
     Gap {
         blind: Blind,
@@ -272,6 +276,8 @@ pub struct Machine {
     pub backoff: Duration,
     /// Whether to try streaming lists; off for good once one was refused or broke.
     pub streaming_lists: bool,
+    /// Whether the last request failed (it was waited after), until one is answered.
+    pub failing: bool,
 }
 
 impl Machine {
@@ -295,6 +301,7 @@ impl Machine {
             }),
             backoff: FIRST_BACKOFF,
             streaming_lists: true,
+            failing: false,
         }
     }
 }
@@ -336,7 +343,10 @@ impl Machine {
                 Mode::Once => self.list(now, out),
                 Mode::Run => self.next(now, out),
             },
-            (Phase::Paging(listing), Input::Page(page)) => self.page(listing, page, now, out),
+            (Phase::Paging(listing), Input::Page(page)) => {
+                self.answered(out);
+                self.page(listing, page, now, out)
+            }
             (Phase::Paging(listing), Input::ListFailed(failure)) => {
                 self.list_failed(listing, failure, out)
             }
@@ -355,6 +365,7 @@ impl Machine {
                 },
                 Input::WatchOpened,
             ) => {
+                self.answered(out);
                 if streaming {
                     out.push(Action::Log("streaming list".into()));
                     self.phase = Phase::Streaming(Listing::new(now));
@@ -573,6 +584,7 @@ impl Machine {
             delay: self.backoff,
             error,
         });
+        self.failing = true;
         self.phase = Phase::BackingOff { gap_after };
     }
 
@@ -709,6 +721,16 @@ impl Machine {
             ));
         }
         self.close_gap(resume.opened_at, out);
+    }
+
+    /// A request was answered: if requests had been failing, they work again.
+    /// NB: not when the gap closes: a watch of Events resumed after an
+    /// apiserver restart proves its resume only with its first item, the next
+    /// Event, minutes later; until then it read as "requests fail" (issue 44.9).
+    fn answered<T, E>(&mut self, out: &mut Out<T, E>) {
+        if std::mem::take(&mut self.failing) {
+            out.push(Action::Answered);
+        }
     }
 
     /// An object of a list: stored as listed, and remembered as existing.
@@ -1372,6 +1394,55 @@ mod tests {
         run.feed(Input::Probed(None));
         let actions = run.feed(Input::WatchFailed(unreachable()));
         assert_eq!(backoff_ms(&actions), Some(250));
+    }
+
+    /// Issue 44.9: after an apiserver restart the watch of Events opened
+    /// again, but the blind state (`/healthz`, `kubectl_diag_watches_blind`:
+    /// "requests fail") went only with the gap, at the first item: the next
+    /// Event, minutes later. The reconnect says it at once; the gap still
+    /// waits for an item to prove the resume, and ends at the reconnect.
+    #[test]
+    fn an_apiserver_restart_stops_failing_at_the_reconnect_not_at_the_next_event() {
+        let mut run = Run::new(Mode::Run, false, Some("100"), None);
+        run.feed(Input::Start);
+        run.feed(Input::WatchOpened);
+        run.at(10_000, Input::StreamFailed(Oops("connection reset")));
+        let actions = run.at(10_001, Input::WatchFailed(unreachable()));
+        assert_eq!(backoff_ms(&actions), Some(250));
+        assert!(!actions.contains(&Action::Answered));
+        assert_eq!(
+            requests(&run.at(10_251, Input::Timer)),
+            vec![&open("100", false)]
+        );
+        let actions = run.at(10_300, Input::WatchFailed(unreachable()));
+        assert!(!actions.contains(&Action::Answered), "still failing");
+        run.at(10_800, Input::Timer);
+        let actions = run.at(12_000, Input::WatchOpened);
+        assert!(actions.contains(&Action::Answered), "{actions:?}");
+        assert_eq!(gaps(&actions), vec![], "the resume is not proven yet");
+        assert!(run.m().blind.is_some());
+        // Two minutes later, the next Event: the gap, ending at the reconnect.
+        let actions = run.at(132_000, Input::Added(obj("e", "130")));
+        assert!(!actions.contains(&Action::Answered), "once");
+        assert_eq!(
+            gaps(&actions),
+            vec![(
+                "disconnected",
+                10_000,
+                12_000,
+                "connection reset; resumed from resourceVersion 100: changes since were replayed"
+            )]
+        );
+        // A list answered after failed ones says it too.
+        let mut run = Run::objects(None);
+        run.m_mut().streaming_lists = false;
+        run.feed(Input::Start);
+        run.feed(Input::ListFailed(unreachable()));
+        run.feed(Input::Timer);
+        let actions = run.feed(page(vec![obj("a", "1")], Some("t"), None));
+        assert_eq!(actions.first(), Some(&Action::Answered));
+        let actions = run.feed(page(vec![obj("b", "2")], None, Some("3")));
+        assert!(!actions.contains(&Action::Answered));
     }
 
     #[test]

@@ -291,6 +291,8 @@ where
     ) -> End {
         // Whether this blind interval was warned about: once each.
         let mut warned = false;
+        // Whether its requests were failing (in `Stats::blind`) until one was answered.
+        let mut recovered = false;
         let mut input: Input<K, kube::Error> = Input::Start;
         let mut stream: Option<Items<K>> = None;
         loop {
@@ -309,8 +311,13 @@ where
                         None => Ok(()),
                     },
                     Action::Listed { uids, blind_since } => self.listed(uids, blind_since).await,
+                    Action::Answered => {
+                        recovered |= self.stats.blind.cleared(&self.resource, task);
+                        Ok(())
+                    }
                     Action::Gap { blind, finish } => {
-                        let failing = self.stats.blind.cleared(&self.resource, task);
+                        let failing = self.stats.blind.cleared(&self.resource, task)
+                            | std::mem::take(&mut recovered);
                         if failing && std::mem::take(&mut warned) {
                             eprintln!(
                                 "\nwatch {}: blind from {} to {}, stored as a gap",
@@ -690,6 +697,56 @@ mod tests {
                 r#"watch "101" streaming=false"#,
                 r#"watch "" streaming=true"#,
             ]
+        );
+    }
+
+    /// Issue 44.9: a watch of Events that reconnected after an apiserver
+    /// restart stayed in `Stats::blind` ("requests fail" on `/healthz`) until
+    /// the next Event came; it leaves it when the watch opens again.
+    #[tokio::test]
+    async fn a_reconnected_quiet_watch_is_not_blind_on_healthz() {
+        let script = Script::default();
+        let refused = Failure {
+            status: None,
+            continue_token: None,
+            error: reset(),
+        };
+        script
+            .watches
+            .lock()
+            .unwrap()
+            .extend([Err(refused), Ok(vec![])]);
+        let (tx, _rx) = mpsc::channel(64);
+        let w = watch(tx);
+        let stats = w.stats.clone();
+        let (stop, mut shutdown) = watch::channel(false);
+        let machine = Machine::new(Mode::Run, false, Some("100".into()), None);
+        let observe = async {
+            let mut was_blind = false;
+            let mut cleared = false;
+            for _ in 0..200 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                match stats.blind.count() {
+                    0 if was_blind && script.asked().len() == 2 => {
+                        cleared = true;
+                        break;
+                    }
+                    0 => {}
+                    _ => was_blind = true,
+                }
+            }
+            stop.send(true).unwrap();
+            (was_blind, cleared)
+        };
+        let (_, (was_blind, cleared)) = tokio::time::timeout(Duration::from_secs(5), async {
+            tokio::join!(w.drive(&script, machine, &mut shutdown), observe)
+        })
+        .await
+        .expect("the watch ends promptly");
+        assert!(was_blind, "blind while its request failed");
+        assert!(
+            cleared,
+            "not blind once the watch opened again, before any Event"
         );
     }
 
