@@ -483,7 +483,8 @@ spec: {restartPolicy: Never, containers: [{name: once, image: "once:1"}]}
             "metadata: {labels: {app: pull, diag.test/never-ready: \"true\"}}",
         ),
     );
-    let args = ["check", "-n", ns.name.as_str()];
+    // NB: `check` alone samples hot loops for 30 s (--sample) before it prints.
+    let args = ["check", "progress", "pods", "-n", ns.name.as_str()];
     let expected = [
         "R002",
         "Job/migrate",
