@@ -575,10 +575,14 @@ impl Touch {
         }
         let unknown = self.why.unknown();
         if !unknown.is_empty() {
-            s.push_str(if self.detail.is_empty() {
-                " — what it changed is unknown: "
-            } else {
-                " — the rest is unknown: "
+            // NB: what a deletion changed is known (the object went); what it
+            // was then is not.
+            let deleted = matches!(self.verb.as_str(), "delete" | "deletecollection")
+                && self.subresource.is_empty();
+            s.push_str(match (deleted, self.detail.is_empty()) {
+                (true, _) => " — its last state is unknown: ",
+                (false, true) => " — what it changed is unknown: ",
+                (false, false) => " — the rest is unknown: ",
             });
             s.push_str(unknown);
         }
