@@ -897,6 +897,54 @@ pub fn manager_marks(entries: &[ManagerEntry]) -> Vec<ManagerMark> {
 mod tests {
     use super::*;
 
+    fn touch(verb: &str, sub: &str, detail: &str, why: TouchWhy) -> Touch {
+        Touch {
+            at: 0,
+            verb: verb.into(),
+            user: "carol (kubectl)".into(),
+            group: "apps".into(),
+            resource: "deployments".into(),
+            subresource: sub.into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+            code: 200,
+            detail: detail.into(),
+            why,
+        }
+    }
+
+    /// What a touch says is what its entry proves, and what it does not is
+    /// said unknown (issue 48).
+    #[test]
+    fn a_touch_says_what_it_did_and_what_is_unknown() {
+        assert_eq!(
+            touch("patch", "scale", "spec.replicas → 0", TouchWhy::NoBase).sentence(),
+            "scaled: spec.replicas → 0 — the rest is unknown: a patch of an object the log never showed whole"
+        );
+        assert_eq!(
+            touch("patch", "scale", "", TouchWhy::Metadata).sentence(),
+            "scaled — what it changed is unknown: the log holds no body (Metadata level)"
+        );
+        assert_eq!(
+            touch("delete", "", "", TouchWhy::Metadata).sentence(),
+            "deleted — its last state is unknown: the log holds no body (Metadata level)"
+        );
+        let mut exec = touch("get", "exec", "", TouchWhy::Session);
+        exec.code = 101;
+        assert_eq!(exec.sentence(), "exec into (answered 101)");
+        let mut accepted = touch(
+            "delete",
+            "",
+            "propagationPolicy Foreground",
+            TouchWhy::Deleter,
+        );
+        accepted.code = 202;
+        assert_eq!(
+            accepted.sentence(),
+            "deleted: propagationPolicy Foreground (answered 202)"
+        );
+    }
+
     fn entry(manager: &str, time: i64, fields: u32) -> ManagerEntry {
         ManagerEntry {
             manager: manager.into(),
