@@ -912,10 +912,6 @@ async fn record(
                 }
             }
         }
-        // The limits, after what this pass stored: a recording made of
-        // `--once` runs (or imports and `--once`) keeps to --max-db-size and
-        // --retain as a running recorder's does.
-        let _ = tx.send(Msg::Maintain).await;
         // Each watch holds a sender: the writer finishes once all are gone.
         drop(event_watches);
         drop(object_watches);
