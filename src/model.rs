@@ -128,7 +128,9 @@ pub struct ObjectState {
     /// without such a label is one the scheduler cannot place it on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub spread: Vec<String>,
-    /// A Node's labels: what node selectors and affinity match.
+    /// A Node's labels (what node selectors and affinity match), or a Pod's
+    /// (what Service, disruption budget and workload selectors match: a
+    /// relabelled Pod is a new version).
     #[serde(
         rename = "lbl",
         skip_serializing_if = "std::collections::BTreeMap::is_empty"
@@ -180,6 +182,29 @@ pub struct ObjectState {
     /// Epoch ms of a CronJob's `status.lastScheduleTime`.
     #[serde(rename = "lsch", skip_serializing_if = "Option::is_none")]
     pub last_schedule: Option<i64>,
+    /// The Pods this object selects: a Service's `spec.selector` (each label
+    /// an `In` of one value) or a PodDisruptionBudget's `spec.selector`.
+    /// Empty: none (a Service without selector), or, for a budget, every Pod
+    /// of its namespace (`selects_all`).
+    #[serde(rename = "psel", skip_serializing_if = "Vec::is_empty")]
+    pub pod_selector: Vec<Requirement>,
+    /// A PodDisruptionBudget whose selector is `{}`: every Pod of its namespace.
+    #[serde(rename = "pall", skip_serializing_if = "std::ops::Not::not")]
+    pub selects_all: bool,
+    /// What a Pod, or a workload's Pod template, needs to exist by name
+    /// (`ConfigMap/app-settings`, `Secret/tls`, `PersistentVolumeClaim/data`,
+    /// `ServiceAccount/builder`): the non-optional references of its
+    /// volumes, `env`, `envFrom` and `imagePullSecrets`, and a ServiceAccount
+    /// other than `default`. Names only, never values. Kept for workloads and
+    /// for Pods no controller owns (a controller's Pods share its template).
+    #[serde(rename = "refs", skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<String>,
+    /// A Pod's `spec.priority` (0 when unset), and its `priorityClassName`:
+    /// who may preempt whom.
+    #[serde(rename = "prio", skip_serializing_if = "is_zero")]
+    pub priority: i64,
+    #[serde(rename = "pc", skip_serializing_if = "String::is_empty")]
+    pub priority_class: String,
 }
 
 /// What a Lease says of its holder: who, and when it last renewed.
@@ -630,6 +655,12 @@ pub const BAD_WAITING: &[&str] = &[
     "CreateContainerError",
     "InvalidImageName",
     "RunContainerError",
+    // NB: P001's at-once list named ErrImageNeverPull while this list left it
+    // out, so it was never reported (found mapping k8sgpt's analyzers).
+    "ErrImageNeverPull",
+    "ImageInspectError",
+    "PreStartHookError",
+    "PreCreateHookError",
 ];
 
 /// One observation of one object.

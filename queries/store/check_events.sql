@@ -1,7 +1,8 @@
 -- Events for `check` at :at: every Event with occurrences in the window
 -- [:from, :at], plus every scheduling Event up to :at (the last one of a Pod
 -- decides whether it is unschedulable), plus every Warning (and Failed… reason) of the
--- hour before :at (what explains a stall; the apiserver keeps Events that long too). One row per Event, with its latest
+-- hour before :at (what explains a stall; the apiserver keeps Events that long too), and
+-- the scheduler's Normal `Preempted` of that hour (who took a Pod's room, L003). One row per Event, with its latest
 -- message up to :at and how many occurrences fell inside the window.
 SELECT av.s AS api_version, ki.s AS kind, ns.s AS namespace, nm.s AS name, ob.uid AS uid,
        re.s AS reason, ty.s AS type, ctl.s AS reporting,
@@ -22,4 +23,4 @@ JOIN strings ctl ON ctl.id = e.controller
 WHERE e.cluster_id = :cluster AND o.last <= :at
 GROUP BY e.id
 HAVING max(o.last) >= :from OR re.s IN ('FailedScheduling', 'Scheduled')
-    OR ((ty.s = 'Warning' OR re.s LIKE 'Failed%') AND max(o.last) >= :at - 3600000)
+    OR ((ty.s = 'Warning' OR re.s LIKE 'Failed%' OR re.s = 'Preempted') AND max(o.last) >= :at - 3600000)

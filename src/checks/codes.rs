@@ -20,11 +20,12 @@ pub enum Check {
     Generation,
     Scheduling,
     Pods,
+    Relations,
 }
 
 impl Check {
     /// Every check, in the order they run and print.
-    pub const ALL: [Check; 7] = [
+    pub const ALL: [Check; 8] = [
         Check::Controllers,
         Check::Progress,
         Check::Finalizers,
@@ -32,6 +33,7 @@ impl Check {
         Check::Generation,
         Check::Scheduling,
         Check::Pods,
+        Check::Relations,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +45,7 @@ impl Check {
             Check::Generation => "generation",
             Check::Scheduling => "scheduling",
             Check::Pods => "pods",
+            Check::Relations => "relations",
         }
     }
 
@@ -53,6 +56,16 @@ impl Check {
             // NB: from Events alone the scheduling check still finds FailedScheduling.
             Check::Scheduling => &["pods", "events"],
             Check::Pods => &["pods"],
+            // NB: any of them: a Service check needs Pods, a reference check
+            // the named kinds; each says nothing of a kind it could not read.
+            Check::Relations => &[
+                "pods",
+                "services",
+                "poddisruptionbudgets.policy",
+                "events",
+                "configmaps",
+                "secrets",
+            ],
             // NB: any type: a cluster whose Leases RBAC hides still gets
             // every other check (a note names what could not be listed).
             Check::Controllers
@@ -96,10 +109,14 @@ pub enum Code {
     R002,
     R003,
     R004,
+    L001,
+    L002,
+    L003,
+    L004,
 }
 
 impl Code {
-    pub const ALL: [Code; 17] = [
+    pub const ALL: [Code; 21] = [
         Code::C001,
         Code::F001,
         Code::F002,
@@ -117,6 +134,10 @@ impl Code {
         Code::R002,
         Code::R003,
         Code::R004,
+        Code::L001,
+        Code::L002,
+        Code::L003,
+        Code::L004,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -138,6 +159,10 @@ impl Code {
             Code::R002 => "R002",
             Code::R003 => "R003",
             Code::R004 => "R004",
+            Code::L001 => "L001",
+            Code::L002 => "L002",
+            Code::L003 => "L003",
+            Code::L004 => "L004",
         }
     }
 
@@ -151,6 +176,7 @@ impl Code {
             Code::S001 => Check::Scheduling,
             Code::P001 | Code::P002 => Check::Pods,
             Code::R001 | Code::R002 | Code::R003 | Code::R004 => Check::Progress,
+            Code::L001 | Code::L002 | Code::L003 | Code::L004 => Check::Relations,
         }
     }
 
@@ -172,7 +198,11 @@ impl Code {
             | Code::P002
             | Code::R001
             | Code::R003
-            | Code::R004 => Severity::Warning,
+            | Code::R004
+            | Code::L001
+            | Code::L002
+            | Code::L003
+            | Code::L004 => Severity::Warning,
         }
     }
 
@@ -217,6 +247,16 @@ impl Code {
             }
             Code::R004 => {
                 "An object its controllers keep warning about: a Warning Event that recurs and no other finding explains, quoted."
+            }
+            Code::L001 => {
+                "A Service whose selector matches no Pod, or no ready Pod: it has no endpoints to serve."
+            }
+            Code::L002 => {
+                "A PodDisruptionBudget allows no disruption: a cordoned Node that runs its Pods cannot drain (info when no Node is cordoned, or it selects no Pod)."
+            }
+            Code::L003 => "Pods preempted by a higher-priority Pod, named with its priority.",
+            Code::L004 => {
+                "A Pod, or a workload's Pod template, needs a ConfigMap, Secret, PersistentVolumeClaim or ServiceAccount that does not exist."
             }
         }
     }

@@ -12,6 +12,7 @@ pub mod hotloop;
 pub mod leases;
 pub mod pods;
 pub mod progress;
+pub mod relations;
 pub mod scheduling;
 pub mod scheduling_causes;
 pub mod scheduling_message;
@@ -238,6 +239,9 @@ pub struct Snapshot {
     /// Objects a fact names that the apiserver answered "not found" for
     /// (a reconstruction's GET of a Pod's Node): known not to exist.
     pub absent: Vec<ObjectRef>,
+    /// Every Pod's labels, readiness, node and priority, and which named
+    /// objects exist, tallied before [`Relevance`] dropped them.
+    pub index: relations::Index,
 }
 
 /// The chosen checks (all when `selected` is empty) that could examine none of
@@ -335,6 +339,9 @@ impl Relevance {
             // A Pending Pod's claim → volume → the Nodes that can reach it.
             || (o.object.kind == "PersistentVolumeClaim" && !s.volume_name.is_empty())
             || (o.object.kind == "PersistentVolume" && !s.node_affinity.is_empty())
+            // What selects Pods: its finding needs the selector (issue 47).
+            || (o.object.kind == "Service" && !s.pod_selector.is_empty())
+            || o.object.kind == "PodDisruptionBudget"
             || self.terminating_namespaces.contains(&o.object.namespace)
     }
 }
@@ -386,6 +393,7 @@ pub fn run(snapshot: &Snapshot, selected: &[Check], options: &Options) -> Report
             }
             Check::Pods => report.findings.extend(pods::check(snapshot, options)),
             Check::Controllers => report.findings.extend(leases::check(snapshot)),
+            Check::Relations => report.findings.extend(relations::check(snapshot, options)),
         }
     }
     if chosen(selected).any(|c| c == Check::Progress) {

@@ -280,6 +280,20 @@ mod tests {
         );
     }
 
+    /// `ErrImageNeverPull` was on the at-once list but not among the waiting
+    /// reasons P001 reads: never reported (found mapping k8sgpt's analyzers).
+    #[test]
+    fn err_image_never_pull_is_reported_at_once() {
+        let mut never = pod("never", "ErrImageNeverPull", 0);
+        never.state.conditions[0].last_transition = Some(29 * MIN);
+        let f = check(&snapshot(vec![never]), &Options::default());
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].summary
+                .starts_with("container web waiting (ErrImageNeverPull) for 1m")
+        );
+    }
+
     /// Issue 47: a bare Pod that failed, or an evicted one, got no finding.
     #[test]
     fn a_bare_pod_that_failed_and_an_evicted_pod_are_p002_at_once() {

@@ -8,5 +8,6 @@ pub mod discovery;
 pub mod event;
 pub mod object;
 pub mod reconstruct;
+pub mod refs;
 pub mod snapshot;
 pub mod text;

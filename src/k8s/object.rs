@@ -748,6 +748,22 @@ impl WireObject {
         let node_labels = (core && resource.kind == "Node")
             .then_some(meta.labels.as_ref())
             .flatten();
+        // NB: a Pod's labels are what Services and budgets select; a Node's
+        // also enter its diff document, a Pod's do not (Pods have none).
+        let kept_labels = (core && matches!(resource.kind.as_str(), "Node" | "Pod"))
+            .then_some(meta.labels.as_ref())
+            .flatten();
+        let controlled = meta
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|o| o.controller == Some(true));
+        let related = super::refs::read(
+            &resource.group,
+            &resource.kind,
+            self.spec.as_deref(),
+            controlled,
+        );
         let churns = crate::model::churns(&resource.group, &resource.kind);
         // NB: only a Node's field sets name `f:taints` (under `f:spec`).
         let taint_writes: Vec<&k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry> =
@@ -914,7 +930,12 @@ impl WireObject {
                 })
                 .collect(),
             unschedulable: scheduling.unschedulable,
-            labels: node_labels.cloned().unwrap_or_default(),
+            labels: kept_labels.cloned().unwrap_or_default(),
+            pod_selector: related.pod_selector,
+            selects_all: related.selects_all,
+            refs: related.refs,
+            priority: related.priority,
+            priority_class: related.priority_class,
             node_selector: scheduling.node_selector,
             spread: {
                 let mut keys: Vec<String> = scheduling
@@ -1256,7 +1277,8 @@ mod tests {
         assert_eq!(p.state.tolerations[0].value, "batch");
         assert_eq!(p.state.node_affinity[0].len(), 2);
         assert_eq!(p.state.node_affinity[0][1].key, "metadata.name");
-        assert!(p.state.labels.is_empty(), "a Pod's labels are not kept");
+        // What Services and disruption budgets select (issue 47).
+        assert_eq!(p.state.labels["app"], "web", "a Pod's labels are kept");
         assert!(!p.state.default_tolerations);
     }
 

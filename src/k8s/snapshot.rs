@@ -42,7 +42,15 @@ pub struct LiveOptions {
 }
 
 /// A type's objects and what its sample needs, or why it could not be listed.
-type ListResult = Result<(Vec<RecordedObject>, Listed, Usage), kube::Error>;
+type ListResult = Result<
+    (
+        Vec<RecordedObject>,
+        Listed,
+        Usage,
+        crate::checks::relations::Index,
+    ),
+    kube::Error,
+>;
 
 /// One listed type: what the hot-loop sample needs to watch it.
 struct Listed {
@@ -123,6 +131,7 @@ async fn list_type(
     let mut objects = Vec::new();
     let mut known = HashMap::new();
     let mut usage = Usage::default();
+    let mut index = crate::checks::relations::Index::default();
     loop {
         // NB: a PartialObjectMetadataList decodes as a list of WireObjects
         // without spec and status, which is all these types are read for.
@@ -150,6 +159,7 @@ async fn list_type(
             };
             // What a bound Pod requests is counted before it is dropped.
             usage.add(&object);
+            index.add(&object);
             // NB: only what a check may need is kept, page by page: memory follows the trouble.
             if relevance.wanted(&object) {
                 objects.push(object);
@@ -165,7 +175,7 @@ async fn list_type(
                     resource_version: page.metadata.resource_version.unwrap_or_default(),
                     known,
                 };
-                return Ok((objects, listed, usage));
+                return Ok((objects, listed, usage, index));
             }
         }
     }
@@ -220,7 +230,11 @@ async fn list_events(
             let Some(o) = item.into_observation() else {
                 continue;
             };
-            let scheduling = matches!(o.reason.as_str(), "FailedScheduling" | "Scheduled");
+            // NB: `Preempted` is Normal: who took a Pod's room (L003).
+            let scheduling = matches!(
+                o.reason.as_str(),
+                "FailedScheduling" | "Scheduled" | "Preempted"
+            );
             // Only what a check can use: scheduling Events, Warnings (what explains a
             // stall), a controller's successes (a Warning before one is mended: R004),
             // and repeated ones (storm candidates).
@@ -420,7 +434,7 @@ pub async fn live(
         .partition(|t| t.group.is_empty() && t.plural == "namespaces");
     for t in namespaces {
         let r = list_type(client, &t, namespace, &relevance).await;
-        if let Ok((objects, _, _)) = &r {
+        if let Ok((objects, _, _, _)) = &r {
             for o in objects {
                 relevance.keep(o);
             }
@@ -460,7 +474,8 @@ pub async fn live(
     let mut listed = Vec::new();
     for (t, result) in results {
         match result {
-            Ok((objects, l, usage)) => {
+            Ok((objects, l, usage, index)) => {
+                snapshot.index.merge(index);
                 snapshot.examined.push(t.full_name());
                 snapshot.objects.extend(objects);
                 snapshot.usage.merge(usage);
@@ -509,7 +524,7 @@ pub async fn live(
         .iter()
         .find(|t| t.group == "coordination.k8s.io" && t.plural == "leases")
         .filter(|_| namespace.is_some_and(|ns| ns != "kube-system"))
-        && let Ok((objects, _, _)) = list_type(client, t, Some("kube-system"), relevance).await
+        && let Ok((objects, _, _, _)) = list_type(client, t, Some("kube-system"), relevance).await
     {
         snapshot.objects.extend(objects);
     }

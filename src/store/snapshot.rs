@@ -13,6 +13,7 @@ const SQL_CLUSTER_FIND: &str = include_str!("../../queries/store/cluster_find.sq
 const SQL_LATEST_TIME: &str = include_str!("../../queries/store/latest_time.sql");
 const SQL_HAS_HISTORY: &str = include_str!("../../queries/store/has_history.sql");
 const SQL_PODS_SCOPE: &str = include_str!("../../queries/store/pods_scope.sql");
+const SQL_WATCHED_TYPES: &str = include_str!("../../queries/store/watched_types.sql");
 
 /// A recorded cluster: (row id, uid, label).
 pub type ClusterRow = (i64, String, String);
@@ -40,17 +41,35 @@ impl Recording {
             .map_err(self.q("latest time"))
     }
 
+    /// The types the recorder watched in `cluster`, by full plural name.
+    pub fn watched_types(&self, cluster: i64) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_WATCHED_TYPES)
+            .map_err(self.q("watched types"))?;
+        let rows = st
+            .query_map(named_params! {":cluster": cluster}, |r| r.get(0))
+            .map_err(self.q("watched types"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(self.q("watched types"))
+    }
+
     /// The snapshot of `cluster` at `at`; `window_ms` is the span for update rates and storms.
     pub fn snapshot(&self, cluster: i64, at: i64, window_ms: i64) -> Result<Snapshot, StoreError> {
         let mut objects = Vec::new();
         let mut relevance = crate::checks::Relevance::default();
         let mut usage = crate::checks::scheduling_causes::Usage::default();
+        let mut index = crate::checks::relations::Index::default();
         self.for_each_state_at(cluster, at, |o| {
             usage.add(&o);
+            index.add(&o);
             if relevance.keep(&o) {
                 objects.push(o);
             }
         })?;
+        for t in self.watched_types(cluster)? {
+            index.mark_read(&t);
+        }
         for o in objects.iter_mut() {
             let lagging = o
                 .state
@@ -210,6 +229,7 @@ impl Recording {
             refusals,
             kinds,
             absent: Vec::new(),
+            index,
         })
     }
 }

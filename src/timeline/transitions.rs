@@ -92,6 +92,27 @@ const COUNTERS: &[(&str, &str)] = &[
     ("failed", "failed"),
 ];
 
+/// `labels: app web → web-v2; +track=canary; -tier`: what a relabelling changed.
+fn label_changes(
+    prev: &std::collections::BTreeMap<String, String>,
+    cur: &std::collections::BTreeMap<String, String>,
+) -> String {
+    let mut parts = Vec::new();
+    for (k, v) in cur {
+        match prev.get(k) {
+            Some(old) if old != v => parts.push(format!("{k} {old} → {v}")),
+            None => parts.push(format!("+{k}={v}")),
+            _ => {}
+        }
+    }
+    parts.extend(
+        prev.keys()
+            .filter(|k| !cur.contains_key(*k))
+            .map(|k| format!("-{k}")),
+    );
+    format!("labels: {}", parts.join("; "))
+}
+
 fn diff(
     kind: &str,
     prev: &ObjectState,
@@ -169,6 +190,15 @@ fn diff(
             "Normal",
             "Observed",
             format!("status caught up with generation {}", cur.generation),
+        );
+    }
+    // NB: a relabelled Pod may leave a Service or a budget (issue 47); its
+    // first version (from an empty state) is not a relabelling.
+    if kind == "Pod" && !prev.labels.is_empty() && cur.labels != prev.labels {
+        push(
+            "Normal",
+            "Relabelled",
+            label_changes(&prev.labels, &cur.labels),
         );
     }
     if prev.node_name.is_empty() && !cur.node_name.is_empty() {

@@ -1,0 +1,784 @@
+//! Causes along the edges that owner references do not carry (issue 47): a
+//! Service whose selector matches no Pod or no ready Pod (L001), a disruption
+//! budget that allows no disruption and the cordoned Node it keeps from
+//! draining (L002), Pods preempted and who took their room (L003), and a Pod
+//! template that needs a ConfigMap, Secret, claim or ServiceAccount that does
+//! not exist (L004).
+//!
+//! Most Pods are healthy and [`super::Relevance`] drops them, so what these
+//! checks need of every Pod (labels, readiness, node, priority) and of every
+//! named object (that it exists) is tallied into an [`Index`] while the
+//! snapshot is built, whichever the source, before the Pods are dropped.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde_json::json;
+
+use super::{Code, Finding, Options, Snapshot};
+use crate::model::{ObjectRef, RecordedObject, Requirement};
+
+/// What one Pod is for the relationship checks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodEntry {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub node: String,
+    /// Index of its labels in [`Index::sets`].
+    set: u32,
+    /// Ready, and not terminating: what an EndpointSlice serves.
+    pub ready: bool,
+    pub priority: i64,
+    pub priority_class: String,
+}
+
+/// The kinds whose existence a Pod template's references need.
+const NAMED: &[&str] = &[
+    "ConfigMap",
+    "Secret",
+    "ServiceAccount",
+    "PersistentVolumeClaim",
+];
+
+/// Every Pod's labels, readiness, node and priority, every named object's
+/// existence, and every reference to one: tallied object by object.
+#[derive(Debug, Clone, Default)]
+pub struct Index {
+    /// Distinct label sets (a ReplicaSet's Pods share one).
+    sets: Vec<BTreeMap<String, String>>,
+    set_ids: HashMap<BTreeMap<String, String>, u32>,
+    pub pods: Vec<PodEntry>,
+    /// (kind, namespace, name) of each ConfigMap, Secret, ServiceAccount and claim.
+    names: HashSet<(String, String, String)>,
+    /// The kinds of which at least one object was seen: a reference is
+    /// called missing only when its kind was read at all.
+    kinds: BTreeSet<String>,
+    /// Objects that need others to exist, with what they need.
+    referrers: Vec<(ObjectRef, Vec<String>)>,
+    /// Types read whole (full plural names, `secrets`): live, those listed
+    /// (`Snapshot::examined`); from a recording, those its recorder watched.
+    read_types: BTreeSet<String>,
+}
+
+impl Index {
+    fn intern(&mut self, labels: &BTreeMap<String, String>) -> u32 {
+        if let Some(id) = self.set_ids.get(labels) {
+            return *id;
+        }
+        let id = self.sets.len() as u32;
+        self.sets.push(labels.clone());
+        self.set_ids.insert(labels.clone(), id);
+        id
+    }
+
+    /// The labels of a Pod of this index.
+    pub fn labels(&self, p: &PodEntry) -> &BTreeMap<String, String> {
+        &self.sets[p.set as usize]
+    }
+
+    /// Tallies one object (call for every object of the snapshot's moment).
+    pub fn add(&mut self, o: &RecordedObject) {
+        let s = &o.state;
+        let kind = o.object.kind.as_str();
+        let core = o.object.api_version == "v1";
+        if core && NAMED.contains(&kind) {
+            self.kinds.insert(kind.to_string());
+            self.names.insert((
+                kind.to_string(),
+                o.object.namespace.clone(),
+                o.object.name.clone(),
+            ));
+        }
+        let finished = match kind {
+            "Pod" => matches!(s.phase.as_str(), "Succeeded" | "Failed"),
+            "Job" => s
+                .conditions
+                .iter()
+                .any(|c| matches!(c.type_.as_str(), "Complete" | "Failed") && c.status == "True"),
+            _ => false,
+        };
+        if core && kind == "Pod" {
+            self.kinds.insert("Pod".into());
+            if finished {
+                return;
+            }
+            let set = self.intern(&s.labels);
+            self.pods.push(PodEntry {
+                namespace: o.object.namespace.clone(),
+                name: o.object.name.clone(),
+                uid: o.object.uid.clone(),
+                node: s.node_name.clone(),
+                set,
+                ready: s.deletion.is_none()
+                    && s.conditions
+                        .iter()
+                        .any(|c| c.type_ == "Ready" && c.status == "True"),
+                priority: s.priority,
+                priority_class: s.priority_class.clone(),
+            });
+        }
+        if !s.refs.is_empty() && !finished && s.deletion.is_none() {
+            self.referrers.push((o.object.clone(), s.refs.clone()));
+        }
+    }
+
+    /// Adds what another list tallied (another type's, in a live snapshot).
+    pub fn merge(&mut self, other: Index) {
+        for mut p in other.pods {
+            p.set = self.intern(&other.sets[p.set as usize]);
+            self.pods.push(p);
+        }
+        self.names.extend(other.names);
+        self.kinds.extend(other.kinds);
+        self.referrers.extend(other.referrers);
+        self.read_types.extend(other.read_types);
+    }
+
+    /// Notes that every object of type `plural` (its full name) was read:
+    /// a recording's watched types.
+    pub fn mark_read(&mut self, plural: &str) {
+        self.read_types.insert(plural.to_string());
+    }
+
+    /// Whether objects of `kind` were read: live, its type was listed; from a
+    /// recording, its recorder watched it (or at least one was recorded).
+    fn read(&self, snapshot: &Snapshot, kind: &str, plural: &str) -> bool {
+        self.kinds.contains(kind)
+            || self.read_types.contains(plural)
+            || snapshot.examined.iter().any(|t| t == plural)
+    }
+
+    fn pods_of<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = &'a PodEntry> + 'a {
+        self.pods.iter().filter(move |p| p.namespace == ns)
+    }
+}
+
+/// Whether a Pod with `labels` is selected by all of `selector`.
+fn selects(selector: &[Requirement], labels: &BTreeMap<String, String>) -> bool {
+    selector.iter().all(|r| r.matches(labels, ""))
+}
+
+/// `app=web, tier=front`: a selector as `kubectl get -l` takes it, where it can.
+fn selector_text(selector: &[Requirement]) -> String {
+    selector
+        .iter()
+        .map(|r| match (r.operator.as_str(), r.values.as_slice()) {
+            ("In", [v]) => format!("{}={v}", r.key),
+            _ => r.text(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn names(pods: &[&PodEntry], at_most: usize) -> String {
+    let mut out: Vec<&str> = pods.iter().take(at_most).map(|p| p.name.as_str()).collect();
+    out.sort_unstable();
+    let more = pods.len().saturating_sub(at_most);
+    let mut text = out.join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
+/// When a recorded object's current version began, when that was a change
+/// the recording saw (not its first listing), with who wrote it.
+fn changed(o: &RecordedObject) -> Option<(i64, String)> {
+    let recorded_change = o.first_seen.is_some_and(|f| o.state_at > f);
+    let at = if recorded_change {
+        Some(o.state_at)
+    } else {
+        o.generation_since
+    }?;
+    Some((at, o.writers.join(", ")))
+}
+
+/// Runs the relationship checks.
+pub fn check(snapshot: &Snapshot, _options: &Options) -> Vec<Finding> {
+    let mut out = Vec::new();
+    services(snapshot, &mut out);
+    budgets(snapshot, &mut out);
+    preempted(snapshot, &mut out);
+    missing(snapshot, &mut out);
+    // NB: what blocks now first, what only may (infos) after.
+    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    out
+}
+
+/// L001: a Service whose selector matches no Pod, or none that is ready.
+fn services(snapshot: &Snapshot, out: &mut Vec<Finding>) {
+    let index = &snapshot.index;
+    if !index.read(snapshot, "Pod", "pods") {
+        return;
+    }
+    for o in &snapshot.objects {
+        let s = &o.state;
+        if o.object.kind != "Service" || o.object.api_version != "v1" || s.pod_selector.is_empty() {
+            continue;
+        }
+        let ns = o.object.namespace.as_str();
+        let matching: Vec<&PodEntry> = index
+            .pods_of(ns)
+            .filter(|p| selects(&s.pod_selector, index.labels(p)))
+            .collect();
+        let ready = matching.iter().filter(|p| p.ready).count();
+        let wanted = selector_text(&s.pod_selector);
+        let change = changed(o);
+        let last_change = change
+            .as_ref()
+            .map(|(at, by)| {
+                let by = if by.is_empty() {
+                    String::new()
+                } else {
+                    format!(" by {by}")
+                };
+                format!("; its spec last changed {}{by}", crate::units::rfc3339(*at))
+            })
+            .unwrap_or_default();
+        if matching.is_empty() {
+            let (closest, groups) = closest(index, ns, &s.pod_selector);
+            let instead = match closest {
+                Some(text) => format!("; closest: {text}"),
+                None if groups == 0 => format!("; namespace {ns} has no Pods"),
+                None => "; no Pod here has any of these labels".to_string(),
+            };
+            out.push(Finding::new(
+                Code::L001,
+                &o.object,
+                format!(
+                    "selects {wanted}: no Pod matches, it has no endpoints{instead}{last_change}"
+                ),
+                change.as_ref().map(|(at, _)| *at),
+                json!({"selector": wanted, "matching": 0, "ready": 0}),
+            ));
+        } else if ready == 0 {
+            out.push(Finding::new(
+                Code::L001,
+                &o.object,
+                format!(
+                    "selects {wanted}: {} Pod(s) match ({}), none is Ready: it has no ready endpoints{last_change}",
+                    matching.len(),
+                    names(&matching, 3)
+                ),
+                change.as_ref().map(|(at, _)| *at),
+                json!({"selector": wanted, "matching": matching.len(), "ready": 0}),
+            ));
+        }
+    }
+}
+
+/// The label set of `ns` that meets most of `selector` (at least one
+/// requirement), said as "N Pod(s) with k=v … (not k2=v2)"; and how many
+/// label sets the namespace has.
+fn closest(index: &Index, ns: &str, selector: &[Requirement]) -> (Option<String>, usize) {
+    let mut by_set: BTreeMap<u32, usize> = BTreeMap::new();
+    for p in index.pods_of(ns) {
+        *by_set.entry(p.set).or_default() += 1;
+    }
+    let best = by_set
+        .iter()
+        .map(|(set, n)| {
+            let labels = &index.sets[*set as usize];
+            let met = selector.iter().filter(|r| r.matches(labels, "")).count();
+            (met, *n, *set)
+        })
+        .filter(|(met, _, _)| *met > 0)
+        .max_by_key(|(met, n, set)| (*met, *n, std::cmp::Reverse(*set)));
+    let text = best.map(|(_, n, set)| {
+        let labels = &index.sets[set as usize];
+        let unmet: Vec<String> = selector
+            .iter()
+            .filter(|r| !r.matches(labels, ""))
+            .map(|r| match labels.get(&r.key) {
+                Some(v) => format!("{}={v}", r.key),
+                None => format!("no {}", r.key),
+            })
+            .collect();
+        format!(
+            "{n} Pod(s) with {} but {}",
+            selector_text(
+                &selector
+                    .iter()
+                    .filter(|r| r.matches(labels, ""))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            ),
+            unmet.join(", ")
+        )
+    });
+    (text, by_set.len())
+}
+
+/// L002: a disruption budget that allows no disruption; a warning when a
+/// cordoned Node runs Pods it covers (a drain that cannot finish).
+fn budgets(snapshot: &Snapshot, out: &mut Vec<Finding>) {
+    let index = &snapshot.index;
+    let pods_read = index.read(snapshot, "Pod", "pods");
+    let cordoned: BTreeMap<&str, &RecordedObject> = snapshot
+        .objects
+        .iter()
+        .filter(|n| n.object.kind == "Node" && n.state.unschedulable)
+        .map(|n| (n.object.name.as_str(), n))
+        .collect();
+    for o in &snapshot.objects {
+        if o.object.kind != "PodDisruptionBudget" {
+            continue;
+        }
+        let s = &o.state;
+        let Some(&allowed) = s.replicas.get("disruptionsAllowed") else {
+            continue;
+        };
+        let count = |k: &str| s.replicas.get(k).copied().unwrap_or(0);
+        let (healthy, desired, expected) = (
+            count("currentHealthy"),
+            count("desiredHealthy"),
+            count("expectedPods"),
+        );
+        let ns = o.object.namespace.as_str();
+        let covered: Vec<&PodEntry> = if pods_read {
+            index
+                .pods_of(ns)
+                .filter(|p| {
+                    s.selects_all
+                        || (!s.pod_selector.is_empty() && selects(&s.pod_selector, index.labels(p)))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let wanted = if s.selects_all {
+            "every Pod".to_string()
+        } else {
+            selector_text(&s.pod_selector)
+        };
+        if expected == 0 && (!pods_read || covered.is_empty()) {
+            out.push(
+                Finding::new(
+                    Code::L002,
+                    &o.object,
+                    format!("selects {wanted}: no Pod matches, so it protects nothing"),
+                    None,
+                    json!({"selector": wanted, "expected": 0}),
+                )
+                .with_severity(super::Severity::Info),
+            );
+            continue;
+        }
+        if allowed > 0 {
+            continue;
+        }
+        let health = if healthy < desired {
+            format!("only {healthy} of the {desired} Pods it requires are healthy")
+        } else {
+            format!("{healthy} healthy, {desired} required")
+        };
+        let mut stuck: BTreeMap<&str, Vec<&PodEntry>> = BTreeMap::new();
+        for p in &covered {
+            if cordoned.contains_key(p.node.as_str()) {
+                stuck.entry(p.node.as_str()).or_default().push(p);
+            }
+        }
+        if stuck.is_empty() {
+            out.push(
+                Finding::new(
+                    Code::L002,
+                    &o.object,
+                    format!("allows 0 disruptions ({health}): a drain of any Node that runs its Pods will wait"),
+                    None,
+                    json!({"selector": wanted, "allowed": 0, "healthy": healthy, "desired": desired}),
+                )
+                .with_severity(super::Severity::Info),
+            );
+            continue;
+        }
+        let origin = |node: &str| {
+            snapshot
+                .origins
+                .iter()
+                .find(|g| g.node == node && g.what == super::scheduling_causes::CORDON)
+        };
+        let nodes: Vec<String> = stuck
+            .iter()
+            .map(|(node, pods)| {
+                let since = origin(node)
+                    .map(|g| {
+                        let by = if g.by.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" by {}", g.by.join(", "))
+                        };
+                        format!(" (cordoned {}{by})", crate::units::rfc3339(g.since))
+                    })
+                    .unwrap_or_default();
+                format!("Node {node}{since} cannot drain {}", names(pods, 3))
+            })
+            .collect();
+        let since = stuck
+            .keys()
+            .filter_map(|n| origin(n))
+            .map(|g| g.since)
+            .min();
+        out.push(Finding::new(
+            Code::L002,
+            &o.object,
+            format!("allows 0 disruptions ({health}): {}", nodes.join("; ")),
+            since,
+            json!({
+                "selector": wanted, "allowed": 0, "healthy": healthy, "desired": desired,
+                "cordoned": stuck.iter().map(|(n, pods)| json!({
+                    "node": n, "pods": pods.iter().map(|p| &p.name).collect::<Vec<_>>()
+                })).collect::<Vec<_>>(),
+            }),
+        ));
+    }
+}
+
+/// Who preempted, from the scheduler's Event on the victim: `Preempted by pod
+/// <uid> on node <node>` (1.28 and later), or `Preempted by <ns>/<name> on
+/// node <node>` (before). Returns (preemptor, node).
+pub fn preemptor(message: &str) -> Option<(&str, &str)> {
+    let rest = message.strip_prefix("Preempted by ")?;
+    let rest = rest
+        .strip_prefix("pod ")
+        .or_else(|| rest.strip_prefix("podgroup "))
+        .unwrap_or(rest);
+    let (who, node) = rest.split_once(" on node ")?;
+    Some((who.trim(), node.trim()))
+}
+
+/// L003: Pods the scheduler preempted in the hour before the moment, with
+/// the Pod that took their room, by name and priority.
+fn preempted(snapshot: &Snapshot, out: &mut Vec<Finding>) {
+    let index = &snapshot.index;
+    // (victims' namespace, preemptor, node) -> victims
+    let mut groups: BTreeMap<(String, String, String), Vec<&super::SnapEvent>> = BTreeMap::new();
+    for e in &snapshot.events {
+        if e.reason != "Preempted"
+            || e.involved.kind != "Pod"
+            || e.last < snapshot.at - 3_600_000
+            || e.last > snapshot.at
+        {
+            continue;
+        }
+        let Some((who, node)) = preemptor(&e.message) else {
+            continue;
+        };
+        groups
+            .entry((
+                e.involved.namespace.clone(),
+                who.to_string(),
+                node.to_string(),
+            ))
+            .or_default()
+            .push(e);
+    }
+    for ((_, who, node), victims) in groups {
+        let found = index
+            .pods
+            .iter()
+            .find(|p| p.uid == who || format!("{}/{}", p.namespace, p.name) == who);
+        let by = match found {
+            Some(p) => {
+                let class = if p.priority_class.is_empty() {
+                    String::new()
+                } else {
+                    format!(", class {}", p.priority_class)
+                };
+                format!(
+                    "Pod {}/{} (priority {}{class})",
+                    p.namespace, p.name, p.priority
+                )
+            }
+            None if who.contains('/') => format!("Pod {who} (gone, priority unknown)"),
+            None => format!("the Pod with uid {who} (gone, name unknown)"),
+        };
+        let mut victims = victims;
+        victims.sort_by(|a, b| a.involved.name.cmp(&b.involved.name));
+        let mut victim_names: Vec<&str> =
+            victims.iter().map(|e| e.involved.name.as_str()).collect();
+        victim_names.dedup();
+        let since = victims.iter().map(|e| e.first).min();
+        let shown = victim_names
+            .iter()
+            .take(3)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = victim_names.len().saturating_sub(3);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        out.push(Finding::new(
+            Code::L003,
+            &victims[0].involved,
+            format!(
+                "{} Pod(s) preempted by {by} on node {node}: {shown}{more}",
+                victim_names.len()
+            ),
+            since,
+            json!({
+                "preemptor": found.map(|p| format!("{}/{}", p.namespace, p.name)),
+                "preemptor_uid": found.map_or(who.as_str(), |p| p.uid.as_str()),
+                "priority": found.map(|p| p.priority),
+                "node": node,
+                "victims": victim_names,
+            }),
+        ));
+    }
+}
+
+/// L004: a Pod or a Pod template that needs objects that do not exist.
+fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
+    let index = &snapshot.index;
+    let plural = |kind: &str| match kind {
+        "ConfigMap" => "configmaps",
+        "Secret" => "secrets",
+        "ServiceAccount" => "serviceaccounts",
+        _ => "persistentvolumeclaims",
+    };
+    for (object, refs) in &index.referrers {
+        let absent: Vec<&str> = refs
+            .iter()
+            .filter(|r| {
+                let Some((kind, name)) = r.split_once('/') else {
+                    return false;
+                };
+                index.read(snapshot, kind, plural(kind))
+                    && !index.names.contains(&(
+                        kind.to_string(),
+                        object.namespace.clone(),
+                        name.to_string(),
+                    ))
+            })
+            .map(String::as_str)
+            .collect();
+        if absent.is_empty() {
+            continue;
+        }
+        let whose = if object.kind == "Pod" {
+            "it needs"
+        } else {
+            "its Pod template needs"
+        };
+        out.push(Finding::new(
+            Code::L004,
+            object,
+            format!(
+                "{whose} {} that {} not exist in {}",
+                absent.join(", "),
+                if absent.len() == 1 { "does" } else { "do" },
+                object.namespace
+            ),
+            None,
+            json!({"missing": absent}),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{condition, object};
+    use super::*;
+
+    fn pod(
+        ns: &str,
+        name: &str,
+        labels: &[(&str, &str)],
+        ready: bool,
+        node: &str,
+    ) -> RecordedObject {
+        let mut p = object("Pod", ns, name);
+        p.state.labels = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        p.state.node_name = node.into();
+        p.state.phase = "Running".into();
+        p.state.conditions = vec![condition(
+            "Ready",
+            if ready { "True" } else { "False" },
+            "",
+            "",
+        )];
+        p
+    }
+
+    fn snapshot(objects: Vec<RecordedObject>) -> Snapshot {
+        let mut index = Index::default();
+        for o in &objects {
+            index.add(o);
+        }
+        let relevance = super::super::Relevance::default();
+        Snapshot {
+            at: 10_000_000,
+            objects: objects
+                .into_iter()
+                .filter(|o| relevance.wanted(o))
+                .collect(),
+            index,
+            ..Snapshot::default()
+        }
+    }
+
+    fn service(ns: &str, name: &str, selector: &[(&str, &str)]) -> RecordedObject {
+        let mut s = object("Service", ns, name);
+        s.state.pod_selector = selector
+            .iter()
+            .map(|(k, v)| Requirement {
+                key: k.to_string(),
+                operator: "In".into(),
+                values: vec![v.to_string()],
+            })
+            .collect();
+        s
+    }
+
+    #[test]
+    fn a_service_that_selects_no_pod_names_the_labels_the_pods_have_instead() {
+        let snap = snapshot(vec![
+            service("shop", "web", &[("app", "web"), ("track", "stable")]),
+            pod(
+                "shop",
+                "web-1",
+                &[("app", "web"), ("track", "canary")],
+                true,
+                "n1",
+            ),
+            pod(
+                "shop",
+                "web-2",
+                &[("app", "web"), ("track", "canary")],
+                true,
+                "n1",
+            ),
+            pod(
+                "other",
+                "web-3",
+                &[("app", "web"), ("track", "stable")],
+                true,
+                "n1",
+            ),
+        ]);
+        let f = check(&snap, &Options::default());
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].code, Code::L001);
+        assert_eq!(
+            f[0].summary,
+            "selects app=web, track=stable: no Pod matches, it has no endpoints; closest: 2 Pod(s) with app=web but track=canary"
+        );
+    }
+
+    #[test]
+    fn a_service_whose_pods_are_not_ready_and_one_that_serves_are_told_apart() {
+        let snap = snapshot(vec![
+            service("shop", "web", &[("app", "web")]),
+            service("shop", "api", &[("app", "api")]),
+            pod("shop", "web-1", &[("app", "web")], false, "n1"),
+            pod("shop", "api-1", &[("app", "api")], true, "n1"),
+            pod("shop", "api-2", &[("app", "api")], false, "n1"),
+        ]);
+        let f = check(&snap, &Options::default());
+        assert_eq!(f.len(), 1, "only web: api has a ready endpoint: {f:#?}");
+        assert!(
+            f[0].summary
+                .contains("1 Pod(s) match (web-1), none is Ready"),
+            "{}",
+            f[0].summary
+        );
+    }
+
+    #[test]
+    fn no_pods_read_means_no_claim_about_selectors() {
+        let mut snap = snapshot(vec![service("shop", "web", &[("app", "web")])]);
+        snap.index = Index::default();
+        assert!(check(&snap, &Options::default()).is_empty());
+    }
+
+    #[test]
+    fn a_budget_blocking_a_cordoned_node_is_a_warning_naming_node_and_pods() {
+        let mut pdb = object("PodDisruptionBudget", "db", "pg");
+        pdb.object.api_version = "policy/v1".into();
+        pdb.state.pod_selector = vec![Requirement {
+            key: "app".into(),
+            operator: "In".into(),
+            values: vec!["pg".into()],
+        }];
+        for (k, v) in [
+            ("disruptionsAllowed", 0),
+            ("currentHealthy", 2),
+            ("desiredHealthy", 2),
+            ("expectedPods", 2),
+        ] {
+            pdb.state.replicas.insert(k.into(), v);
+        }
+        let mut node = object("Node", "", "n1");
+        node.state.unschedulable = true;
+        let snap = snapshot(vec![
+            pdb.clone(),
+            node,
+            pod("db", "pg-0", &[("app", "pg")], true, "n1"),
+            pod("db", "pg-1", &[("app", "pg")], true, "n2"),
+        ]);
+        let f = check(&snap, &Options::default());
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].severity, super::super::Severity::Warning);
+        assert_eq!(
+            f[0].summary,
+            "allows 0 disruptions (2 healthy, 2 required): Node n1 cannot drain pg-0"
+        );
+        // Without the cordon: an info that the next drain will wait.
+        let snap = snapshot(vec![pdb, pod("db", "pg-0", &[("app", "pg")], true, "n1")]);
+        let f = check(&snap, &Options::default());
+        assert_eq!(f[0].severity, super::super::Severity::Info);
+    }
+
+    #[test]
+    fn a_preemption_names_the_preemptor_by_name_and_priority() {
+        let mut hi = pod("prod", "critical", &[], true, "n1");
+        hi.object.uid = "u-crit".into();
+        hi.state.priority = 1_000_000;
+        hi.state.priority_class = "high".into();
+        let mut snap = snapshot(vec![hi]);
+        for v in ["batch-a", "batch-b"] {
+            snap.events.push(super::super::SnapEvent {
+                involved: object("Pod", "batch", v).object,
+                reason: "Preempted".into(),
+                type_: "Normal".into(),
+                message: "Preempted by pod u-crit on node n1".into(),
+                first: 9_000_000,
+                last: 9_000_000,
+                count: 1,
+                ..Default::default()
+            });
+        }
+        let f = check(&snap, &Options::default());
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(
+            f[0].summary,
+            "2 Pod(s) preempted by Pod prod/critical (priority 1000000, class high) on node n1: batch-a, batch-b"
+        );
+        assert_eq!(
+            preemptor("Preempted by ns1/p on node n2"),
+            Some(("ns1/p", "n2"))
+        );
+    }
+
+    #[test]
+    fn a_template_reference_to_what_does_not_exist_is_named_only_when_its_kind_was_read() {
+        let mut d = object("Deployment", "shop", "web");
+        d.state.refs = vec!["ConfigMap/settings".into(), "Secret/tls".into()];
+        let mut cm = object("ConfigMap", "shop", "other");
+        cm.object.api_version = "v1".into();
+        let f = check(&snapshot(vec![d.clone(), cm]), &Options::default());
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].summary, "its Pod template needs ConfigMap/settings that does not exist in shop",
+            "Secrets were not read: no claim about Secret/tls"
+        );
+        let mut there = object("ConfigMap", "shop", "settings");
+        there.object.api_version = "v1".into();
+        assert!(check(&snapshot(vec![d, there]), &Options::default()).is_empty());
+    }
+}

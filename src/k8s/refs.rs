@@ -1,0 +1,426 @@
+//! What an object says of the objects around it, read off its spec: the
+//! Pods a Service or a disruption budget selects, and the names a Pod (or a
+//! workload's Pod template) needs to exist. The edges of the relationship
+//! graph that owner references do not carry (`checks::relations` walks them).
+//!
+//! NB: decoded apart from `object::SlimSpec`, each for the kinds it fits: a
+//! custom type whose spec has a `selector` or `volumes` of another shape must
+//! not lose the rest of its spec.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::model::Requirement;
+
+/// The relationship fields of one object's state.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    pub pod_selector: Vec<Requirement>,
+    pub selects_all: bool,
+    pub refs: Vec<String>,
+    pub priority: i64,
+    pub priority_class: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ServiceSpec {
+    selector: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct BudgetSpec {
+    selector: Option<LabelSelector>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct LabelSelector {
+    match_labels: BTreeMap<String, String>,
+    match_expressions: Vec<Expression>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Expression {
+    key: String,
+    operator: String,
+    values: Vec<String>,
+}
+
+/// A workload's spec, down to its Pod template (a CronJob's one level deeper).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct WorkloadSpec {
+    template: Option<Template>,
+    job_template: Option<JobTemplate>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct JobTemplate {
+    spec: Option<JobSpec>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct JobSpec {
+    template: Option<Template>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Template {
+    spec: Option<PodSpec>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct PodSpec {
+    volumes: Vec<Volume>,
+    containers: Vec<Container>,
+    init_containers: Vec<Container>,
+    image_pull_secrets: Vec<Named>,
+    service_account_name: String,
+    priority: Option<i64>,
+    priority_class_name: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Volume {
+    config_map: Option<Named>,
+    secret: Option<SecretVolume>,
+    persistent_volume_claim: Option<Claim>,
+    projected: Option<Projected>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Named {
+    name: String,
+    optional: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SecretVolume {
+    secret_name: String,
+    optional: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Claim {
+    claim_name: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Projected {
+    sources: Vec<Projection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Projection {
+    config_map: Option<Named>,
+    secret: Option<Named>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Container {
+    env: Vec<Env>,
+    env_from: Vec<EnvFrom>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Env {
+    value_from: Option<ValueFrom>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ValueFrom {
+    config_map_key_ref: Option<Named>,
+    secret_key_ref: Option<Named>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct EnvFrom {
+    config_map_ref: Option<Named>,
+    secret_ref: Option<Named>,
+}
+
+/// Which of these kinds' specs are read, and how.
+const WORKLOADS: &[&str] = &[
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "Job",
+    "CronJob",
+];
+
+fn decode<T: Default + serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> T {
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
+        .unwrap_or_default()
+}
+
+/// The relationship fields of an object of built-in `group`/`kind`;
+/// `controlled`: a controller owns it (its Pods' references are its
+/// template's, kept once there).
+pub fn read(group: &str, kind: &str, spec: Option<&RawValue>, controlled: bool) -> Fields {
+    match (group, kind) {
+        ("", "Service") => {
+            let s: ServiceSpec = decode(spec);
+            Fields {
+                pod_selector: s
+                    .selector
+                    .into_iter()
+                    .map(|(key, v)| Requirement {
+                        key,
+                        operator: "In".into(),
+                        values: vec![v],
+                    })
+                    .collect(),
+                ..Fields::default()
+            }
+        }
+        ("policy", "PodDisruptionBudget") => {
+            let s: BudgetSpec = decode(spec);
+            // NB: policy/v1: an empty selector selects every Pod of the
+            // namespace; a missing one selects none.
+            let Some(sel) = s.selector else {
+                return Fields::default();
+            };
+            let pod_selector = requirements(sel);
+            Fields {
+                selects_all: pod_selector.is_empty(),
+                pod_selector,
+                ..Fields::default()
+            }
+        }
+        ("", "Pod") => {
+            let s: PodSpec = decode(spec);
+            let priority = s.priority.unwrap_or(0);
+            let priority_class = s.priority_class_name.clone();
+            Fields {
+                refs: if controlled { Vec::new() } else { pod_refs(s) },
+                priority,
+                priority_class,
+                ..Fields::default()
+            }
+        }
+        ("apps" | "batch", k) if WORKLOADS.contains(&k) && !controlled => {
+            let s: WorkloadSpec = decode(spec);
+            let template = match s.job_template {
+                Some(JobTemplate { spec: Some(job) }) => job.template,
+                _ => s.template,
+            };
+            Fields {
+                refs: template
+                    .and_then(|t| t.spec)
+                    .map(pod_refs)
+                    .unwrap_or_default(),
+                ..Fields::default()
+            }
+        }
+        _ => Fields::default(),
+    }
+}
+
+/// A label selector as requirements: `matchLabels` as `In` of one value.
+fn requirements(sel: LabelSelector) -> Vec<Requirement> {
+    sel.match_labels
+        .into_iter()
+        .map(|(key, v)| Requirement {
+            key,
+            operator: "In".into(),
+            values: vec![v],
+        })
+        .chain(sel.match_expressions.into_iter().map(|e| Requirement {
+            key: e.key,
+            operator: e.operator,
+            values: e.values,
+        }))
+        .collect()
+}
+
+/// The names a Pod spec needs to exist, sorted, each once.
+fn pod_refs(s: PodSpec) -> Vec<String> {
+    let mut refs = Vec::new();
+    let mut need = |kind: &str, n: &Named| {
+        if !n.name.is_empty() && n.optional != Some(true) {
+            refs.push(format!("{kind}/{}", n.name));
+        }
+    };
+    for v in &s.volumes {
+        if let Some(c) = &v.config_map {
+            need("ConfigMap", c);
+        }
+        if let Some(sv) = &v.secret {
+            need(
+                "Secret",
+                &Named {
+                    name: sv.secret_name.clone(),
+                    optional: sv.optional,
+                },
+            );
+        }
+        if let Some(p) = &v.projected {
+            for src in &p.sources {
+                // NB: every Pod gets the projected `kube-root-ca.crt` its
+                // namespace's root CA publisher keeps: not the app's reference.
+                if let Some(c) = src
+                    .config_map
+                    .as_ref()
+                    .filter(|c| c.name != "kube-root-ca.crt")
+                {
+                    need("ConfigMap", c);
+                }
+                if let Some(sec) = &src.secret {
+                    need("Secret", sec);
+                }
+            }
+        }
+    }
+    for c in s.init_containers.iter().chain(&s.containers) {
+        for e in &c.env {
+            if let Some(from) = &e.value_from {
+                if let Some(r) = &from.config_map_key_ref {
+                    need("ConfigMap", r);
+                }
+                if let Some(r) = &from.secret_key_ref {
+                    need("Secret", r);
+                }
+            }
+        }
+        for e in &c.env_from {
+            if let Some(r) = &e.config_map_ref {
+                need("ConfigMap", r);
+            }
+            if let Some(r) = &e.secret_ref {
+                need("Secret", r);
+            }
+        }
+    }
+    for p in &s.image_pull_secrets {
+        // NB: the kubelet only warns about a missing pull Secret (the pull may
+        // still work anonymously); it is still a reference to what is not there.
+        need("Secret", p);
+    }
+    for v in &s.volumes {
+        if let Some(c) = v
+            .persistent_volume_claim
+            .as_ref()
+            .filter(|c| !c.claim_name.is_empty())
+        {
+            refs.push(format!("PersistentVolumeClaim/{}", c.claim_name));
+        }
+    }
+    if !s.service_account_name.is_empty() && s.service_account_name != "default" {
+        refs.push(format!("ServiceAccount/{}", s.service_account_name));
+    }
+    refs.sort();
+    refs.dedup();
+    refs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(v: serde_json::Value) -> Box<RawValue> {
+        RawValue::from_string(v.to_string()).unwrap()
+    }
+
+    #[test]
+    fn a_service_selector_is_a_list_of_in_requirements() {
+        let spec =
+            raw(serde_json::json!({"selector": {"app": "web", "tier": "front"}, "ports": []}));
+        let f = read("", "Service", Some(&spec), false);
+        let texts: Vec<String> = f.pod_selector.iter().map(Requirement::text).collect();
+        assert_eq!(texts, ["app In [web]", "tier In [front]"]);
+        assert!(read("", "Service", None, false).pod_selector.is_empty());
+    }
+
+    #[test]
+    fn an_empty_budget_selector_selects_all_and_a_missing_one_none() {
+        let all = raw(serde_json::json!({"selector": {}, "minAvailable": 1}));
+        let f = read("policy", "PodDisruptionBudget", Some(&all), false);
+        assert!(f.selects_all && f.pod_selector.is_empty());
+        let none = raw(serde_json::json!({"minAvailable": 1}));
+        assert!(!read("policy", "PodDisruptionBudget", Some(&none), false).selects_all);
+        let expr = raw(
+            serde_json::json!({"selector": {"matchLabels": {"app": "db"},
+            "matchExpressions": [{"key": "role", "operator": "NotIn", "values": ["backup"]}]}}),
+        );
+        let f = read("policy", "PodDisruptionBudget", Some(&expr), false);
+        let texts: Vec<String> = f.pod_selector.iter().map(Requirement::text).collect();
+        assert_eq!(texts, ["app In [db]", "role NotIn [backup]"]);
+    }
+
+    #[test]
+    fn a_template_names_what_it_needs_and_leaves_out_what_is_optional() {
+        let spec = raw(serde_json::json!({"template": {"spec": {
+            "serviceAccountName": "builder",
+            "imagePullSecrets": [{"name": "regcred"}],
+            "volumes": [
+                {"name": "a", "configMap": {"name": "settings"}},
+                {"name": "b", "secret": {"secretName": "tls"}},
+                {"name": "c", "secret": {"secretName": "maybe", "optional": true}},
+                {"name": "d", "persistentVolumeClaim": {"claimName": "data"}},
+                {"name": "e", "projected": {"sources": [{"configMap": {"name": "kube-root-ca.crt"}}]}}
+            ],
+            "containers": [{"name": "web", "image": "x",
+                "env": [{"name": "K", "valueFrom": {"configMapKeyRef": {"name": "flags", "key": "k"}}},
+                        {"name": "P", "value": "plain"}],
+                "envFrom": [{"secretRef": {"name": "db-creds"}}, {"configMapRef": {"name": "opt", "optional": true}}]}]
+        }}}));
+        let f = read("apps", "Deployment", Some(&spec), false);
+        assert_eq!(
+            f.refs,
+            [
+                "ConfigMap/flags",
+                "ConfigMap/settings",
+                "PersistentVolumeClaim/data",
+                "Secret/db-creds",
+                "Secret/regcred",
+                "Secret/tls",
+                "ServiceAccount/builder"
+            ]
+        );
+        assert!(
+            read("apps", "ReplicaSet", Some(&spec), true)
+                .refs
+                .is_empty(),
+            "a Deployment's ReplicaSet: its template is the Deployment's"
+        );
+    }
+
+    #[test]
+    fn a_cronjob_template_is_one_level_deeper_and_a_pod_keeps_its_priority() {
+        let spec = raw(
+            serde_json::json!({"jobTemplate": {"spec": {"template": {"spec": {
+            "containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "nightly"}}]}]}}}}}),
+        );
+        assert_eq!(
+            read("batch", "CronJob", Some(&spec), false).refs,
+            ["ConfigMap/nightly"]
+        );
+        let pod = raw(
+            serde_json::json!({"priority": 1000, "priorityClassName": "high",
+            "serviceAccountName": "default", "containers": [{"name": "c"}]}),
+        );
+        let f = read("", "Pod", Some(&pod), true);
+        assert_eq!((f.priority, f.priority_class.as_str()), (1000, "high"));
+        assert!(f.refs.is_empty(), "default ServiceAccount, and owned");
+    }
+}
