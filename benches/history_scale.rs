@@ -5,6 +5,7 @@
 //!   cargo build --release
 //!   cargo bench --bench history_scale -- timeline [--deployments 9800] [--pods-per 100] [--occurrences-per-pod 10] [--queries 200]
 //!   cargo bench --bench history_scale -- check [--pods 150000] [--nodes 5000]
+//!   cargo bench --bench history_scale -- relations [--namespaces 10] [--deployments-per 100] [--pods-per 10] [--services-per 200] [--configmaps-per 500]
 //!
 //! `timeline`: about 1 million objects (Deployments, each with a ReplicaSet and
 //! 100 Pods) and 10 million Event occurrences; then the time to load and
@@ -447,7 +448,7 @@ fn check(args: &[String]) {
         let state = match p % 1000 {
             1 => r#"{"phase":"Pending","cond":[{"t":"PodScheduled","s":"False","r":"Unschedulable","m":"0/5000 nodes are available: 1000 Insufficient cpu, 4000 node(s) didn't match Pod's node affinity/selector. preemption: 0/5000 nodes are available: 5000 Preemption is not helpful for scheduling."}]}"#.to_string(),
             2 => format!(r#"{{"phase":"Running","node":"{node}","del":{},"fin":["example.com/cleanup"]}}"#, now - 3_600_000),
-            _ => format!(r#"{{"phase":"Running","node":"{node}","cond":[{{"t":"Ready","s":"True"}}],"ctr":[{{"n":"app","st":"running"}}]}}"#),
+            _ => format!(r#"{{"phase":"Running","node":"{node}","cond":[{{"t":"Ready","s":"True"}}],"ctr":[{{"n":"app","st":"running"}}],"lbl":{{"app":"app-{}","pod-template-hash":"h{}"}}}}"#, p % 4, p % 4),
         };
         version(
             &conn,
@@ -470,10 +471,120 @@ fn check(args: &[String]) {
             }
         }
     }
+    // The relationship graph (issue 47): per namespace, 4 Services selecting
+    // the Pods (one namespace in 50 has one selecting nothing), a budget,
+    // 10 ConfigMaps and a Deployment naming two of them (one namespace in
+    // 100 names one that does not exist).
+    let namespaces = 500.min(pods);
+    for n in 0..namespaces {
+        let ns = format!("ns-{n}");
+        for k in 0..4 {
+            let app = if k == 3 && n % 50 == 0 {
+                "gone".to_string()
+            } else {
+                format!("app-{k}")
+            };
+            let id = object(
+                &conn,
+                &mut s,
+                cluster,
+                "v1",
+                "Service",
+                &ns,
+                &format!("svc-{k}"),
+                &format!("s-{n}-{k}"),
+                now - 7_200_000,
+            );
+            version(
+                &conn,
+                &mut s,
+                id,
+                now - 3_600_000,
+                &format!(r#"{{"psel":[{{"k":"app","op":"In","v":["{app}"]}}]}}"#),
+                "kubectl",
+                0,
+            );
+        }
+        let id = object(
+            &conn,
+            &mut s,
+            cluster,
+            "policy/v1",
+            "PodDisruptionBudget",
+            &ns,
+            "pdb",
+            &format!("b-{n}"),
+            now - 7_200_000,
+        );
+        version(
+            &conn,
+            &mut s,
+            id,
+            now - 3_600_000,
+            r#"{"psel":[{"k":"app","op":"In","v":["app-0"]}],"rep":{"disruptionsAllowed":1,"currentHealthy":75,"desiredHealthy":74,"expectedPods":75}}"#,
+            "kube-controller-manager/status",
+            0,
+        );
+        for c in 0..10 {
+            let id = object(
+                &conn,
+                &mut s,
+                cluster,
+                "v1",
+                "ConfigMap",
+                &ns,
+                &format!("cm-{c}"),
+                &format!("c-{n}-{c}"),
+                now - 7_200_000,
+            );
+            version(
+                &conn,
+                &mut s,
+                id,
+                now - 3_600_000,
+                r#"{"spec":"00ff00ff00ff00ff"}"#,
+                "kubectl",
+                0,
+            );
+        }
+        let missing = if n % 100 == 0 { "cm-missing" } else { "cm-1" };
+        let id = object(
+            &conn,
+            &mut s,
+            cluster,
+            "apps/v1",
+            "Deployment",
+            &ns,
+            "app",
+            &format!("d-{n}"),
+            now - 7_200_000,
+        );
+        version(
+            &conn,
+            &mut s,
+            id,
+            now - 3_600_000,
+            &format!(
+                r#"{{"gen":1,"ogen":1,"rep":{{"spec.replicas":1,"replicas":1,"readyReplicas":1,"updatedReplicas":1,"availableReplicas":1}},"refs":["ConfigMap/cm-0","ConfigMap/{missing}"]}}"#
+            ),
+            "kubectl",
+            1,
+        );
+    }
+    // NB: what the recorder watched: a reference is called missing only then.
+    for t in ["pods", "configmaps", "services", "deployments.apps"] {
+        conn.execute(
+            "INSERT INTO watch_positions (cluster_id, resource, resource_version, updated) VALUES (?1, ?2, '1', ?3)",
+            params![cluster, t, now],
+        )
+        .unwrap();
+    }
     conn.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE); ANALYZE")
         .unwrap();
     println!(
-        "built {pods} Pods and {node_count} Nodes in {:.0}s",
+        "built {pods} Pods, {node_count} Nodes, {} Services, {namespaces} budgets, {} ConfigMaps and {namespaces} Deployments in {:.0}s",
+        namespaces * 4,
+        namespaces * 10,
         t.elapsed().as_secs_f64()
     );
     drop(s);
@@ -512,10 +623,296 @@ fn check(args: &[String]) {
     }
 }
 
+/// `relations`: the timeline's walk along relationships (issue 47): 10,000
+/// Pods (100 Deployments of 10 Pods in each of 10 namespaces), 2,000
+/// Services selecting them, 5,000 ConfigMaps edited once, each Deployment's
+/// template naming 5; then a Deployment's timeline with its uses and
+/// selectors, warm, p50 and p99 over random Deployments.
+fn relations(args: &[String]) {
+    let namespaces = flag(args, "--namespaces", 10) as i64;
+    let deployments = flag(args, "--deployments-per", 100) as i64;
+    let per = flag(args, "--pods-per", 10) as i64;
+    let services = flag(args, "--services-per", 200) as i64;
+    let configmaps = flag(args, "--configmaps-per", 500) as i64;
+    let queries = flag(args, "--queries", 200) as usize;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("relations.db");
+    let (conn, cluster) = fresh(&path);
+    let t = Instant::now();
+    conn.execute_batch("BEGIN").unwrap();
+    let mut s = Interner {
+        conn: &conn,
+        cache: Default::default(),
+    };
+    for n in 0..namespaces {
+        let ns = format!("ns-{n}");
+        for c in 0..configmaps {
+            let id = object(
+                &conn,
+                &mut s,
+                cluster,
+                "v1",
+                "ConfigMap",
+                &ns,
+                &format!("cm-{c}"),
+                &format!("c-{n}-{c}"),
+                T0,
+            );
+            version(
+                &conn,
+                &mut s,
+                id,
+                T0,
+                r#"{"spec":"00000000000000aa"}"#,
+                "kubectl-client-side-apply",
+                0,
+            );
+            version(
+                &conn,
+                &mut s,
+                id,
+                T0 + 120_000 + c * 10,
+                r#"{"spec":"00000000000000bb"}"#,
+                "kubectl-edit",
+                0,
+            );
+        }
+        for k in 0..services {
+            let id = object(
+                &conn,
+                &mut s,
+                cluster,
+                "v1",
+                "Service",
+                &ns,
+                &format!("svc-{k}"),
+                &format!("s-{n}-{k}"),
+                T0,
+            );
+            version(
+                &conn,
+                &mut s,
+                id,
+                T0,
+                &format!(
+                    r#"{{"psel":[{{"k":"app","op":"In","v":["app-{}"]}}]}}"#,
+                    k % deployments
+                ),
+                "kubectl",
+                0,
+            );
+        }
+        for d in 0..deployments {
+            let name = format!("app-{d}");
+            let at = T0 + d * 10;
+            let refs: Vec<String> = (0..5)
+                .map(|j| format!(r#""ConfigMap/cm-{}""#, (d * 5 + j) % configmaps))
+                .collect();
+            let did = object(
+                &conn,
+                &mut s,
+                cluster,
+                "apps/v1",
+                "Deployment",
+                &ns,
+                &name,
+                &format!("d-{n}-{d}"),
+                at,
+            );
+            version(
+                &conn,
+                &mut s,
+                did,
+                at,
+                &format!(
+                    r#"{{"gen":1,"rep":{{"spec.replicas":{per}}},"img":["app:1"],"refs":[{}]}}"#,
+                    refs.join(",")
+                ),
+                "kubectl",
+                1,
+            );
+            version(
+                &conn,
+                &mut s,
+                did,
+                at + 180_000,
+                &format!(
+                    r#"{{"gen":2,"rep":{{"spec.replicas":{per},"readyReplicas":{per}}},"img":["app:2"],"refs":[{}]}}"#,
+                    refs.join(",")
+                ),
+                "kubectl-set",
+                2,
+            );
+            let rs = format!("{name}-7c9d");
+            let rs_uid = format!("r-{n}-{d}");
+            let rid = object(
+                &conn,
+                &mut s,
+                cluster,
+                "apps/v1",
+                "ReplicaSet",
+                &ns,
+                &rs,
+                &rs_uid,
+                at,
+            );
+            version(
+                &conn,
+                &mut s,
+                rid,
+                at,
+                &format!(
+                    r#"{{"rep":{{"spec.replicas":{per}}},"own":[{{"av":"apps/v1","k":"Deployment","n":"{name}","u":"d-{n}-{d}","c":true}}]}}"#
+                ),
+                "kube-controller-manager",
+                1,
+            );
+            relation(
+                &conn,
+                &mut s,
+                rid,
+                "owner",
+                "Deployment",
+                &ns,
+                &name,
+                &format!("d-{n}-{d}"),
+                at,
+            );
+            for p in 0..per {
+                let pod = format!("{rs}-{p}");
+                let pid = object(
+                    &conn,
+                    &mut s,
+                    cluster,
+                    "v1",
+                    "Pod",
+                    &ns,
+                    &pod,
+                    &format!("p-{n}-{d}-{p}"),
+                    at,
+                );
+                let state = format!(
+                    r#"{{"phase":"Running","cond":[{{"t":"Ready","s":"True"}}],"node":"node-{}","own":[{{"av":"apps/v1","k":"ReplicaSet","n":"{rs}","u":"{rs_uid}","c":true}}],"lbl":{{"app":"{name}","pod-template-hash":"7c9d"}}}}"#,
+                    p % 100
+                );
+                version(&conn, &mut s, pid, at + 1_000, &state, "kubelet/status", 0);
+                relation(
+                    &conn,
+                    &mut s,
+                    pid,
+                    "owner",
+                    "ReplicaSet",
+                    &ns,
+                    &rs,
+                    &rs_uid,
+                    at,
+                );
+            }
+        }
+        conn.execute_batch("COMMIT; BEGIN").unwrap();
+    }
+    conn.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE); ANALYZE")
+        .unwrap();
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "built {} Pods, {} Services and {} ConfigMaps in {:.0}s: {:.0} MiB",
+        namespaces * deployments * per,
+        namespaces * services,
+        namespaces * configmaps,
+        t.elapsed().as_secs_f64(),
+        bytes as f64 / 1_048_576.0
+    );
+    drop(s);
+    drop(conn);
+    let recording =
+        kubectl_diag::store::Recording::open(&path, kubectl_diag::store::Mode::ReadOnly).unwrap();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut pick = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let chosen: Vec<(i64, i64)> = (0..queries)
+        .map(|_| {
+            let r = pick();
+            (
+                (r % namespaces as u64) as i64,
+                ((r >> 20) % deployments as u64) as i64,
+            )
+        })
+        .collect();
+    let run = |(n, d): (i64, i64)| -> (std::time::Duration, usize, usize) {
+        let start = Instant::now();
+        let target = recording
+            .named(
+                cluster,
+                "Deployment",
+                &format!("ns-{n}"),
+                &format!("app-{d}"),
+            )
+            .unwrap()
+            .remove(0);
+        let walk = kubectl_diag::store::timeline::Walk {
+            depth: 2,
+            related: true,
+        };
+        let subjects = recording.subjects(cluster, target, walk).unwrap();
+        let related = subjects
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.relation,
+                    Some(
+                        kubectl_diag::timeline::Relation::Uses
+                            | kubectl_diag::timeline::Relation::Selects
+                    )
+                )
+            })
+            .count();
+        let events = recording.events(cluster, &subjects, 0, i64::MAX).unwrap();
+        let gaps = recording.gaps(cluster, 0, i64::MAX).unwrap();
+        let t =
+            kubectl_diag::timeline::assemble(&subjects, &events, &gaps, &[], 0, T0 + 86_400_000);
+        let summary = kubectl_diag::timeline::summary::summarize(&subjects, &t, 1, Vec::new());
+        assert!(
+            !summary.related.is_empty(),
+            "the ConfigMaps' edits are related"
+        );
+        (start.elapsed(), t.entries.len(), related)
+    };
+    for q in &chosen {
+        run(*q); // warm the page cache
+    }
+    let mut times: Vec<f64> = Vec::new();
+    let (mut entries, mut related) = (Vec::new(), Vec::new());
+    for q in &chosen {
+        let (took, n, r) = run(*q);
+        times.push(took.as_secs_f64() * 1000.0);
+        entries.push(n);
+        related.push(r);
+    }
+    entries.sort_unstable();
+    related.sort_unstable();
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "timeline of a Deployment (1 ReplicaSet, {per} Pods, their uses and selectors: {}–{} related objects; {}–{} entries), 2-hop walk, warm, {queries} queries: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        related[0],
+        related[related.len() - 1],
+        entries[0],
+        entries[entries.len() - 1],
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times.last().copied().unwrap_or(0.0)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "check") {
         check(&args);
+    } else if args.iter().any(|a| a == "relations") {
+        relations(&args);
     } else {
         timeline(&args);
     }

@@ -557,7 +557,7 @@ async fn a_kubeconfig_that_may_list_nothing_is_an_error_not_health() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains(
-            "check controllers, progress, finalizers, hotloop, generation, scheduling, pods examined nothing"
+            "check controllers, progress, finalizers, hotloop, generation, scheduling, pods, relations examined nothing"
         ),
         "{err}"
     );

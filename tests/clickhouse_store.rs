@@ -211,9 +211,22 @@ async fn a_recorded_scenario_reads_the_same_from_clickhouse_as_from_the_file() {
         },
     )
     .await;
+    // NB: causes along relationships too (issue 47): a ConfigMap the template
+    // reads, edited before the rollout; one it names that does not exist; a
+    // Service whose selector matches no Pod.
     common::apply(
         &ns.name,
-        r#"apiVersion: apps/v1
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {LOG_LEVEL: info}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web, track: gone}, ports: [{port: 80}]}
+---
+apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
@@ -224,11 +237,25 @@ spec:
     spec:
       nodeSelector: {type: kwok}
       tolerations: [{key: kwok.x-k8s.io/node, operator: Exists, effect: NoSchedule}]
-      containers: [{name: web, image: "nginx:1.25"}]
+      containers:
+      - name: web
+        image: "nginx:1.25"
+        envFrom: [{configMapRef: {name: settings}}, {configMapRef: {name: missing-settings}}]
 "#,
     );
     let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
     common::wait_available(&deployments, "web", 2).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    common::kubectl(&[
+        "-n",
+        &ns.name,
+        "patch",
+        "configmap",
+        "settings",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"LOG_LEVEL":"debug"}}"#,
+    ]);
     common::kubectl(&[
         "-n",
         &ns.name,
@@ -380,6 +407,68 @@ spec:
             .take(25)
             .any(|l| l.contains("H002") && l.contains("fighter-a") && l.contains("fighter-b")),
         "{text}"
+    );
+    for (code, what) in [
+        ("L001", "Service/web"),
+        ("L004", "ConfigMap/missing-settings"),
+    ] {
+        assert!(
+            text.lines()
+                .take(25)
+                .any(|l| l.contains(code) && l.contains(what)),
+            "{code} {what}:\n{text}"
+        );
+    }
+    // Live, from the file and from the store: the same relationship findings.
+    let relations = |place: &[&str]| -> Vec<String> {
+        let out = diag_ch(&db)
+            .env_remove("KUBECTL_DIAG_DB")
+            .args(["check", "relations", "-n", &ns.name, "-o", "json"])
+            .args(place)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let mut rows: Vec<String> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {}/{}",
+                    f["code"], f["object"]["kind"], f["object"]["name"]
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let live = relations(&[]);
+    assert!(live.len() >= 2, "{live:?}");
+    assert_eq!(
+        relations(&["--db", db.to_str().unwrap()]),
+        live,
+        "file vs live"
+    );
+    assert_eq!(relations(&["--store", &front.url()]), live, "store vs live");
+    // The Deployment's story names the ConfigMap's edit, from the store too.
+    let story = diag_ch(&db)
+        .env_remove("KUBECTL_DIAG_DB")
+        .args([
+            "timeline",
+            "deploy/web",
+            "-n",
+            &ns.name,
+            "--store",
+            &front.url(),
+        ])
+        .output()
+        .unwrap();
+    let story = String::from_utf8_lossy(&story.stdout);
+    assert!(
+        story.lines().take(25).any(|l| l.starts_with("Related:")
+            && l.contains("ConfigMap/settings changed: data.LOG_LEVEL changed (by kubectl-patch)")),
+        "{story}"
     );
     common::kubectl(&[
         "-n",

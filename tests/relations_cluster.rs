@@ -244,6 +244,172 @@ spec: {selector: {app: api}, ports: [{port: 80}]}
         web.2.contains("its spec last changed") && web.2.contains("kubectl-patch"),
         "{web:?}"
     );
+    // The Deployment's story names the Service's change that cut it off,
+    // though no owner reference joins them.
+    let screen = first_screen(
+        &db,
+        &["--db", db_arg, "timeline", "deployment/web", "-n", n],
+    );
+    assert!(
+        screen.contains("Related:")
+            && screen.contains(
+                "Service/web changed: spec.selector.track stable → canary (by kubectl-patch)"
+            ),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("Service/web-ok changed"),
+        "web-ok never changed:\n{screen}"
+    );
+}
+
+#[tokio::test]
+async fn a_configmap_edited_before_a_restart_is_on_the_first_screen_of_the_deployments_timeline() {
+    let ns = TestNamespace::new("rel-cm").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let n = ns.name.as_str();
+    let _recorder = start_recorder(&db, n, &[], &format!("pods/{n}")).await;
+    apply(
+        n,
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: app-settings}
+data: {LOG_LEVEL: info}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: unrelated}
+data: {X: "1"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "web:1", envFrom: [{configMapRef: {name: app-settings}}]}]
+"#,
+    );
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
+    common::wait_available(&deployments, "web", 2).await;
+    // NB: managedFields times are whole seconds: an edit in the second of
+    // its object's creation is told as the creation.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The incident: a person edits the settings, then restarts the app, and
+    // the new Pods never get ready. An unrelated edit happens meanwhile.
+    kubectl(&[
+        "patch",
+        "configmap",
+        "app-settings",
+        "-n",
+        n,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"data":{"LOG_LEVEL":"debug"}}"#,
+    ]);
+    kubectl(&[
+        "patch",
+        "configmap",
+        "unrelated",
+        "-n",
+        n,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"data":{"X":"2"}}"#,
+    ]);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    kubectl(&[
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        n,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"template":{"metadata":{"labels":{"diag.test/never-ready":"true"}}}}}"#,
+    ]);
+    let db_arg = db.to_str().unwrap().to_string();
+    let args = [
+        "--db",
+        db_arg.as_str(),
+        "timeline",
+        "deployment/web",
+        "-n",
+        n,
+    ];
+    let expected = [
+        "Related:",
+        "ConfigMap/app-settings changed: data.LOG_LEVEL changed (by kubectl-patch)",
+        "before its change at",
+        "NOT ready",
+    ];
+    wait_until(
+        Duration::from_secs(30),
+        "the timeline to tell the story",
+        || {
+            let db = db.clone();
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            async move {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let screen = first_screen(&db, &args);
+                expected.iter().all(|e| screen.contains(e))
+            }
+        },
+    )
+    .await;
+    let screen = first_screen(&db, &args);
+    assert!(
+        !screen.contains("unrelated"),
+        "an edit the Pods never read is no part of it:\n{screen}"
+    );
+    // The header's order: the change, what came before it, then the outcome.
+    let pos = |text: &str| {
+        screen
+            .find(text)
+            .unwrap_or_else(|| panic!("{text:?} missing:\n{screen}"))
+    };
+    assert!(
+        pos("Change:") < pos("Related:") && pos("Related:") < pos("Rollout:"),
+        "{screen}"
+    );
+    // The table: the creation is one line, and the edit comes before the
+    // Deployment's spec change, both on the first screen.
+    let table = &screen[pos(" TIME (UTC)")..];
+    assert!(
+        table.contains("then within"),
+        "the creation burst is folded:\n{screen}"
+    );
+    let edit = table
+        .find("ConfigMap/app-settings")
+        .expect("the edit's row");
+    let change = table
+        .find("SpecChanged        spec changed")
+        .expect("the Deployment's change row");
+    assert!(edit < change, "{screen}");
+    // With no recording, the reconstruction reads the ConfigMap's metadata:
+    // its last writer and when, marked as a last write, never its values.
+    let data = tempfile::tempdir().unwrap();
+    let (code, out, err) =
+        common::diag_no_recording(data.path(), &["timeline", "deployment/web", "-n", n]);
+    assert_eq!(code, Some(0), "{err}");
+    let screen = out.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        screen.contains("ConfigMap/app-settings last write by kubectl-patch (Update) at")
+            && screen.contains("owns data.LOG_LEVEL [last: earlier writes are not kept]")
+            && screen.contains("before its change at"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("unrelated") && !screen.contains("debug"),
+        "{screen}"
+    );
 }
 
 #[tokio::test]
@@ -433,17 +599,51 @@ spec:
       - name: app
         image: "app:1"
         envFrom: [{configMapRef: {name: app-settings}}, {configMapRef: {name: present}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: app}, ports: [{port: 80}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: shop}
+spec:
+  ingressClassName: no-such-class
+  rules:
+  - http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+      - {path: /api, pathType: Prefix, backend: {service: {name: api-gone, port: {number: 80}}}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db-headless
+  replicas: 1
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: "db:1"}]}
 "#,
     );
     let expected = [
         "L004",
         "Deployment/app",
         "its Pod template needs ConfigMap/app-settings, Secret/app-tls that do not exist in",
+        "Ingress/shop",
+        "it needs IngressClass/no-such-class, Service/api-gone that do not exist in",
+        "StatefulSet/db",
+        "it needs Service/db-headless that does not exist in",
     ];
     let screen = live_screen(&db, n, &expected).await;
     assert!(
-        !screen.contains("ConfigMap/present") && !screen.contains("ConfigMap/maybe"),
-        "{screen}"
+        !screen.contains("ConfigMap/present")
+            && !screen.contains("ConfigMap/maybe")
+            && !screen.contains("Service/web,")
+            && !screen.contains("Service/web "),
+        "what exists is never called missing:\n{screen}"
     );
     // NB: the recorder leaves Secrets out unless `--kinds` names them: the
     // recording cannot know that app-tls is missing, and must not say so.
@@ -479,14 +679,15 @@ stringData: {tls.crt: x}
     );
     wait_until(
         Duration::from_secs(30),
-        "L004 to clear live and recorded",
+        "the Deployment's L004 to clear live and recorded",
         || {
             let db = db.clone();
             let n = n.to_string();
             async move {
                 let db_arg = db.to_str().unwrap().to_string();
-                findings(&db, &["-n", &n]).is_empty()
-                    && findings(&db, &["--db", &db_arg, "-n", &n]).is_empty()
+                let app = |f: &(String, String, String)| f.1 == "Deployment/app";
+                !findings(&db, &["-n", &n]).iter().any(app)
+                    && !findings(&db, &["--db", &db_arg, "-n", &n]).iter().any(app)
             }
         },
     )

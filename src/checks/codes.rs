@@ -256,7 +256,7 @@ impl Code {
             }
             Code::L003 => "Pods preempted by a higher-priority Pod, named with its priority.",
             Code::L004 => {
-                "A Pod, or a workload's Pod template, needs a ConfigMap, Secret, PersistentVolumeClaim or ServiceAccount that does not exist."
+                "A Pod, a workload's Pod template or an Ingress needs a ConfigMap, Secret, PersistentVolumeClaim, ServiceAccount, Service or IngressClass that does not exist."
             }
         }
     }

@@ -32,12 +32,14 @@ pub struct PodEntry {
     pub priority_class: String,
 }
 
-/// The kinds whose existence a Pod template's references need.
+/// The kinds whose existence a reference needs (core v1), and IngressClass
+/// (cluster-scoped, `networking.k8s.io`).
 const NAMED: &[&str] = &[
     "ConfigMap",
     "Secret",
     "ServiceAccount",
     "PersistentVolumeClaim",
+    "Service",
 ];
 
 /// Every Pod's labels, readiness, node and priority, every named object's
@@ -81,7 +83,9 @@ impl Index {
         let s = &o.state;
         let kind = o.object.kind.as_str();
         let core = o.object.api_version == "v1";
-        if core && NAMED.contains(&kind) {
+        let named = (core && NAMED.contains(&kind))
+            || (kind == "IngressClass" && o.object.api_version.starts_with("networking.k8s.io/"));
+        if named {
             self.kinds.insert(kind.to_string());
             self.names.insert((
                 kind.to_string(),
@@ -536,6 +540,8 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
         "ConfigMap" => "configmaps",
         "Secret" => "secrets",
         "ServiceAccount" => "serviceaccounts",
+        "Service" => "services",
+        "IngressClass" => "ingressclasses.networking.k8s.io",
         _ => "persistentvolumeclaims",
     };
     for (object, refs) in &index.referrers {
@@ -545,22 +551,26 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
                 let Some((kind, name)) = r.split_once('/') else {
                     return false;
                 };
+                // NB: an IngressClass is cluster-scoped.
+                let ns = if kind == "IngressClass" {
+                    String::new()
+                } else {
+                    object.namespace.clone()
+                };
                 index.read(snapshot, kind, plural(kind))
-                    && !index.names.contains(&(
-                        kind.to_string(),
-                        object.namespace.clone(),
-                        name.to_string(),
-                    ))
+                    && !index
+                        .names
+                        .contains(&(kind.to_string(), ns, name.to_string()))
             })
             .map(String::as_str)
             .collect();
         if absent.is_empty() {
             continue;
         }
-        let whose = if object.kind == "Pod" {
-            "it needs"
-        } else {
-            "its Pod template needs"
+        let whose = match object.kind.as_str() {
+            "Pod" | "Ingress" => "it needs",
+            "StatefulSet" if absent.iter().all(|r| r.starts_with("Service/")) => "it needs",
+            _ => "its Pod template needs",
         };
         out.push(Finding::new(
             Code::L004,

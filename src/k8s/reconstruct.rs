@@ -188,6 +188,9 @@ const MAX_NODES: usize = 5;
 /// At most this many PersistentVolumeClaims of the chain's Pods are read.
 const MAX_CLAIMS: usize = 10;
 
+/// At most this many ConfigMaps and Secrets the chain names are read.
+const MAX_USES: usize = 10;
+
 /// What an operator's custom resource may control: the workloads, Pods and
 /// claims operators make. Listed whole in the namespace (a custom resource has
 /// no selector) and kept when their controller reference names it.
@@ -637,6 +640,41 @@ pub async fn fetch(
                     now,
                 ));
             }
+        }
+    }
+    // What the chain's template (or a bare Pod) names: a ConfigMap or Secret
+    // edited just before a rollout is often its cause (issue 47). Read as
+    // metadata only: their managedFields date each writer's last edit, and
+    // neither a value nor a Secret's data ever reaches this process.
+    let mut uses: Vec<(String, String, u32)> = Vec::new();
+    for o in fetched.objects.iter().filter(|o| {
+        matches!(o.relation, Some(Relation::Target | Relation::Owner))
+            || (o.object.object.kind == "Pod" && o.object.state.refs.iter().any(|_| true))
+    }) {
+        for r in &o.object.state.refs {
+            if let Some((kind, name)) = r.split_once('/')
+                && matches!(kind, "ConfigMap" | "Secret")
+                && !uses.iter().any(|(k, n, _)| k == kind && n == name)
+                && uses.len() < MAX_USES
+            {
+                uses.push((kind.to_string(), name.to_string(), o.depth + 1));
+            }
+        }
+    }
+    for (kind, name, depth) in uses {
+        let Some(ut) = type_of(discovered, "", &kind) else {
+            continue;
+        };
+        let uar = api_resource(ut);
+        let used = api(client, &uar, true, ns);
+        if let Ok(m) = used.get_metadata(&name).await {
+            let mut value = serde_json::to_value(m).unwrap_or_default();
+            // NB: a PartialObjectMetadata names its own kind; this is the object's.
+            value["apiVersion"] = Value::String(uar.api_version.clone());
+            value["kind"] = Value::String(uar.kind.clone());
+            fetched
+                .objects
+                .push(live_object(value, &uar, Relation::Uses, depth, now));
         }
     }
     // NB: what cannot be read here (RBAC) only leaves C001's question

@@ -57,6 +57,54 @@ struct Expression {
 struct WorkloadSpec {
     template: Option<Template>,
     job_template: Option<JobTemplate>,
+    /// A StatefulSet's governing Service (its Pods' DNS names).
+    service_name: String,
+}
+
+/// What an Ingress (networking.k8s.io/v1) names.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct IngressSpec {
+    ingress_class_name: String,
+    default_backend: Option<Backend>,
+    rules: Vec<Rule>,
+    tls: Vec<Tls>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Backend {
+    service: Option<BackendService>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct BackendService {
+    name: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Rule {
+    http: Option<Http>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Http {
+    paths: Vec<Path>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Path {
+    backend: Backend,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Tls {
+    secret_name: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -220,15 +268,52 @@ pub fn read(group: &str, kind: &str, spec: Option<&RawValue>, controlled: bool) 
         }
         ("apps" | "batch", k) if WORKLOADS.contains(&k) && !controlled => {
             let s: WorkloadSpec = decode(spec);
+            let service = s.service_name;
             let template = match s.job_template {
                 Some(JobTemplate { spec: Some(job) }) => job.template,
                 _ => s.template,
             };
+            let mut refs = template
+                .and_then(|t| t.spec)
+                .map(pod_refs)
+                .unwrap_or_default();
+            // NB: a StatefulSet's Pods run without it; only their DNS names fail.
+            if k == "StatefulSet" && !service.is_empty() {
+                refs.push(format!("Service/{service}"));
+                refs.sort();
+            }
             Fields {
-                refs: template
-                    .and_then(|t| t.spec)
-                    .map(pod_refs)
-                    .unwrap_or_default(),
+                refs,
+                ..Fields::default()
+            }
+        }
+        ("networking.k8s.io", "Ingress") => {
+            let s: IngressSpec = decode(spec);
+            let mut refs: Vec<String> = s
+                .rules
+                .iter()
+                .filter_map(|r| r.http.as_ref())
+                .flat_map(|h| &h.paths)
+                .map(|p| &p.backend)
+                .chain(s.default_backend.as_ref())
+                .filter_map(|b| b.service.as_ref())
+                .filter(|b| !b.name.is_empty())
+                .map(|b| format!("Service/{}", b.name))
+                .chain(
+                    s.tls
+                        .iter()
+                        .filter(|t| !t.secret_name.is_empty())
+                        .map(|t| format!("Secret/{}", t.secret_name)),
+                )
+                .collect();
+            // NB: cluster-scoped: `checks::relations` looks it up outside the namespace.
+            if !s.ingress_class_name.is_empty() {
+                refs.push(format!("IngressClass/{}", s.ingress_class_name));
+            }
+            refs.sort();
+            refs.dedup();
+            Fields {
+                refs,
                 ..Fields::default()
             }
         }
@@ -402,6 +487,32 @@ mod tests {
                 .refs
                 .is_empty(),
             "a Deployment's ReplicaSet: its template is the Deployment's"
+        );
+    }
+
+    #[test]
+    fn an_ingress_names_its_class_backends_and_tls_secrets_and_a_statefulset_its_service() {
+        let spec = raw(serde_json::json!({"ingressClassName": "nginx",
+            "defaultBackend": {"service": {"name": "fallback", "port": {"number": 80}}},
+            "tls": [{"hosts": ["a"], "secretName": "a-tls"}],
+            "rules": [{"host": "a", "http": {"paths": [
+                {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}},
+                {"path": "/x", "pathType": "Prefix", "backend": {"resource": {"kind": "Bucket", "name": "b"}}}]}}]}));
+        assert_eq!(
+            read("networking.k8s.io", "Ingress", Some(&spec), false).refs,
+            [
+                "IngressClass/nginx",
+                "Secret/a-tls",
+                "Service/fallback",
+                "Service/web"
+            ]
+        );
+        let sts = raw(
+            serde_json::json!({"serviceName": "db", "template": {"spec": {"containers": [{"name": "c"}]}}}),
+        );
+        assert_eq!(
+            read("apps", "StatefulSet", Some(&sts), false).refs,
+            ["Service/db"]
         );
     }
 

@@ -108,6 +108,8 @@ fn relation(r: Option<Relation>) -> &'static str {
         Some(Relation::Owned) => "owned",
         Some(Relation::Node) => "node",
         Some(Relation::Claim) => "claim",
+        Some(Relation::Uses) => "uses",
+        Some(Relation::Selects) => "selects",
         None => "",
     }
 }

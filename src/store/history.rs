@@ -15,6 +15,7 @@ const SQL_STRING_ID: &str = include_str!("../../queries/store/string_id.sql");
 const SQL_VERSIONS_MANY: &str = include_str!("../../queries/store/history_versions_many.sql");
 const SQL_OBJECTS_MANY: &str = include_str!("../../queries/store/history_objects_many.sql");
 const SQL_NAMED_MANY: &str = include_str!("../../queries/store/history_named_many.sql");
+const SQL_OF_KIND_IN: &str = include_str!("../../queries/store/history_of_kind_in.sql");
 
 fn writers(text: &str) -> Vec<String> {
     text.split(',')
@@ -277,6 +278,31 @@ impl Recording {
 
     /// Objects of one kind and namespace with any of `names`, in one query,
     /// newest incarnation first.
+    /// Every recorded object of `kind` in `namespace`, each incarnation,
+    /// newest first within a name.
+    pub fn of_kind_in(
+        &self,
+        cluster: i64,
+        kind: &str,
+        namespace: &str,
+    ) -> Result<Vec<RecordedObject>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_OF_KIND_IN)
+            .map_err(self.q("object lookup"))?;
+        let rows = st
+            .query_map(
+                named_params! {
+                    ":cluster": cluster, ":kind": kind, ":kh": fnv1a(kind),
+                    ":namespace": namespace, ":nsh": fnv1a(namespace),
+                },
+                identity,
+            )
+            .map_err(self.q("object lookup"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(self.q("object lookup"))
+    }
+
     pub fn named_many(
         &self,
         cluster: i64,

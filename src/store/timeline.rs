@@ -99,24 +99,9 @@ impl Recording {
     ) -> Result<Vec<Subject>, StoreError> {
         let mut seen: HashSet<i64> = HashSet::new();
         seen.insert(target.id);
-        let with_versions =
-            |objects: Vec<(RecordedObject, Relation, u32)>| -> Result<Vec<Subject>, StoreError> {
-                let ids: Vec<i64> = objects.iter().map(|(o, _, _)| o.id).collect();
-                let mut versions = self.versions_many(&ids)?;
-                Ok(objects
-                    .into_iter()
-                    .map(|(o, relation, depth)| {
-                        let versions = versions.remove(&o.id).unwrap_or_default();
-                        Subject {
-                            object: o,
-                            relation: Some(relation),
-                            depth,
-                            versions,
-                        }
-                    })
-                    .collect())
-            };
-        let target = with_versions(vec![(target, Relation::Target, 0)])?.remove(0);
+        let target = self
+            .with_versions(vec![(target, Relation::Target, 0)])?
+            .remove(0);
 
         // Up: the owners named in any version, by uid.
         let mut owners: Vec<Subject> = Vec::new();
@@ -145,7 +130,7 @@ impl Recording {
                     }
                 }
             }
-            let next = with_versions(next)?;
+            let next = self.with_versions(next)?;
             owners.extend(next.iter().cloned());
             frontier = next;
         }
@@ -172,7 +157,7 @@ impl Recording {
                 (a.created.or(a.first_seen), &a.object.name)
                     .cmp(&(b.created.or(b.first_seen), &b.object.name))
             });
-            let next = with_versions(
+            let next = self.with_versions(
                 objects
                     .into_iter()
                     .map(|o| (o, Relation::Owned, depth))
@@ -247,9 +232,117 @@ impl Recording {
                     }
                 }
             }
-            out.extend(with_versions(related)?);
+            out.extend(self.with_versions(related)?);
+            out.extend(self.uses_and_selectors(cluster, &out, &mut seen)?);
         }
         Ok(out)
+    }
+
+    /// What the story's Pods and templates name (ConfigMaps, Secrets,
+    /// ServiceAccounts: [`Relation::Uses`]) and the Services and budgets whose
+    /// selector matched one of its Pods in some version ([`Relation::Selects`]),
+    /// with their versions: causes that travel along no owner reference.
+    fn uses_and_selectors(
+        &self,
+        cluster: i64,
+        story: &[Subject],
+        seen: &mut HashSet<i64>,
+    ) -> Result<Vec<Subject>, StoreError> {
+        let mut named: std::collections::BTreeMap<(String, String), Vec<(String, u32)>> =
+            Default::default();
+        let mut labels: std::collections::BTreeMap<
+            &str,
+            Vec<&std::collections::BTreeMap<String, String>>,
+        > = Default::default();
+        for s in story {
+            let ns = s.object.object.namespace.as_str();
+            for v in &s.versions {
+                for r in &v.state.refs {
+                    // NB: a claim is already there, as a Pod's (Relation::Claim).
+                    if let Some((kind, name)) = r.split_once('/')
+                        && kind != "PersistentVolumeClaim"
+                    {
+                        let names = named.entry((ns.to_string(), kind.to_string())).or_default();
+                        if !names.iter().any(|(n, _)| n == name) {
+                            names.push((name.to_string(), s.depth + 1));
+                        }
+                    }
+                }
+                if s.object.object.kind == "Pod" && !v.state.labels.is_empty() {
+                    let sets = labels.entry(ns).or_default();
+                    if !sets.contains(&&v.state.labels) {
+                        sets.push(&v.state.labels);
+                    }
+                }
+            }
+        }
+        let mut related: Vec<(RecordedObject, Relation, u32)> = Vec::new();
+        for ((ns, kind), names) in &named {
+            let list: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+            let mut taken: HashSet<String> = HashSet::new();
+            for o in self.named_many(cluster, kind, ns, &list)? {
+                // Newest incarnation first: the first of each name wins.
+                if taken.insert(o.object.name.clone()) && seen.insert(o.id) {
+                    let depth = names
+                        .iter()
+                        .find(|(n, _)| *n == o.object.name)
+                        .map_or(1, |(_, d)| *d);
+                    related.push((o, Relation::Uses, depth));
+                }
+            }
+        }
+        let mut out = self.with_versions(related)?;
+        for (ns, sets) in labels {
+            for kind in ["Service", "PodDisruptionBudget"] {
+                let candidates: Vec<RecordedObject> = self
+                    .of_kind_in(cluster, kind, ns)?
+                    .into_iter()
+                    .filter(|o| !seen.contains(&o.id))
+                    .collect();
+                if candidates.is_empty() {
+                    continue;
+                }
+                let ids: Vec<i64> = candidates.iter().map(|o| o.id).collect();
+                let mut versions = self.versions_many(&ids)?;
+                for o in candidates {
+                    let vs = versions.remove(&o.id).unwrap_or_default();
+                    let selected = vs.iter().any(|v| {
+                        let sel = &v.state.pod_selector;
+                        sets.iter().any(|l| {
+                            v.state.selects_all
+                                || (!sel.is_empty() && sel.iter().all(|r| r.matches(l, "")))
+                        })
+                    });
+                    if selected && seen.insert(o.id) {
+                        out.push(Subject {
+                            object: o,
+                            relation: Some(Relation::Selects),
+                            depth: 1,
+                            versions: vs,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Subjects of `objects`, with their versions (one query).
+    fn with_versions(
+        &self,
+        objects: Vec<(RecordedObject, Relation, u32)>,
+    ) -> Result<Vec<Subject>, StoreError> {
+        let ids: Vec<i64> = objects.iter().map(|(o, _, _)| o.id).collect();
+        let mut versions = self.versions_many(&ids)?;
+        Ok(objects
+            .into_iter()
+            .map(|(o, relation, depth)| Subject {
+                versions: versions.remove(&o.id).unwrap_or_default(),
+                object: o,
+                relation: Some(relation),
+                depth,
+            })
+            .collect())
     }
 
     /// The Events of the subjects (and of same-named references without a uid,

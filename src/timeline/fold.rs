@@ -107,8 +107,117 @@ fn flip_runs(entries: &[Entry]) -> Vec<(Vec<usize>, Flips)> {
     runs
 }
 
+/// Entries a creation burst needs before it folds into one line.
+pub const BURST_MIN: usize = 8;
+
+/// A creation that went as planned: from the first entry (a `Created`), the
+/// Normal entries within [`FOLD_MS`] of it, up to the first Warning, spec
+/// change, deletion or gap. Returns how many entries it spans, when at least
+/// [`BURST_MIN`]: the first rows of the table are then the story, not a
+/// Deployment's, ReplicaSet's and Pods' 26 entries of the same second.
+fn creation_burst(entries: &[Entry]) -> Option<usize> {
+    let first = entries.first()?;
+    if first.entry != EntryKind::Transition || first.reason != "Created" {
+        return None;
+    }
+    let within = |e: &Entry| e.at_ms - first.at_ms <= FOLD_MS;
+    // NB: a new Deployment is `Available False` until its Pods are ready: a
+    // bad condition that turns True within the burst is part of it.
+    let mended = |i: usize| {
+        let e = &entries[i];
+        let Some(kind) = e.message.split_whitespace().next() else {
+            return false;
+        };
+        e.entry == EntryKind::Transition
+            && e.reason == "Condition"
+            && entries[i + 1..].iter().take_while(|n| within(n)).any(|n| {
+                n.object.uid == e.object.uid
+                    && n.reason == "Condition"
+                    && n.message.starts_with(&format!("{kind} "))
+                    && n.message.contains("→ True")
+            })
+    };
+    let end = (0..entries.len())
+        .find(|&i| {
+            let e = &entries[i];
+            !within(e)
+                || (e.type_ != "Normal" && !mended(i))
+                || e.entry == EntryKind::Gap
+                || matches!(
+                    e.reason.as_str(),
+                    "SpecChanged" | "ImageChanged" | "Scaled" | "Deleted" | "Relabelled"
+                )
+        })
+        .unwrap_or(entries.len());
+    (end >= BURST_MIN).then_some(end)
+}
+
+/// The one line of a creation burst: the first entry, then what else was
+/// created and the first object's last state in the burst.
+fn burst_line(burst: &[Entry]) -> Folded {
+    let first = &burst[0];
+    let mut created: Vec<(String, usize)> = Vec::new();
+    for e in &burst[1..] {
+        if e.entry == EntryKind::Transition && e.reason == "Created" {
+            match created.iter_mut().find(|(k, _)| *k == e.object.kind) {
+                Some((_, n)) => *n += 1,
+                None => created.push((e.object.kind.clone(), 1)),
+            }
+        }
+    }
+    let created = created
+        .iter()
+        .map(|(kind, n)| format!("{n} {kind}{}", if *n > 1 { "s" } else { "" }))
+        .collect::<Vec<_>>();
+    let last_state = burst
+        .iter()
+        .rev()
+        .find(|e| e.object.uid == first.object.uid && e.reason == "Replicas")
+        .map(|e| format!("; {}", e.message))
+        .unwrap_or_default();
+    let last_at = burst.last().map_or(first.at_ms, |e| e.at_ms);
+    let made = if created.is_empty() {
+        String::new()
+    } else {
+        format!("{} created, ", created.join(", "))
+    };
+    let mut entry = first.clone();
+    entry.message = format!(
+        "{} (then within {}: {made}{} more entries{last_state}; -o wide lists each)",
+        first.message,
+        crate::units::human_duration(last_at - first.at_ms),
+        burst.len() - 1
+    );
+    Folded {
+        entry,
+        names: vec![first.object.name.clone()],
+        last_at,
+        flips: None,
+    }
+}
+
 /// Folds `entries` (in timeline order). Each fold stands where its first member was.
 pub fn fold(entries: &[Entry]) -> Vec<Folded> {
+    if let Some(end) = creation_burst(entries) {
+        // NB: only what is known exactly folds: a reconstruction's inferred
+        // or last-write entries keep their rows and their certainty.
+        let (absorbed, kept): (Vec<Entry>, Vec<Entry>) = entries[..end]
+            .iter()
+            .cloned()
+            .partition(|e| matches!(e.certainty, None | Some("exact")));
+        if absorbed.len() >= BURST_MIN {
+            let mut out = vec![burst_line(&absorbed)];
+            let mut rest = kept;
+            rest.extend_from_slice(&entries[end..]);
+            out.extend(fold_rest(&rest));
+            return out;
+        }
+    }
+    fold_rest(entries)
+}
+
+/// [`fold`] past a creation burst: siblings and flips.
+fn fold_rest(entries: &[Entry]) -> Vec<Folded> {
     let mut out: Vec<Folded> = Vec::new();
     // Members of a flip run after its first: they are in the first's line.
     let mut absorbed = std::collections::HashSet::new();
@@ -183,6 +292,93 @@ mod tests {
             certainty: None,
             rule: None,
         }
+    }
+
+    /// A creation that went as planned, then the story: issue 47 found the
+    /// first 16 rows of a table to be creation entries of the same second.
+    fn created(at: i64, kind: &str, name: &str, reason: &str, message: &str) -> Entry {
+        let mut x = e(at, name, "", reason, message);
+        x.object.kind = kind.into();
+        x.object.uid = format!("uid-{name}");
+        x.type_ = "Normal".into();
+        x
+    }
+
+    #[test]
+    fn a_creation_burst_folds_into_one_line_and_the_story_follows() {
+        let mut entries = vec![
+            created(0, "Deployment", "web", "Created", "created: replicas 2"),
+            created(0, "ReplicaSet", "web-1", "Created", "created"),
+            created(0, "Pod", "web-1-a", "Created", "created"),
+            created(0, "Pod", "web-1-b", "Created", "created"),
+        ];
+        let mut unavailable = created(
+            0,
+            "Deployment",
+            "web",
+            "Condition",
+            "Available none → False",
+        );
+        unavailable.type_ = "Warning".into();
+        entries.push(unavailable);
+        for pod in ["web-1-a", "web-1-b"] {
+            entries.push(created(100, "Pod", pod, "Bound", "bound to node n1"));
+            entries.push(created(200, "Pod", pod, "Condition", "Ready none → True"));
+        }
+        entries.push(created(
+            300,
+            "Deployment",
+            "web",
+            "Condition",
+            "Available False → True",
+        ));
+        entries.push(created(
+            300,
+            "Deployment",
+            "web",
+            "Replicas",
+            "ready 2, available 2 of 2",
+        ));
+        let mut failed = created(
+            60_000,
+            "Pod",
+            "web-2-a",
+            "Failed",
+            "Error: ImagePullBackOff",
+        );
+        failed.type_ = "Warning".into();
+        entries.push(failed);
+        let folded = fold(&entries);
+        assert_eq!(folded.len(), 2, "{folded:#?}");
+        assert_eq!(
+            folded[0].entry.message,
+            "created: replicas 2 (then within 0s: 1 ReplicaSet, 2 Pods created, 10 more entries; ready 2, available 2 of 2; -o wide lists each)"
+        );
+        assert_eq!(folded[1].entry.reason, "Failed");
+    }
+
+    #[test]
+    fn a_creation_that_goes_wrong_at_once_does_not_fold_its_trouble() {
+        let mut entries = vec![created(0, "Deployment", "web", "Created", "created")];
+        for i in 0..8 {
+            entries.push(created(0, "Pod", &format!("p{i}"), "Created", "created"));
+        }
+        let mut never = created(
+            0,
+            "Deployment",
+            "web",
+            "Condition",
+            "Available none → False",
+        );
+        never.type_ = "Warning".into();
+        entries.insert(3, never);
+        let folded = fold(&entries);
+        assert!(
+            folded
+                .iter()
+                .all(|f| !f.entry.message.contains("then within")),
+            "a condition that stays False ends the burst before it is one: {folded:#?}"
+        );
     }
 
     #[test]

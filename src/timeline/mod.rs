@@ -28,6 +28,12 @@ pub enum Relation {
     Node,
     /// A Pod's PersistentVolumeClaim.
     Claim,
+    /// A ConfigMap, Secret or ServiceAccount that a Pod or a Pod template of
+    /// the story names (`envFrom`, volumes, `imagePullSecrets`, …).
+    Uses,
+    /// A Service or a PodDisruptionBudget whose selector matched a Pod of the
+    /// story at some time.
+    Selects,
 }
 
 /// One object of the timeline, with its versions.
@@ -370,8 +376,13 @@ pub fn assemble(
     for s in subjects.iter().filter(|s| window::is_context(s)) {
         let r = &s.object.object;
         let k = window::key(&r.kind, &r.namespace, &r.name);
-        let own = spans.get(&k).cloned().unwrap_or_default();
-        context_keys.insert(k, own);
+        let own = match s.relation {
+            // NB: what selected the story's Pods is context while they lived,
+            // whether or not its selector still matched them.
+            Some(Relation::Selects) => spans.get(&window::pods_key(&r.namespace)),
+            _ => spans.get(&k),
+        };
+        context_keys.insert(k, own.cloned().unwrap_or_default());
     }
     for s in subjects {
         let o = &s.object;

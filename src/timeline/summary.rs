@@ -124,6 +124,12 @@ pub struct Summary {
     /// How many objects have had this name in the recording.
     pub incarnations: usize,
     pub changes: Vec<SpecChange>,
+    /// Changes of what the story uses or is selected by (a ConfigMap its
+    /// template reads, a Service whose selector matched its Pods), each with
+    /// how long before the story's next change or trouble it came: causes
+    /// that travel along no owner reference.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<String>,
     /// For a Deployment: the newest ReplicaSet's outcome.
     pub rollout: Option<String>,
     /// What its own spec holds still on purpose at the window's end: a
@@ -516,6 +522,7 @@ pub fn summarize(
     Summary {
         subject,
         incarnations,
+        related: related(subjects, t, &target_uid),
         changes,
         rollout: rollout(subjects, t),
         stopped: target.and_then(|s| stopped(s, t)),
@@ -615,6 +622,101 @@ fn stopped(subject: &Subject, t: &Timeline) -> Option<String> {
     Some(format!("{what}{by}"))
 }
 
+/// Related lines shown before "and N more".
+const MAX_RELATED_LINES: usize = 3;
+
+/// What changed on the objects the story uses or is selected by, inside the
+/// window: `2026-12-03 10:02:11 ConfigMap/app-settings changed:
+/// data.LOG_LEVEL changed (by kubectl-edit), 40s before the target's change
+/// at 10:02:51`. The story's next event is the target's next spec change, else
+/// its next Warning; said only when it follows within 15 minutes.
+fn related(subjects: &[Subject], t: &Timeline, target_uid: &str) -> Vec<String> {
+    const NEAR_MS: i64 = 15 * 60_000;
+    let context: std::collections::HashSet<&str> = subjects
+        .iter()
+        .filter(|s| matches!(s.relation, Some(Relation::Uses | Relation::Selects)))
+        .map(|s| s.object.object.uid.as_str())
+        .collect();
+    // NB: the write that created an object (the same second: both are whole
+    // seconds) is its creation, not news.
+    let created: std::collections::HashMap<&str, i64> = subjects
+        .iter()
+        .filter_map(|s| Some((s.object.object.uid.as_str(), s.object.created?)))
+        .collect();
+    if context.is_empty() {
+        return Vec::new();
+    }
+    let changes: Vec<&super::Entry> = t
+        .entries
+        .iter()
+        .filter(|e| {
+            e.entry == EntryKind::Transition
+                && context.contains(e.object.uid.as_str())
+                // NB: a reconstruction knows only each writer's last write.
+                && matches!(e.reason.as_str(), "SpecChanged" | "Deleted" | "LastWrite")
+                && !(e.reason == "LastWrite"
+                    && created
+                        .get(e.object.uid.as_str())
+                        .is_some_and(|c| e.at_ms / 1_000 <= c / 1_000))
+        })
+        .collect();
+    changes
+        .iter()
+        .map(|e| {
+            // NB: a last write names its writer in its own words.
+            let by = if e.writers.is_empty() || e.reason == "LastWrite" {
+                String::new()
+            } else {
+                format!(" (by {})", e.writers.join(", "))
+            };
+            let what = e.message.strip_prefix("changed: ").unwrap_or(&e.message);
+            let what = match what.split_once("; earlier writes are not kept") {
+                Some((head, _)) => format!("{head} [last: earlier writes are not kept]"),
+                None => what.to_string(),
+            };
+            let verb = if e.reason == "SpecChanged" {
+                "changed: "
+            } else {
+                ""
+            };
+            let next_change = t.entries.iter().find(|n| {
+                n.at_ms >= e.at_ms
+                    && n.object.uid == target_uid
+                    && matches!(
+                        n.reason.as_str(),
+                        "SpecChanged" | "ImageChanged" | "Scaled" | "Revision" | "TemplateChanged"
+                    )
+            });
+            let next_warning = t.entries.iter().find(|n| {
+                n.at_ms >= e.at_ms
+                    && n.type_ == "Warning"
+                    && !context.contains(n.object.uid.as_str())
+            });
+            let before = match (next_change, next_warning) {
+                (Some(c), _) if c.at_ms - e.at_ms <= NEAR_MS => format!(
+                    ", {} before its change at {}",
+                    human_duration(c.at_ms - e.at_ms),
+                    short(c.at_ms)
+                ),
+                (_, Some(w)) if w.at_ms - e.at_ms <= NEAR_MS => format!(
+                    ", {} before {} {} {}",
+                    human_duration(w.at_ms - e.at_ms),
+                    w.object.kind,
+                    w.object.name,
+                    w.reason
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "{} {}/{} {verb}{what}{by}{before}",
+                short(e.at_ms),
+                e.object.kind,
+                e.object.name
+            )
+        })
+        .collect()
+}
+
 /// The block as plain lines, for the table and the HTML header: `(label, text)`.
 pub fn lines(s: &Summary) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
@@ -638,6 +740,15 @@ pub fn lines(s: &Summary) -> Vec<(&'static str, String)> {
             None => short(c.at_ms),
         };
         out.push(("Change", format!("{when} {}{by}", c.change)));
+    }
+    for r in s.related.iter().take(MAX_RELATED_LINES) {
+        out.push(("Related", r.clone()));
+    }
+    if s.related.len() > MAX_RELATED_LINES {
+        out.push((
+            "Related",
+            format!("and {} more (-o json)", s.related.len() - MAX_RELATED_LINES),
+        ));
     }
     if let Some(r) = &s.rollout {
         out.push(("Rollout", r.clone()));

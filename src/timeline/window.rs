@@ -15,7 +15,10 @@ pub const MARGIN_MS: i64 = 30_000;
 
 /// Whether a subject is context (a Pod's Node or claim) rather than part of the story.
 pub fn is_context(s: &Subject) -> bool {
-    matches!(s.relation, Some(Relation::Node | Relation::Claim))
+    matches!(
+        s.relation,
+        Some(Relation::Node | Relation::Claim | Relation::Uses | Relation::Selects)
+    )
 }
 
 /// The subject's lifetime: the first creation (or first sighting) of the
@@ -97,9 +100,15 @@ pub fn key(kind: &str, namespace: &str, name: &str) -> String {
 /// For each Node and claim, the merged intervals in which some Pod of the
 /// subject was bound to it or mounted it (by [`key`]). A Pod's first version
 /// counts from its creation when it was found already bound by a list.
+///
+/// Also, by [`key`]: each object a Pod or a template of the story names (its
+/// `refs`), while a version naming it held; and `Pods/NAMESPACE/` (see
+/// [`pods_key`]), while any Pod of the story lived there: what a Service or
+/// budget that selected them is context for (its selector may have stopped
+/// matching, which is the story).
 pub fn context_spans(subjects: &[Subject], until: i64) -> BTreeMap<String, Vec<(i64, i64)>> {
     let mut spans: BTreeMap<String, Vec<(i64, i64)>> = BTreeMap::new();
-    for s in subjects.iter().filter(|s| s.object.object.kind == "Pod") {
+    for s in subjects.iter().filter(|s| !is_context(s)) {
         let o = &s.object;
         let end = o.deleted.unwrap_or(until);
         for (i, v) in s.versions.iter().enumerate() {
@@ -109,6 +118,21 @@ pub fn context_spans(subjects: &[Subject], until: i64) -> BTreeMap<String, Vec<(
                 v.at
             };
             let to = s.versions.get(i + 1).map_or(end, |n| n.at).max(from);
+            for r in &v.state.refs {
+                if let Some((kind, name)) = r.split_once('/') {
+                    spans
+                        .entry(key(kind, &o.object.namespace, name))
+                        .or_default()
+                        .push((from, to));
+                }
+            }
+            if o.object.kind != "Pod" {
+                continue;
+            }
+            spans
+                .entry(pods_key(&o.object.namespace))
+                .or_default()
+                .push((from, to));
             if !v.state.node_name.is_empty() {
                 spans
                     .entry(key("Node", "", &v.state.node_name))
@@ -135,6 +159,11 @@ pub fn context_spans(subjects: &[Subject], until: i64) -> BTreeMap<String, Vec<(
         *list = merged;
     }
     spans
+}
+
+/// The [`context_spans`] key of the times a Pod of the story lived in `namespace`.
+pub fn pods_key(namespace: &str) -> String {
+    key("Pods", namespace, "")
 }
 
 /// Whether [first, last] overlaps one of `spans`; the span it first overlaps.
