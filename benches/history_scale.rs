@@ -448,7 +448,7 @@ fn check(args: &[String]) {
         let state = match p % 1000 {
             1 => r#"{"phase":"Pending","cond":[{"t":"PodScheduled","s":"False","r":"Unschedulable","m":"0/5000 nodes are available: 1000 Insufficient cpu, 4000 node(s) didn't match Pod's node affinity/selector. preemption: 0/5000 nodes are available: 5000 Preemption is not helpful for scheduling."}]}"#.to_string(),
             2 => format!(r#"{{"phase":"Running","node":"{node}","del":{},"fin":["example.com/cleanup"]}}"#, now - 3_600_000),
-            _ => format!(r#"{{"phase":"Running","node":"{node}","cond":[{{"t":"Ready","s":"True"}}],"ctr":[{{"n":"app","st":"running"}}],"lbl":{{"app":"app-{}","pod-template-hash":"h{}"}}}}"#, p % 4, p % 4),
+            _ => format!(r#"{{"phase":"Running","node":"{node}","cond":[{{"t":"Ready","s":"True"}}],"ctr":[{{"n":"app","st":"running"}}],"lbl":{{"app":"app-{}","pod-template-hash":"h{}"}}}}"#, p / 500 % 4, p / 500 % 4),
         };
         version(
             &conn,
@@ -667,6 +667,11 @@ fn relations(args: &[String]) {
                 "kubectl-client-side-apply",
                 0,
             );
+            // NB: the recorder stores each version's diff; a ConfigMap's says
+            // which key. Interned first: last_insert_rowid() is then the version's.
+            let diff = s.id(r#"[{"p":"data.LOG_LEVEL"}]"#);
+            let (state, writer) = (s.id(r#"{"spec":"00000000000000bb"}"#), s.id("kubectl-edit"));
+            let _ = (state, writer);
             version(
                 &conn,
                 &mut s,
@@ -676,6 +681,10 @@ fn relations(args: &[String]) {
                 "kubectl-edit",
                 0,
             );
+            conn.prepare_cached("UPDATE versions SET diff = ?1 WHERE id = last_insert_rowid()")
+                .unwrap()
+                .execute(params![diff])
+                .unwrap();
         }
         for k in 0..services {
             let id = object(

@@ -205,6 +205,24 @@ pub struct ObjectState {
     pub priority: i64,
     #[serde(rename = "pc", skip_serializing_if = "String::is_empty")]
     pub priority_class: String,
+    /// An admission webhook configuration's webhooks that call a Service:
+    /// which, and whether a call that fails refuses the write.
+    #[serde(rename = "wh", skip_serializing_if = "Vec::is_empty")]
+    pub webhooks: Vec<WebhookRef>,
+}
+
+/// One webhook of a Validating/MutatingWebhookConfiguration that calls a Service.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct WebhookRef {
+    #[serde(rename = "n")]
+    pub name: String,
+    /// `namespace/name` of the Service it calls.
+    #[serde(rename = "s")]
+    pub service: String,
+    /// `failurePolicy: Fail` (the default): a call that fails refuses the write.
+    #[serde(rename = "f", skip_serializing_if = "std::ops::Not::not")]
+    pub fail: bool,
 }
 
 /// What a Lease says of its holder: who, and when it last renewed.

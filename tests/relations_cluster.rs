@@ -560,12 +560,15 @@ spec:
     ];
     let expected: Vec<&str> = expected.iter().map(|s| s.as_ref()).collect();
     let screen = live_screen(&db, n, &expected).await;
-    // The victims' replacements cannot be scheduled: S001 says so, and no
+    // The victims' replacements cannot be scheduled (S001 says so), and no
     // finding calls the preemptor a victim.
-    assert!(
-        !screen.contains("preempted by Pod") || !screen.contains("Pod/critical  "),
-        "{screen}"
-    );
+    assert!(screen.contains("S001"), "{screen}");
+    let l003: Vec<_> = findings(&db, &["-n", n])
+        .into_iter()
+        .filter(|f| f.0 == "L003")
+        .collect();
+    assert_eq!(l003.len(), 1, "{l003:?}");
+    assert!(l003[0].1.starts_with("Pod/batch-"), "{l003:?}");
     recorded_agrees(&db, n, &expected).await;
 }
 
@@ -692,4 +695,176 @@ stringData: {tls.crt: x}
         },
     )
     .await;
+}
+
+/// Deletes a cluster-scoped object of `kind` when dropped (`kubectl delete`).
+struct ClusterScoped(&'static str, String);
+
+impl Drop for ClusterScoped {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(common::repo_root().join("scripts/cluster"))
+            .args([
+                "kubectl",
+                "delete",
+                self.0,
+                &self.1,
+                "--ignore-not-found",
+                "--wait=false",
+            ])
+            .env("DIAG_CLUSTER_DIR", common::kubeconfig().parent().unwrap())
+            .output();
+    }
+}
+
+#[tokio::test]
+async fn a_webhook_whose_service_has_no_ready_pod_is_named_and_its_refusals_are_real() {
+    let ns = TestNamespace::new("rel-hook").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unused.db");
+    let n = ns.name.as_str();
+    let config = format!("{n}-gate");
+    let _config = ClusterScoped("validatingwebhookconfiguration", config.clone());
+    // NB: only objects labelled for this test are sent to it, so a webhook
+    // that refuses does not touch any other test.
+    apply(
+        n,
+        &format!(
+            r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: gate}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: gate}}}}
+  template:
+    metadata: {{labels: {{app: gate, diag.test/never-ready: "true"}}}}
+    spec: {{containers: [{{name: gate, image: "gate:1"}}]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: gate}}
+spec: {{selector: {{app: gate}}, ports: [{{port: 443}}]}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {{name: {config}}}
+webhooks:
+- name: gate.diag.test
+  clientConfig: {{service: {{namespace: {n}, name: gate, path: /validate}}}}
+  rules: [{{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}}]
+  objectSelector: {{matchLabels: {{diag.test/gate: {n}}}}}
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: [v1]
+"#
+        ),
+    );
+    let expected = [
+        "L005",
+        &format!("ValidatingWebhookConfiguration/{config}"),
+        &format!(
+            "webhook gate.diag.test: its Service {n}/gate has no ready Pod (1 match, none Ready); failurePolicy Fail: every write it matches is refused"
+        ),
+    ];
+    let expected: Vec<&str> = expected.iter().map(|s| s.as_ref()).collect();
+    let screen = live_screen(&db, n, &expected).await;
+    assert!(screen.contains(" error "), "{screen}");
+    // The refusal it predicts is real.
+    let out = std::process::Command::new(common::repo_root().join("scripts/cluster"))
+        .args(["kubectl", "create", "configmap", "probe", "-n", n])
+        .args(["--dry-run=server", "-o", "name"])
+        .env("DIAG_CLUSTER_DIR", common::kubeconfig().parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "an unlabelled ConfigMap is not sent to it"
+    );
+    let labelled = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: probe, labels: {{diag.test/gate: {n}}}}}\n"
+    );
+    let mut child = std::process::Command::new(common::repo_root().join("scripts/cluster"))
+        .args(["kubectl", "create", "-n", n, "-f", "-"])
+        .env("DIAG_CLUSTER_DIR", common::kubeconfig().parent().unwrap())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(labelled.as_bytes())
+        .unwrap();
+    let refused = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && err.contains("gate.diag.test"),
+        "the webhook refuses the labelled ConfigMap: {err}"
+    );
+}
+
+#[tokio::test]
+async fn a_claim_whose_volume_was_deleted_is_lost_and_named_at_once() {
+    let ns = TestNamespace::new("rel-lost").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let n = ns.name.as_str();
+    let pv = format!("{n}-pv");
+    let _pv = ClusterScoped("persistentvolume", pv.clone());
+    let _recorder = start_recorder(&db, n, &[], &format!("pods/{n}")).await;
+    apply(
+        n,
+        &format!(
+            r#"apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: {pv}}}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  storageClassName: manual-{n}
+  hostPath: {{path: /tmp/{pv}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: data}}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: manual-{n}
+  volumeName: {pv}
+  resources: {{requests: {{storage: 1Gi}}}}
+"#
+        ),
+    );
+    let claims: kube::Api<k8s_openapi::api::core::v1::PersistentVolumeClaim> = ns.api();
+    wait_until(Duration::from_secs(30), "the claim to bind", || {
+        let claims = claims.clone();
+        async move {
+            claims
+                .get("data")
+                .await
+                .is_ok_and(|c| c.status.and_then(|s| s.phase).as_deref() == Some("Bound"))
+        }
+    })
+    .await;
+    // The incident: someone deletes the volume, past its protection.
+    kubectl(&["delete", "pv", &pv, "--wait=false"]);
+    kubectl(&[
+        "patch",
+        "pv",
+        &pv,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    let expected = [
+        "L006",
+        "PersistentVolumeClaim/data",
+        &format!("claim Lost: its PersistentVolume {pv} no longer exists"),
+    ];
+    let expected: Vec<&str> = expected.iter().map(|s| s.as_ref()).collect();
+    live_screen(&db, n, &expected).await;
+    recorded_agrees(&db, n, &expected).await;
 }

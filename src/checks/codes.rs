@@ -113,10 +113,12 @@ pub enum Code {
     L002,
     L003,
     L004,
+    L005,
+    L006,
 }
 
 impl Code {
-    pub const ALL: [Code; 21] = [
+    pub const ALL: [Code; 23] = [
         Code::C001,
         Code::F001,
         Code::F002,
@@ -138,6 +140,8 @@ impl Code {
         Code::L002,
         Code::L003,
         Code::L004,
+        Code::L005,
+        Code::L006,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -163,6 +167,8 @@ impl Code {
             Code::L002 => "L002",
             Code::L003 => "L003",
             Code::L004 => "L004",
+            Code::L005 => "L005",
+            Code::L006 => "L006",
         }
     }
 
@@ -176,7 +182,9 @@ impl Code {
             Code::S001 => Check::Scheduling,
             Code::P001 | Code::P002 => Check::Pods,
             Code::R001 | Code::R002 | Code::R003 | Code::R004 => Check::Progress,
-            Code::L001 | Code::L002 | Code::L003 | Code::L004 => Check::Relations,
+            Code::L001 | Code::L002 | Code::L003 | Code::L004 | Code::L005 | Code::L006 => {
+                Check::Relations
+            }
         }
     }
 
@@ -184,7 +192,7 @@ impl Code {
     /// (docs/checks.md names each downgrade: H003 and G001/G002 may be info).
     pub fn severity(self) -> Severity {
         match self {
-            Code::F002 | Code::H001 | Code::R002 => Severity::Error,
+            Code::F002 | Code::H001 | Code::R002 | Code::L005 | Code::L006 => Severity::Error,
             Code::C001
             | Code::F001
             | Code::F003
@@ -257,6 +265,12 @@ impl Code {
             Code::L003 => "Pods preempted by a higher-priority Pod, named with its priority.",
             Code::L004 => {
                 "A Pod, a workload's Pod template or an Ingress needs a ConfigMap, Secret, PersistentVolumeClaim, ServiceAccount, Service or IngressClass that does not exist."
+            }
+            Code::L005 => {
+                "An admission webhook calls a Service that does not exist or has no ready Pod: with `failurePolicy: Fail` the writes it matches are refused (warning with `Ignore`: its checks are skipped)."
+            }
+            Code::L006 => {
+                "A claim is Lost (its PersistentVolume is gone) or a PersistentVolume Failed: neither mends by waiting."
             }
         }
     }

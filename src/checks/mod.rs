@@ -63,14 +63,6 @@ pub const METADATA_ONLY: &[(&str, &str)] = &[
     ("rbac.authorization.k8s.io", "rolebindings"),
     ("rbac.authorization.k8s.io", "clusterroles"),
     ("rbac.authorization.k8s.io", "clusterrolebindings"),
-    (
-        "admissionregistration.k8s.io",
-        "mutatingwebhookconfigurations",
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "validatingwebhookconfigurations",
-    ),
     ("scheduling.k8s.io", "priorityclasses"),
     ("storage.k8s.io", "storageclasses"),
     ("storage.k8s.io", "csidrivers"),
@@ -342,17 +334,27 @@ impl Relevance {
             // What selects Pods: its finding needs the selector (issue 47).
             || (o.object.kind == "Service" && !s.pod_selector.is_empty())
             || o.object.kind == "PodDisruptionBudget"
+            // An admission webhook that calls a Service (L005).
+            || !s.webhooks.is_empty()
+            // A claim or a volume in a phase that does not mend (L006).
+            || (matches!(o.object.kind.as_str(), "PersistentVolumeClaim" | "PersistentVolume")
+                && matches!(s.phase.as_str(), "Lost" | "Failed"))
             || self.terminating_namespaces.contains(&o.object.namespace)
     }
 }
 
 /// Whether a finding belongs to what `-n NS` shows: the namespace's objects,
-/// the Namespace itself, and a control-plane component that is gone (C001),
-/// which stops every namespace alike.
+/// the Namespace itself, a control-plane component that is gone (C001),
+/// which stops every namespace alike, and cluster-scoped objects that hurt
+/// it (a webhook that refuses writes, the volume of its claim).
 pub fn concerns(f: &Finding, ns: &str) -> bool {
     f.object.namespace == ns
         || (f.object.kind == "Namespace" && f.object.name == ns)
         || (f.code == Code::C001 && f.details["control_plane"] == true)
+        // NB: a webhook that refuses writes when its calls fail may refuse
+        // them in any namespace; a volume's failure is its claim's namespace's.
+        || (f.code == Code::L005 && f.details["fail"] == true)
+        || (f.code == Code::L006 && f.details["claim_namespace"] == ns)
 }
 
 /// The chosen checks (all when `selected` is empty), in the order they run.

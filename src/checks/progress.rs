@@ -76,6 +76,9 @@ pub fn bad_condition(s: &ObjectState) -> Option<&Condition> {
     s.conditions.iter().find(|c| {
         (POSITIVE.contains(&c.type_.as_str()) && c.status != "True")
             || (NEGATIVE.contains(&c.type_.as_str()) && c.status == "True")
+            // NB: an HPA pinned at its maximum wants more than it may have;
+            // at its minimum (`TooFewReplicas`) it is only idle.
+            || (c.type_ == "ScalingLimited" && c.status == "True" && c.reason == "TooManyReplicas")
     })
 }
 
@@ -1620,6 +1623,39 @@ mod tests {
                 .summary
                 .contains("suspended (Suspended=True: spec.suspend is true)")
                 && !found[0].summary.contains("no cause stated"),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    /// Issue 47: an HPA pinned at its maximum was no finding (k8sgpt flags it).
+    #[test]
+    fn an_hpa_pinned_at_its_maximum_is_r003_and_one_at_its_minimum_is_not() {
+        let hpa = |name: &str, reason: &str| {
+            let mut h = object("HorizontalPodAutoscaler", "shop", name);
+            h.object.api_version = "autoscaling/v2".into();
+            h.created = Some(0);
+            let mut c = condition(
+                "ScalingLimited",
+                "True",
+                reason,
+                "the desired replica count is more than the maximum replica count",
+            );
+            c.last_transition = Some(MIN);
+            h.state.conditions.push(c);
+            h
+        };
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![hpa("web", "TooManyReplicas"), hpa("idle", "TooFewReplicas")],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].code, Code::R003);
+        assert_eq!(found[0].object.name, "web");
+        assert!(
+            found[0].summary.contains("ScalingLimited"),
             "{}",
             found[0].summary
         );

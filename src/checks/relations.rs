@@ -17,13 +17,17 @@ use serde_json::json;
 use super::{Code, Finding, Options, Snapshot};
 use crate::model::{ObjectRef, RecordedObject, Requirement};
 
-/// What one Pod is for the relationship checks.
+/// What one Pod is for the relationship checks. NB: 150,000 of them are
+/// held at once: label sets and Node names are shared, and the uid is kept
+/// only where a preemption may name it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodEntry {
-    pub namespace: String,
     pub name: String,
+    /// Kept only for a Pod with a priority other than 0: a preemptor's is
+    /// always higher than its victims', so it is never 0 where they are.
     pub uid: String,
-    pub node: String,
+    /// Index of its Node's name in [`Index::nodes`].
+    node: u32,
     /// Index of its labels in [`Index::sets`].
     set: u32,
     /// Ready, and not terminating: what an EndpointSlice serves.
@@ -49,7 +53,11 @@ pub struct Index {
     /// Distinct label sets (a ReplicaSet's Pods share one).
     sets: Vec<BTreeMap<String, String>>,
     set_ids: HashMap<BTreeMap<String, String>, u32>,
-    pub pods: Vec<PodEntry>,
+    /// Node names, each once.
+    nodes: Vec<String>,
+    node_ids: HashMap<String, u32>,
+    /// The Pods, by namespace.
+    pods: HashMap<String, Vec<PodEntry>>,
     /// (kind, namespace, name) of each ConfigMap, Secret, ServiceAccount and claim.
     names: HashSet<(String, String, String)>,
     /// The kinds of which at least one object was seen: a reference is
@@ -73,9 +81,24 @@ impl Index {
         id
     }
 
+    fn node_id(&mut self, node: &str) -> u32 {
+        if let Some(id) = self.node_ids.get(node) {
+            return *id;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push(node.to_string());
+        self.node_ids.insert(node.to_string(), id);
+        id
+    }
+
     /// The labels of a Pod of this index.
     pub fn labels(&self, p: &PodEntry) -> &BTreeMap<String, String> {
         &self.sets[p.set as usize]
+    }
+
+    /// The name of a Pod's Node (empty: not scheduled).
+    pub fn node(&self, p: &PodEntry) -> &str {
+        &self.nodes[p.node as usize]
     }
 
     /// Tallies one object (call for every object of the snapshot's moment).
@@ -107,11 +130,15 @@ impl Index {
                 return;
             }
             let set = self.intern(&s.labels);
-            self.pods.push(PodEntry {
-                namespace: o.object.namespace.clone(),
+            let node = self.node_id(&s.node_name);
+            let entry = PodEntry {
                 name: o.object.name.clone(),
-                uid: o.object.uid.clone(),
-                node: s.node_name.clone(),
+                uid: if s.priority != 0 {
+                    o.object.uid.clone()
+                } else {
+                    String::new()
+                },
+                node,
                 set,
                 ready: s.deletion.is_none()
                     && s.conditions
@@ -119,7 +146,13 @@ impl Index {
                         .any(|c| c.type_ == "Ready" && c.status == "True"),
                 priority: s.priority,
                 priority_class: s.priority_class.clone(),
-            });
+            };
+            match self.pods.get_mut(&o.object.namespace) {
+                Some(list) => list.push(entry),
+                None => {
+                    self.pods.insert(o.object.namespace.clone(), vec![entry]);
+                }
+            }
         }
         if !s.refs.is_empty() && !finished && s.deletion.is_none() {
             self.referrers.push((o.object.clone(), s.refs.clone()));
@@ -128,9 +161,16 @@ impl Index {
 
     /// Adds what another list tallied (another type's, in a live snapshot).
     pub fn merge(&mut self, other: Index) {
-        for mut p in other.pods {
-            p.set = self.intern(&other.sets[p.set as usize]);
-            self.pods.push(p);
+        for (ns, pods) in other.pods {
+            let list: Vec<PodEntry> = pods
+                .into_iter()
+                .map(|mut p| {
+                    p.set = self.intern(&other.sets[p.set as usize]);
+                    p.node = self.node_id(&other.nodes[p.node as usize]);
+                    p
+                })
+                .collect();
+            self.pods.entry(ns).or_default().extend(list);
         }
         self.names.extend(other.names);
         self.kinds.extend(other.kinds);
@@ -152,8 +192,8 @@ impl Index {
             || snapshot.examined.iter().any(|t| t == plural)
     }
 
-    fn pods_of<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = &'a PodEntry> + 'a {
-        self.pods.iter().filter(move |p| p.namespace == ns)
+    fn pods_of<'a>(&'a self, ns: &str) -> impl Iterator<Item = &'a PodEntry> + 'a {
+        self.pods.get(ns).into_iter().flatten()
     }
 }
 
@@ -204,6 +244,8 @@ pub fn check(snapshot: &Snapshot, _options: &Options) -> Vec<Finding> {
     budgets(snapshot, &mut out);
     preempted(snapshot, &mut out);
     missing(snapshot, &mut out);
+    webhooks(snapshot, &mut out);
+    volumes(snapshot, &mut out);
     // NB: what blocks now first, what only may (infos) after.
     out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
@@ -378,8 +420,9 @@ fn budgets(snapshot: &Snapshot, out: &mut Vec<Finding>) {
         };
         let mut stuck: BTreeMap<&str, Vec<&PodEntry>> = BTreeMap::new();
         for p in &covered {
-            if cordoned.contains_key(p.node.as_str()) {
-                stuck.entry(p.node.as_str()).or_default().push(p);
+            let node = index.node(p);
+            if cordoned.contains_key(node) {
+                stuck.entry(node).or_default().push(p);
             }
         }
         if stuck.is_empty() {
@@ -477,21 +520,19 @@ fn preempted(snapshot: &Snapshot, out: &mut Vec<Finding>) {
             .push(e);
     }
     for ((_, who, node), victims) in groups {
-        let found = index
-            .pods
-            .iter()
-            .find(|p| p.uid == who || format!("{}/{}", p.namespace, p.name) == who);
+        let found = index.pods.iter().find_map(|(ns, pods)| {
+            pods.iter()
+                .find(|p| (!p.uid.is_empty() && p.uid == who) || format!("{ns}/{}", p.name) == who)
+                .map(|p| (ns.as_str(), p))
+        });
         let by = match found {
-            Some(p) => {
+            Some((ns, p)) => {
                 let class = if p.priority_class.is_empty() {
                     String::new()
                 } else {
                     format!(", class {}", p.priority_class)
                 };
-                format!(
-                    "Pod {}/{} (priority {}{class})",
-                    p.namespace, p.name, p.priority
-                )
+                format!("Pod {ns}/{} (priority {}{class})", p.name, p.priority)
             }
             None if who.contains('/') => format!("Pod {who} (gone, priority unknown)"),
             None => format!("the Pod with uid {who} (gone, name unknown)"),
@@ -523,9 +564,9 @@ fn preempted(snapshot: &Snapshot, out: &mut Vec<Finding>) {
             ),
             since,
             json!({
-                "preemptor": found.map(|p| format!("{}/{}", p.namespace, p.name)),
-                "preemptor_uid": found.map_or(who.as_str(), |p| p.uid.as_str()),
-                "priority": found.map(|p| p.priority),
+                "preemptor": found.map(|(ns, p)| format!("{ns}/{}", p.name)),
+                "preemptor_uid": found.map_or(who.as_str(), |(_, p)| p.uid.as_str()),
+                "priority": found.map(|(_, p)| p.priority),
                 "node": node,
                 "victims": victim_names,
             }),
@@ -584,6 +625,125 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
             None,
             json!({"missing": absent}),
         ));
+    }
+}
+
+/// L005: an admission webhook whose Service does not exist or has no ready
+/// Pod. Said only of a Service whose namespace was read whole (live `-n`
+/// lists one namespace's Services and Pods).
+fn webhooks(snapshot: &Snapshot, out: &mut Vec<Finding>) {
+    let index = &snapshot.index;
+    if !index.read(snapshot, "Service", "services") || !index.read(snapshot, "Pod", "pods") {
+        return;
+    }
+    let only = snapshot.usage.only_namespace.as_deref();
+    for o in snapshot
+        .objects
+        .iter()
+        .filter(|o| !o.state.webhooks.is_empty())
+    {
+        for w in &o.state.webhooks {
+            let Some((ns, name)) = w.service.split_once('/') else {
+                continue;
+            };
+            if only.is_some_and(|only| only != ns) {
+                continue;
+            }
+            let service = snapshot.objects.iter().find(|s| {
+                s.object.kind == "Service" && s.object.namespace == ns && s.object.name == name
+            });
+            let exists = service.is_some()
+                || index
+                    .names
+                    .contains(&("Service".to_string(), ns.to_string(), name.to_string()));
+            let why = if !exists {
+                format!("its Service {ns}/{name} does not exist")
+            } else {
+                // NB: a Service without selector has endpoints by hand: not judged.
+                let Some(svc) = service.filter(|s| !s.state.pod_selector.is_empty()) else {
+                    continue;
+                };
+                let matching: Vec<&PodEntry> = index
+                    .pods_of(ns)
+                    .filter(|p| selects(&svc.state.pod_selector, index.labels(p)))
+                    .collect();
+                if matching.iter().any(|p| p.ready) {
+                    continue;
+                }
+                if matching.is_empty() {
+                    format!(
+                        "its Service {ns}/{name} selects {}: no Pod matches",
+                        selector_text(&svc.state.pod_selector)
+                    )
+                } else {
+                    format!(
+                        "its Service {ns}/{name} has no ready Pod ({} match, none Ready)",
+                        matching.len()
+                    )
+                }
+            };
+            let effect = if w.fail {
+                "failurePolicy Fail: every write it matches is refused"
+            } else {
+                "failurePolicy Ignore: its checks are skipped"
+            };
+            let finding = Finding::new(
+                Code::L005,
+                &o.object,
+                format!("webhook {}: {why}; {effect}", w.name),
+                None,
+                json!({"webhook": w.name, "service": w.service, "fail": w.fail}),
+            );
+            out.push(if w.fail {
+                finding
+            } else {
+                finding.with_severity(super::Severity::Warning)
+            });
+        }
+    }
+}
+
+/// L006: a claim Lost (its volume gone), a volume Failed (its reclaim failed).
+fn volumes(snapshot: &Snapshot, out: &mut Vec<Finding>) {
+    for o in &snapshot.objects {
+        let s = &o.state;
+        match (o.object.kind.as_str(), s.phase.as_str()) {
+            ("PersistentVolumeClaim", "Lost") => out.push(Finding::new(
+                Code::L006,
+                &o.object,
+                format!(
+                    "claim Lost: its PersistentVolume {} no longer exists; Pods that mount it cannot start (recreate the claim, or restore the volume)",
+                    if s.volume_name.is_empty() { "?" } else { &s.volume_name }
+                ),
+                None,
+                json!({"phase": "Lost", "volume": s.volume_name, "claim_namespace": o.object.namespace}),
+            )),
+            ("PersistentVolume", "Failed") => {
+                let claim = snapshot.objects.iter().find(|c| {
+                    c.object.kind == "PersistentVolumeClaim" && c.state.volume_name == o.object.name
+                });
+                let why = if s.phase_reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", s.phase_reason)
+                };
+                let of = claim
+                    .map(|c| format!(" (claim {}/{})", c.object.namespace, c.object.name))
+                    .unwrap_or_default();
+                out.push(Finding::new(
+                    Code::L006,
+                    &o.object,
+                    format!("volume Failed{of}{why}"),
+                    None,
+                    json!({
+                        "phase": "Failed",
+                        "claim_namespace": claim.map(|c| c.object.namespace.clone()),
+                        "claim": claim.map(|c| c.object.name.clone()),
+                    }),
+                ));
+            }
+            _ => {}
+        }
     }
 }
 
@@ -773,6 +933,79 @@ mod tests {
             preemptor("Preempted by ns1/p on node n2"),
             Some(("ns1/p", "n2"))
         );
+    }
+
+    #[test]
+    fn a_webhook_whose_service_has_no_ready_pod_refuses_writes_and_is_an_error() {
+        let mut config = object("ValidatingWebhookConfiguration", "", "policy");
+        config.state.webhooks = vec![
+            crate::model::WebhookRef {
+                name: "a.example.com".into(),
+                service: "hooks/gate".into(),
+                fail: true,
+            },
+            crate::model::WebhookRef {
+                name: "b.example.com".into(),
+                service: "hooks/gone".into(),
+                fail: false,
+            },
+            crate::model::WebhookRef {
+                name: "c.example.com".into(),
+                service: "hooks/ok".into(),
+                fail: true,
+            },
+        ];
+        let snap = snapshot(vec![
+            config,
+            service("hooks", "gate", &[("app", "gate")]),
+            service("hooks", "ok", &[("app", "ok")]),
+            pod("hooks", "gate-1", &[("app", "gate")], false, "n1"),
+            pod("hooks", "ok-1", &[("app", "ok")], true, "n1"),
+        ]);
+        let mut f: Vec<Finding> = check(&snap, &Options::default())
+            .into_iter()
+            .filter(|f| f.code == Code::L005)
+            .collect();
+        f.sort_by(|a, b| a.summary.cmp(&b.summary));
+        assert_eq!(f.len(), 2, "{f:#?}");
+        assert_eq!(
+            f[0].summary,
+            "webhook a.example.com: its Service hooks/gate has no ready Pod (1 match, none Ready); failurePolicy Fail: every write it matches is refused"
+        );
+        assert_eq!(f[0].severity, super::super::Severity::Error);
+        assert!(
+            super::super::concerns(&f[0], "shop"),
+            "it refuses writes anywhere"
+        );
+        assert_eq!(f[1].severity, super::super::Severity::Warning);
+        assert!(
+            f[1].summary
+                .contains("its Service hooks/gone does not exist")
+        );
+    }
+
+    #[test]
+    fn a_lost_claim_and_a_failed_volume_are_named_at_once_under_the_claims_namespace() {
+        let mut lost = object("PersistentVolumeClaim", "shop", "data");
+        lost.state.phase = "Lost".into();
+        lost.state.volume_name = "pv-data".into();
+        let mut failed = object("PersistentVolume", "", "pv-old");
+        failed.state.phase = "Failed".into();
+        failed.state.phase_reason =
+            "VolumeFailedDelete: host_path deleter only supports /tmp/.+".into();
+        let mut claim = object("PersistentVolumeClaim", "shop", "old");
+        claim.state.volume_name = "pv-old".into();
+        let f = check(&snapshot(vec![lost, failed, claim]), &Options::default());
+        assert_eq!(f.len(), 2, "{f:#?}");
+        assert!(
+            f[0].summary
+                .starts_with("claim Lost: its PersistentVolume pv-data no longer exists")
+        );
+        assert_eq!(
+            f[1].summary,
+            "volume Failed (claim shop/old): VolumeFailedDelete: host_path deleter only supports /tmp/.+"
+        );
+        assert!(super::super::concerns(&f[1], "shop"));
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub struct WireObject {
     /// A ConfigMap's data: only its key names and a digest per value are kept.
     pub data: Option<BTreeMap<String, Box<RawValue>>>,
     pub binary_data: Option<BTreeMap<String, Box<RawValue>>>,
+    /// An admission webhook configuration's webhooks (it has no spec).
+    pub webhooks: Option<Box<RawValue>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -936,6 +938,11 @@ impl WireObject {
             refs: related.refs,
             priority: related.priority,
             priority_class: related.priority_class,
+            webhooks: if resource.group == "admissionregistration.k8s.io" {
+                super::refs::webhooks(self.webhooks.as_deref())
+            } else {
+                Vec::new()
+            },
             node_selector: scheduling.node_selector,
             spread: {
                 let mut keys: Vec<String> = scheduling

@@ -22,6 +22,48 @@ pub struct Fields {
     pub refs: Vec<String>,
     pub priority: i64,
     pub priority_class: String,
+    pub webhooks: Vec<crate::model::WebhookRef>,
+}
+
+/// An admission webhook configuration: it has no `spec`; its `webhooks` are
+/// at the top level (see [`webhooks`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Webhook {
+    name: String,
+    client_config: ClientConfig,
+    failure_policy: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ClientConfig {
+    service: Option<ServiceRef>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ServiceRef {
+    namespace: String,
+    name: String,
+}
+
+/// The webhooks of a Validating/MutatingWebhookConfiguration that call a
+/// Service (one given by URL is outside the cluster's graph).
+pub fn webhooks(raw: Option<&RawValue>) -> Vec<crate::model::WebhookRef> {
+    let hooks: Vec<Webhook> = decode(raw);
+    hooks
+        .into_iter()
+        .filter_map(|h| {
+            let s = h.client_config.service?;
+            Some(crate::model::WebhookRef {
+                name: h.name,
+                service: format!("{}/{}", s.namespace, s.name),
+                // NB: admissionregistration.k8s.io/v1 defaults to Fail.
+                fail: h.failure_policy.as_deref() != Some("Ignore"),
+            })
+        })
+        .collect()
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -514,6 +556,19 @@ mod tests {
             read("apps", "StatefulSet", Some(&sts), false).refs,
             ["Service/db"]
         );
+    }
+
+    #[test]
+    fn a_webhook_names_its_service_and_whether_a_failed_call_refuses() {
+        let hooks = raw(serde_json::json!([
+            {"name": "a.example.com", "clientConfig": {"service": {"namespace": "hooks", "name": "svc"}}},
+            {"name": "b.example.com", "failurePolicy": "Ignore", "clientConfig": {"service": {"namespace": "hooks", "name": "svc2"}}},
+            {"name": "c.example.com", "clientConfig": {"url": "https://example.com"}}
+        ]));
+        let w = webhooks(Some(&hooks));
+        assert_eq!(w.len(), 2);
+        assert_eq!((w[0].service.as_str(), w[0].fail), ("hooks/svc", true));
+        assert_eq!((w[1].service.as_str(), w[1].fail), ("hooks/svc2", false));
     }
 
     #[test]

@@ -1187,6 +1187,64 @@ mod tests {
             .collect()
     }
 
+    /// Issue 47: a ConfigMap edited before a restart was on the 28th row.
+    /// The walk over plain data: what the template names (uses) and what
+    /// selects its Pods; only their changes, dated against the target's next.
+    #[test]
+    fn a_used_configmaps_edit_is_related_and_dated_before_the_targets_change() {
+        let mut deploy = deployment(&[
+            (1_000, 1, 2, Vec::new(), "kubectl-create"),
+            (
+                61_000,
+                2,
+                2,
+                vec![change(
+                    "spec.template.metadata.annotations[restartedAt]",
+                    "",
+                    "now",
+                )],
+                "dana",
+            ),
+        ]);
+        for v in deploy.versions.iter_mut() {
+            v.state.refs = vec!["ConfigMap/app-settings".into()];
+        }
+        let mut cm = subject("ConfigMap", "app-settings", Relation::Uses, 500);
+        cm.versions = vec![
+            version(500, ObjectState::default()),
+            Version {
+                diff: vec![change("data.LOG_LEVEL", "", "")],
+                writers: vec!["dana".into()],
+                ..version(
+                    21_000,
+                    ObjectState {
+                        spec_digest: "b".into(),
+                        ..ObjectState::default()
+                    },
+                )
+            },
+        ];
+        // A ConfigMap in the namespace that nothing of the story names.
+        let mut other = subject("ConfigMap", "unrelated", Relation::Owned, 500);
+        other.versions = cm.versions.clone();
+        other.relation = None;
+        let subjects = vec![deploy, cm, other];
+        let t = crate::timeline::assemble(&subjects, &[], &[], &[], 0, 100_000);
+        let related: Vec<String> = lines(&summarize(&subjects, &t, 1, Vec::new()))
+            .into_iter()
+            .filter(|(label, _)| *label == "Related")
+            .map(|(_, text)| text)
+            .collect();
+        assert_eq!(related.len(), 1, "{related:?}");
+        assert!(
+            related[0]
+                .starts_with("1970-01-01 00:00:21 ConfigMap/app-settings changed: data.LOG_LEVEL")
+                && related[0].ends_with("(by dana), 40s before its change at 1970-01-01 00:01:01"),
+            "{related:?}"
+        );
+        assert!(!related[0].contains("unrelated"));
+    }
+
     #[test]
     fn a_scale_with_its_spec_diff_is_one_change_line_with_its_writer_not_two() {
         // Regression: "replicas 2 → 0" printed next to "spec changed, generation
