@@ -311,6 +311,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Send a recording (or an import) to ClickHouse, once: sent again, it changes nothing there
     Ship(ShipArgs),
+    /// Serve the recording to AI assistants: a read-only Model Context Protocol server on stdio
+    Mcp(McpArgs),
 }
 
 impl Command {
@@ -327,6 +329,7 @@ impl Command {
             Command::Completion(_) => "completion",
             Command::Import(_) => "import",
             Command::Ship(_) => "ship",
+            Command::Mcp(_) => "mcp",
         }
     }
 
@@ -403,6 +406,11 @@ impl Command {
                 ..Takes::default()
             },
             Command::Completion(_) => Takes::default(),
+            Command::Mcp(a) => Takes {
+                kube: Some(&a.kube),
+                db: Some(&a.db),
+                ..Takes::default()
+            },
             Command::Ship(a) => Takes {
                 db: Some(&a.db),
                 ..Takes::default()
@@ -687,6 +695,24 @@ pub struct ExportArgs {
     /// Only this cluster (its id: the uid of its kube-system namespace, or its label)
     #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub db: DbArg,
+    #[command(flatten)]
+    pub store: StoreArg,
+
+    /// With --store: the cluster to read (its uid or label) when the store holds several
+    #[arg(long, value_name = "ID", requires = "store")]
+    pub cluster: Option<String>,
+
+    /// Stop a tool call after this long (e.g. 30s, 2m) and answer with an error saying so
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms, default_value = "60s")]
+    pub timeout: i64,
 }
 
 #[derive(Debug, Args)]

@@ -91,5 +91,7 @@ fn dispatch(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             Ok(exit::OK)
         }
         Command::Import(args) => commands::import::run(&cli.global, args, out, err),
+        // NB: stdin and stdout are the protocol's; `out` is not used.
+        Command::Mcp(args) => commands::mcp::run(&cli.global, args, err),
     }
 }

@@ -5,13 +5,17 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use kubectl_diag::cli::Cli;
+use kubectl_diag::cli::{Cli, Command};
 use kubectl_diag::exit;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_args();
     let stdout = io::stdout();
-    let mut out = stdout.lock();
+    // NB: `mcp` speaks on stdout through its own writer: holding the lock would block it.
+    let mut out: Box<dyn Write> = match cli.command {
+        Command::Mcp(_) => Box::new(io::sink()),
+        _ => Box::new(stdout.lock()),
+    };
     // NB: stderr stays unlocked: the recorder's tasks and threads write progress
     // to it too, and a lock held here for the whole run would deadlock them.
     let mut err = kubectl_diag::render::EscapeControls::new(io::stderr());

@@ -171,6 +171,7 @@ const SUBCOMMANDS: &[Subcommand] = &[
     ("completion", &["bash"], &[], &[]),
     ("import", &["events.json"], &["-n", "--db"], &[]),
     ("ship", &["--to", "clickhouse://ch/diag"], &["--db"], &[]),
+    ("mcp", &[], &["--kubeconfig", "--context", "--db"], &[]),
 ];
 
 /// kubectl's global flags (short or long as the tables above name them, long, a value)

@@ -451,6 +451,34 @@ spec:
         "file vs live"
     );
     assert_eq!(relations(&["--store", &front.url()]), live, "store vs live");
+    // An assistant asking the store through `kubectl diag mcp --store`.
+    let url = front.url();
+    let answers = common::mcp::converse(
+        &["--store", &url],
+        &[
+            ("KUBECTL_DIAG_CLICKHOUSE_PASSWORD", PASSWORD),
+            ("KUBECONFIG", "/nonexistent"),
+        ],
+        json!([
+            {"tool": "check", "args": {"namespace": ns.name, "codes": ["L001"]}},
+            {"tool": "sql", "args": {"query": "SELECT count() AS n FROM clusters FINAL"}},
+            {"tool": "sql", "args": {"query": "INSERT INTO clusters (cluster) VALUES ('x')"}}
+        ]),
+    );
+    let findings = answers["results"][0]["structured"]["findings"]
+        .as_array()
+        .unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["object"]["name"] == "web" && f["code"] == "L001"),
+        "{answers:#}"
+    );
+    assert_eq!(
+        answers["results"][1]["structured"]["rows"][0]["n"], 1,
+        "{answers:#}"
+    );
+    assert_eq!(answers["results"][2]["is_error"], true, "{answers:#}");
     // The Deployment's story names the ConfigMap's edit, from the store too.
     let story = diag_ch(&db)
         .env_remove("KUBECTL_DIAG_DB")

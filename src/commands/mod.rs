@@ -4,6 +4,7 @@ pub mod changes;
 pub mod check;
 pub mod export;
 pub mod import;
+pub mod mcp;
 pub mod query;
 pub mod ship;
 pub mod sql;

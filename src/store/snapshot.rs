@@ -14,6 +14,18 @@ const SQL_LATEST_TIME: &str = include_str!("../../queries/store/latest_time.sql"
 const SQL_HAS_HISTORY: &str = include_str!("../../queries/store/has_history.sql");
 const SQL_PODS_SCOPE: &str = include_str!("../../queries/store/pods_scope.sql");
 const SQL_WATCHED_TYPES: &str = include_str!("../../queries/store/watched_types.sql");
+const SQL_CLUSTER_WINDOW: &str = include_str!("../../queries/store/cluster_window.sql");
+
+/// What a cluster's recording covers (epoch ms): the recorder's sessions
+/// and the imports' spans.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ClusterWindow {
+    pub recorded_from: Option<i64>,
+    pub recorded_until: Option<i64>,
+    pub sessions: i64,
+    pub imported_from: Option<i64>,
+    pub imported_until: Option<i64>,
+}
 
 /// A recorded cluster: (row id, uid, label).
 pub type ClusterRow = (i64, String, String);
@@ -39,6 +51,24 @@ impl Recording {
             .prepare_cached(SQL_LATEST_TIME)
             .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
             .map_err(self.q("latest time"))
+    }
+
+    /// What the recording of `cluster` covers.
+    pub fn cluster_window(&self, cluster: i64) -> Result<ClusterWindow, StoreError> {
+        self.conn
+            .prepare_cached(SQL_CLUSTER_WINDOW)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":cluster": cluster}, |r| {
+                    Ok(ClusterWindow {
+                        recorded_from: r.get("recorded_from")?,
+                        recorded_until: r.get("recorded_until")?,
+                        sessions: r.get("sessions")?,
+                        imported_from: r.get("imported_from")?,
+                        imported_until: r.get("imported_until")?,
+                    })
+                })
+            })
+            .map_err(self.q("cluster window"))
     }
 
     /// The types the recorder watched in `cluster`, by full plural name.

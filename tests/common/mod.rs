@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod mcp;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
