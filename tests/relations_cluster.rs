@@ -64,6 +64,23 @@ fn findings(db: &Path, args: &[&str]) -> Vec<(String, String, String)> {
     rows
 }
 
+/// A namespace of its own, and a recorder of it into a fresh file.
+async fn recording(
+    prefix: &str,
+) -> (
+    TestNamespace,
+    tempfile::TempDir,
+    std::path::PathBuf,
+    common::Background,
+) {
+    let ns = TestNamespace::new(prefix).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let n = ns.name.clone();
+    let recorder = start_recorder(&db, &n, &[], &format!("pods/{n}")).await;
+    (ns, dir, db, recorder)
+}
+
 /// A KWOK Node for one test only: tainted for its namespace.
 struct OwnNode(String);
 
@@ -164,10 +181,7 @@ async fn recorded_agrees(db: &Path, ns: &str, expected: &[&str]) {
 
 #[tokio::test]
 async fn a_service_whose_selector_stopped_matching_and_one_whose_pods_are_not_ready() {
-    let ns = TestNamespace::new("rel-svc").await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("diag.db");
-    let _recorder = start_recorder(&db, &ns.name, &[], &format!("pods/{}", ns.name)).await;
+    let (ns, _dir, db, _recorder) = recording("rel-svc").await;
     let n = ns.name.as_str();
     apply(
         n,
@@ -265,11 +279,8 @@ spec: {selector: {app: api}, ports: [{port: 80}]}
 
 #[tokio::test]
 async fn a_configmap_edited_before_a_restart_is_on_the_first_screen_of_the_deployments_timeline() {
-    let ns = TestNamespace::new("rel-cm").await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("diag.db");
+    let (ns, _dir, db, _recorder) = recording("rel-cm").await;
     let n = ns.name.as_str();
-    let _recorder = start_recorder(&db, n, &[], &format!("pods/{n}")).await;
     apply(
         n,
         r#"apiVersion: v1
@@ -574,11 +585,8 @@ spec:
 
 #[tokio::test]
 async fn a_template_that_needs_a_configmap_and_a_secret_that_do_not_exist_names_them() {
-    let ns = TestNamespace::new("rel-refs").await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("diag.db");
+    let (ns, _dir, db, _recorder) = recording("rel-refs").await;
     let n = ns.name.as_str();
-    let _recorder = start_recorder(&db, n, &[], &format!("pods/{n}")).await;
     apply(
         n,
         r#"apiVersion: v1
@@ -807,13 +815,10 @@ webhooks:
 
 #[tokio::test]
 async fn a_claim_whose_volume_was_deleted_is_lost_and_named_at_once() {
-    let ns = TestNamespace::new("rel-lost").await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("diag.db");
+    let (ns, _dir, db, _recorder) = recording("rel-lost").await;
     let n = ns.name.as_str();
     let pv = format!("{n}-pv");
     let _pv = ClusterScoped("persistentvolume", pv.clone());
-    let _recorder = start_recorder(&db, n, &[], &format!("pods/{n}")).await;
     apply(
         n,
         &format!(
