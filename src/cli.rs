@@ -706,8 +706,8 @@ pub struct McpArgs {
     #[command(flatten)]
     pub store: StoreArg,
 
-    /// With --store: the cluster to read (its uid or label) when the store holds several
-    #[arg(long, value_name = "ID", requires = "store")]
+    /// The cluster to read (its uid or label) when the recording or the store holds several
+    #[arg(long, value_name = "ID")]
     pub cluster: Option<String>,
 
     /// Stop a tool call after this long (e.g. 30s, 2m) and answer with an error saying so

@@ -188,6 +188,10 @@ pub struct ObjectState {
     /// of its namespace (`selects_all`).
     #[serde(rename = "psel", skip_serializing_if = "Vec::is_empty")]
     pub pod_selector: Vec<Requirement>,
+    /// A Service's `publishNotReadyAddresses`: its endpoints include Pods
+    /// that are not ready (a headless StatefulSet's peers find each other so).
+    #[serde(rename = "pnr", skip_serializing_if = "std::ops::Not::not")]
+    pub publish_not_ready: bool,
     /// A PodDisruptionBudget whose selector is `{}`: every Pod of its namespace.
     #[serde(rename = "pall", skip_serializing_if = "std::ops::Not::not")]
     pub selects_all: bool,

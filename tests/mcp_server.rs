@@ -95,7 +95,9 @@ spec: {selector: {app: web, track: gone}, ports: [{port: 80}]}
             {"resource": "kubectl-diag://docs/checks.md"},
             {"resource": "kubectl-diag://docs/schema.md"},
             {"resource": "kubectl-diag://nothing"},
-            {"tool": "recordings"}
+            {"tool": "recordings"},
+            {"tool": "check", "args": {"namespace": n, "codes": []}},
+            {"tool": "sql", "args": {"query": "SELECT 1 AS a UNION ALL SELECT 2", "limit": 2}}
         ]),
     );
     // The handshake: who it is, what it offers, read-only tools.
@@ -182,13 +184,12 @@ spec: {selector: {app: web, track: gone}, ports: [{port: 80}]}
         "{}",
         text(&answers, 9)
     );
-    // A value that looks like a flag stays a value: no --store, no network.
+    // A value that looks like a flag stays a value: a namespace named
+    // `--store=…` that holds nothing, never a store.
     assert_eq!(result(&answers, 10)["is_error"], true);
-    assert!(
-        !text(&answers, 10).contains("ClickHouse"),
-        "{}",
-        text(&answers, 10)
-    );
+    let said = text(&answers, 10);
+    assert!(said.contains("--store=clickhouse://x/y"), "{said}");
+    assert!(!said.to_lowercase().contains("clickhouse store"), "{said}");
     // An unknown tool or resource is a protocol error, and the server goes on.
     assert_eq!(result(&answers, 11)["protocol_error"], -32602);
     assert!(
@@ -201,6 +202,24 @@ spec: {selector: {app: web, track: gone}, ports: [{port: 80}]}
     );
     assert!(result(&answers, 14)["protocol_error"].is_i64());
     assert_eq!(result(&answers, 15)["is_error"], false, "still serving");
+    // An empty list of codes is no filter; exactly `limit` rows is not a cut.
+    let all = result(&answers, 16)["structured"]["findings"]
+        .as_array()
+        .unwrap();
+    assert!(!all.is_empty(), "{:#}", result(&answers, 16));
+    assert_eq!(
+        result(&answers, 17)["structured"]["rows"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        result(&answers, 17)["structured"]["cut"],
+        false,
+        "{:#}",
+        result(&answers, 17)
+    );
 }
 
 #[tokio::test]
@@ -254,21 +273,27 @@ spec:
     );
     assert_eq!(result(&answers, 2)["is_error"], true);
     assert!(text(&answers, 2).contains("kubectl diag record"));
-    // A call past the server's time limit answers with an error saying so;
-    // the server serves the next call.
+    // A call past the server's time limit answers with an error saying so
+    // (live `check` samples hot loops for 5 s); the server serves the next
+    // call, one that needs a command slot too, while the first still runs.
     let answers = converse(
-        &["--timeout", "20ms"],
+        &["--timeout", "3s"],
         &env,
         json!([
             {"tool": "check", "args": {"namespace": n}},
-            {"tool": "recordings"}
+            {"tool": "timeline", "args": {"object": "deploy/api", "namespace": n}}
         ]),
     );
     assert_eq!(result(&answers, 0)["is_error"], true);
     assert!(
-        text(&answers, 0).contains("no answer within"),
+        text(&answers, 0).contains("no answer within 3s"),
         "{}",
         text(&answers, 0)
     );
-    assert_eq!(result(&answers, 1)["is_error"], false);
+    assert_eq!(
+        result(&answers, 1)["is_error"],
+        false,
+        "{:#}",
+        result(&answers, 1)
+    );
 }

@@ -580,6 +580,10 @@ spec:
         .collect();
     assert_eq!(l003.len(), 1, "{l003:?}");
     assert!(l003[0].1.starts_with("Pod/batch-"), "{l003:?}");
+    assert!(
+        !l003[0].2.contains("gone") && !l003[0].2.contains("not among"),
+        "{l003:?}"
+    );
     recorded_agrees(&db, n, &expected).await;
 }
 

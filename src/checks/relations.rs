@@ -18,13 +18,11 @@ use super::{Code, Finding, Options, Snapshot};
 use crate::model::{ObjectRef, RecordedObject, Requirement};
 
 /// What one Pod is for the relationship checks. NB: 150,000 of them are
-/// held at once: label sets and Node names are shared, and the uid is kept
-/// only where a preemption may name it.
+/// held at once: label sets and Node names are shared.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodEntry {
     pub name: String,
-    /// Kept only for a Pod with a priority other than 0: a preemptor's is
-    /// always higher than its victims', so it is never 0 where they are.
+    /// What a preemption names it by.
     pub uid: String,
     /// Index of its Node's name in [`Index::nodes`].
     node: u32,
@@ -133,11 +131,7 @@ impl Index {
             let node = self.node_id(&s.node_name);
             let entry = PodEntry {
                 name: o.object.name.clone(),
-                uid: if s.priority != 0 {
-                    o.object.uid.clone()
-                } else {
-                    String::new()
-                },
+                uid: o.object.uid.clone(),
                 node,
                 set,
                 ready: s.deletion.is_none()
@@ -297,7 +291,8 @@ fn services(snapshot: &Snapshot, out: &mut Vec<Finding>) {
                 change.as_ref().map(|(at, _)| *at),
                 json!({"selector": wanted, "matching": 0, "ready": 0}),
             ));
-        } else if ready == 0 {
+        } else if ready == 0 && !s.publish_not_ready {
+            // NB: with publishNotReadyAddresses, not-ready Pods are endpoints.
             out.push(Finding::new(
                 Code::L001,
                 &o.object,
@@ -421,7 +416,9 @@ fn budgets(snapshot: &Snapshot, out: &mut Vec<Finding>) {
         let mut stuck: BTreeMap<&str, Vec<&PodEntry>> = BTreeMap::new();
         for p in &covered {
             let node = index.node(p);
-            if cordoned.contains_key(node) {
+            // NB: what the budget protects is a ready Pod; a terminating or
+            // pending one is no part of what keeps the drain waiting.
+            if p.ready && cordoned.contains_key(node) {
                 stuck.entry(node).or_default().push(p);
             }
         }
@@ -519,6 +516,7 @@ fn preempted(snapshot: &Snapshot, out: &mut Vec<Finding>) {
             .or_default()
             .push(e);
     }
+    let whole = index.read(snapshot, "Pod", "pods") && snapshot.usage.only_namespace.is_none();
     for ((_, who, node), victims) in groups {
         let found = index.pods.iter().find_map(|(ns, pods)| {
             pods.iter()
@@ -534,6 +532,9 @@ fn preempted(snapshot: &Snapshot, out: &mut Vec<Finding>) {
                 };
                 format!("Pod {ns}/{} (priority {}{class})", p.name, p.priority)
             }
+            // NB: gone only if every Pod was read: `check -n` lists one
+            // namespace's, an import of Events none.
+            None if !whole => format!("Pod {who} (not among the Pods read)"),
             None if who.contains('/') => format!("Pod {who} (gone, priority unknown)"),
             None => format!("the Pod with uid {who} (gone, name unknown)"),
         };
@@ -617,10 +618,16 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
             Code::L004,
             object,
             format!(
-                "{whose} {} that {} not exist in {}",
+                "{whose} {} that {} not exist in {}{}",
                 absent.join(", "),
                 if absent.len() == 1 { "does" } else { "do" },
-                object.namespace
+                object.namespace,
+                // NB: an IngressClass is the cluster's, not the namespace's.
+                if absent.iter().any(|r| r.starts_with("IngressClass/")) {
+                    " (an IngressClass: in the cluster)"
+                } else {
+                    ""
+                }
             ),
             None,
             json!({"missing": absent}),
@@ -667,7 +674,9 @@ fn webhooks(snapshot: &Snapshot, out: &mut Vec<Finding>) {
                     .pods_of(ns)
                     .filter(|p| selects(&svc.state.pod_selector, index.labels(p)))
                     .collect();
-                if matching.iter().any(|p| p.ready) {
+                if matching.iter().any(|p| p.ready)
+                    || (svc.state.publish_not_ready && !matching.is_empty())
+                {
                     continue;
                 }
                 if matching.is_empty() {
@@ -857,6 +866,17 @@ mod tests {
             "{}",
             f[0].summary
         );
+    }
+
+    #[test]
+    fn a_service_publishing_not_ready_addresses_has_endpoints_while_its_pods_start() {
+        let mut headless = service("db", "peers", &[("app", "db")]);
+        headless.state.publish_not_ready = true;
+        let snap = snapshot(vec![
+            headless,
+            pod("db", "db-0", &[("app", "db")], false, "n1"),
+        ]);
+        assert!(check(&snap, &Options::default()).is_empty());
     }
 
     #[test]

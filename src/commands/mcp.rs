@@ -81,11 +81,10 @@ impl Sources {
         if let Some(c) = global.context.as_ref().or(args.kube.context.as_ref()) {
             kube.push(format!("--context={c}"));
         }
+        let cluster = args.cluster.as_ref().map(|c| format!("--cluster={c}"));
         if let Some(url) = &args.store.store {
             let mut source = vec![format!("--store={url}")];
-            if let Some(c) = &args.cluster {
-                source.push(format!("--cluster={c}"));
-            }
+            source.extend(cluster);
             return Sources {
                 source,
                 kube,
@@ -96,9 +95,15 @@ impl Sources {
         }
         let explicit = global.db.as_ref().or(args.db.db.as_ref());
         let path = crate::paths::db_path(explicit);
-        if explicit.is_some() || path.exists() {
+        // NB: `$KUBECTL_DIAG_DB` names a recording as `--db` does: a missing
+        // file is an error the tools say, not a silent switch to live.
+        let named = explicit.is_some()
+            || std::env::var_os("KUBECTL_DIAG_DB").is_some_and(|v| !v.is_empty());
+        if named || path.exists() {
+            let mut source = vec![format!("--db={}", path.display())];
+            source.extend(cluster);
             return Sources {
-                source: vec![format!("--db={}", path.display())],
+                source,
                 kube,
                 describe: format!("the recording {}", path.display()),
                 recording: Some(path),
@@ -363,8 +368,10 @@ impl DiagServer {
         }
         let mut result = self.text_and_json("check", flags, checks, "check").await;
         // Only the codes asked for, in the JSON; the text says so.
+        // NB: an empty list asks for no filter, not for nothing.
+        let codes = p.codes.filter(|c| !c.is_empty());
         if let (Some(codes), Some(Value::Object(doc))) =
-            (&p.codes, result.structured_content.as_mut())
+            (&codes, result.structured_content.as_mut())
             && let Some(Value::Array(findings)) = doc.get_mut("findings")
         {
             findings.retain(|f| {
@@ -457,34 +464,45 @@ impl DiagServer {
         }
         let limit = p.limit.unwrap_or(DEFAULT_ROWS).clamp(1, MAX_ROWS);
         // NB: sql's own --timeout interrupts SQLite; the call's limit cannot stop a thread.
-        let timeout = format!("--timeout={}ms", self.limit.as_millis());
-        let rows = self.argv("sql", vec![timeout.clone(), "--output=jsonl".into()]);
-        let mut rows = rows;
-        rows.push("--".into());
-        rows.push(p.query.clone());
-        let mut table = self.argv("sql", vec![timeout, "--output=table".into()]);
-        table.push("--".into());
-        table.push(p.query);
-        let ran = self
-            .blocking(move || {
-                Ok::<_, String>((
-                    run_cli(rows, MAX_JSON_BYTES, limit)?,
-                    run_cli(table, MAX_TEXT_BYTES, MAX_TEXT_LINES)?,
-                ))
-            })
-            .await;
-        let (rows, table) = match ran {
-            Ok(Ok(both)) => both,
+        // One run, as JSON Lines into a capped writer: the rows past `limit`
+        // are never held (a table would keep them all to size its columns).
+        let mut argv = self.argv(
+            "sql",
+            vec![
+                format!("--timeout={}ms", self.limit.as_millis()),
+                "--output=jsonl".into(),
+            ],
+        );
+        argv.push("--".into());
+        argv.push(p.query);
+        let ran = match self
+            .blocking(move || run_cli(argv, MAX_JSON_BYTES, limit))
+            .await
+        {
+            Ok(Ok(ran)) => ran,
             Ok(Err(e)) | Err(e) => return refuse(e),
         };
-        let list: Vec<Value> = rows
+        let list: Vec<Value> = ran
             .text
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect();
+        let shown: Vec<&str> = ran.text.lines().take(MAX_TEXT_LINES).collect();
+        let cut = if ran.cut {
+            format!(
+                " (cut at the limit of {limit} rows or {} MiB: narrow the query)",
+                MAX_JSON_BYTES / 1024 / 1024
+            )
+        } else {
+            String::new()
+        };
         answer(
-            text_of(&table),
-            json!({"rows": list, "cut": rows.cut, "limit": limit}),
+            format!(
+                "{} row(s){cut}, one JSON object a line:\n{}",
+                list.len(),
+                shown.join("\n")
+            ),
+            json!({"rows": list, "cut": ran.cut, "limit": limit}),
         )
     }
 
@@ -565,17 +583,19 @@ impl DiagServer {
         &self,
         f: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, String> {
-        let slot = self
-            .slots
-            .clone()
-            .acquire_owned()
+        // NB: waiting for a slot counts against the limit too: two calls
+        // still running past theirs must not make every later call wait forever.
+        let slots = self.slots.clone();
+        let work = async move {
+            let slot = slots.acquire_owned().await.map_err(|e| e.to_string())?;
+            tokio::task::spawn_blocking(move || {
+                let _slot = slot;
+                f()
+            })
             .await
-            .map_err(|e| e.to_string())?;
-        let task = tokio::task::spawn_blocking(move || {
-            let _slot = slot;
-            f()
-        });
-        match tokio::time::timeout(self.limit, task).await {
+            .map_err(|e| e.to_string())
+        };
+        match tokio::time::timeout(self.limit, work).await {
             Ok(Ok(v)) => Ok(v),
             // NB: a panic is the call's error; the server goes on.
             Ok(Err(e)) => Err(format!("error: the command failed unexpectedly: {e}")),
@@ -705,6 +725,7 @@ impl ServerHandler for DiagServer {
 /// `kubectl diag mcp`: serves on stdin and stdout until the client closes stdin.
 pub fn run(global: &GlobalArgs, args: &McpArgs, err: &mut dyn Write) -> anyhow::Result<u8> {
     let sources = Sources::resolve(global, args);
+    crate::k8s::connect::never_interactive();
     // NB: stderr is the client's log; stdout is the protocol's alone.
     let _ = writeln!(err, "kubectl-diag mcp: reading {}", sources.describe);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -712,7 +733,7 @@ pub fn run(global: &GlobalArgs, args: &McpArgs, err: &mut dyn Write) -> anyhow::
         .enable_all()
         .build()?;
     let server = DiagServer::new(sources, Duration::from_millis(args.timeout.max(1) as u64));
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let running = server
             .serve(rmcp::transport::stdio())
             .await
@@ -722,10 +743,11 @@ pub fn run(global: &GlobalArgs, args: &McpArgs, err: &mut dyn Write) -> anyhow::
             .await
             .map_err(|e| anyhow::anyhow!("mcp: the session ended badly: {e}"))?;
         anyhow::Ok(())
-    })?;
+    });
     // NB: a Runtime waits for its blocking tasks when dropped; one stuck on
-    // a cluster that does not answer must not hold the exit.
+    // a cluster that does not answer must not hold the exit, whatever ended it.
     runtime.shutdown_timeout(Duration::from_secs(2));
+    served?;
     Ok(crate::exit::OK)
 }
 

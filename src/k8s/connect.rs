@@ -68,16 +68,33 @@ pub struct Connection {
     pub server: String,
 }
 
+/// Set by `kubectl diag mcp`, whose stdin is the protocol's: a login plugin
+/// (`exec` in the kubeconfig) must never read it.
+static NEVER_INTERACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, kubeconfig login plugins run with `interactiveMode: Never`.
+pub fn never_interactive() {
+    NEVER_INTERACTIVE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn kubeconfig(args: &GlobalArgs) -> Result<Kubeconfig, ClusterError> {
     let no_config = |e: &dyn std::fmt::Display| ClusterError::NoConfig {
         detail: e.to_string(),
     };
-    match &args.kubeconfig {
+    let mut kc = match &args.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| ClusterError::NoConfig {
             detail: format!("cannot read kubeconfig {}: {e}", path.display()),
         }),
         None => Kubeconfig::read().map_err(|e| no_config(&e)),
+    }?;
+    if NEVER_INTERACTIVE.load(std::sync::atomic::Ordering::Relaxed) {
+        for a in kc.auth_infos.iter_mut() {
+            if let Some(exec) = a.auth_info.as_mut().and_then(|i| i.exec.as_mut()) {
+                exec.interactive_mode = Some(kube::config::ExecInteractiveMode::Never);
+            }
+        }
     }
+    Ok(kc)
 }
 
 /// Builds a client from the global flags.

@@ -934,6 +934,7 @@ impl WireObject {
             unschedulable: scheduling.unschedulable,
             labels: kept_labels.cloned().unwrap_or_default(),
             pod_selector: related.pod_selector,
+            publish_not_ready: related.publish_not_ready,
             selects_all: related.selects_all,
             refs: related.refs,
             priority: related.priority,

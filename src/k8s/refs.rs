@@ -18,6 +18,7 @@ use crate::model::Requirement;
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Fields {
     pub pod_selector: Vec<Requirement>,
+    pub publish_not_ready: bool,
     pub selects_all: bool,
     pub refs: Vec<String>,
     pub priority: i64,
@@ -70,6 +71,7 @@ pub fn webhooks(raw: Option<&RawValue>) -> Vec<crate::model::WebhookRef> {
 #[serde(rename_all = "camelCase", default)]
 struct ServiceSpec {
     selector: BTreeMap<String, String>,
+    publish_not_ready_addresses: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -280,6 +282,7 @@ pub fn read(group: &str, kind: &str, spec: Option<&RawValue>, controlled: bool) 
                         values: vec![v],
                     })
                     .collect(),
+                publish_not_ready: s.publish_not_ready_addresses,
                 ..Fields::default()
             }
         }

@@ -279,10 +279,16 @@ impl Recording {
         let mut related: Vec<(RecordedObject, Relation, u32)> = Vec::new();
         for ((ns, kind), names) in &named {
             let list: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
-            let mut taken: HashSet<String> = HashSet::new();
+            // NB: an IngressClass is the cluster's.
+            let ns = if kind == "IngressClass" {
+                ""
+            } else {
+                ns.as_str()
+            };
+            // Every incarnation: a used ConfigMap deleted and made again is
+            // often the story (the window keeps what happened in it).
             for o in self.named_many(cluster, kind, ns, &list)? {
-                // Newest incarnation first: the first of each name wins.
-                if taken.insert(o.object.name.clone()) && seen.insert(o.id) {
+                if seen.insert(o.id) {
                     let depth = names
                         .iter()
                         .find(|(n, _)| *n == o.object.name)

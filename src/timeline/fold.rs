@@ -198,7 +198,11 @@ fn burst_line(burst: &[Entry]) -> Folded {
 
 /// Folds `entries` (in timeline order). Each fold stands where its first member was.
 pub fn fold(entries: &[Entry]) -> Vec<Folded> {
-    if let Some(end) = creation_burst(entries) {
+    // NB: the fold is titled by its first entry, which must be known exactly.
+    let exact_first = entries
+        .first()
+        .is_some_and(|e| matches!(e.certainty, None | Some("exact")));
+    if let Some(end) = creation_burst(entries).filter(|_| exact_first) {
         // NB: only what is known exactly folds: a reconstruction's inferred
         // or last-write entries keep their rows and their certainty.
         let (absorbed, kept): (Vec<Entry>, Vec<Entry>) = entries[..end]
