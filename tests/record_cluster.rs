@@ -553,6 +553,10 @@ async fn a_recorder_sharing_its_file_asks_the_other_recorder_for_the_lock() {
         },
     )
     .await;
+    // Regression: the first idle heartbeat's WAL truncation set a busy
+    // timeout, which replaced the handler that asks the other recorder; the
+    // recorder's next write (its stop) then failed "database is locked".
+    tokio::time::sleep(Duration::from_secs(7)).await;
     assert!(stop(recorder).success());
     stopping.store(true, Ordering::Relaxed);
     other.join().unwrap();

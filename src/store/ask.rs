@@ -100,6 +100,14 @@ pub fn ask_while_busy(conn: &mut rusqlite::Connection, db: &Path) -> rusqlite::R
     conn.busy_handler(Some(on_busy))
 }
 
+/// Whether this process's writer asks the recorder holding the lock
+/// ([`ask_while_busy`] was set up). NB: its busy handler is the connection's
+/// only one: `busy_timeout` (or `PRAGMA busy_timeout`) would replace it, and
+/// the writer would then wait without asking, and fail "database is locked".
+pub fn asking() -> bool {
+    BUSY_ASKS.lock().map(|p| p.is_some()).unwrap_or(false)
+}
+
 fn on_busy(attempt: i32) -> bool {
     let now = std::time::Instant::now();
     let since = BUSY_SINCE.with(|s| {
