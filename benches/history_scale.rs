@@ -62,8 +62,13 @@ impl Interner<'_> {
 }
 
 fn fresh(path: &std::path::Path) -> (Connection, i64) {
+    fresh_of(path, "bench-uid")
+}
+
+/// A new recording of one cluster, whose uid is `uid`.
+fn fresh_of(path: &std::path::Path, uid: &str) -> (Connection, i64) {
     let rec = kubectl_diag::store::Recording::open(path, kubectl_diag::store::Mode::Write).unwrap();
-    let cluster = rec.register_cluster("bench-uid", "bench", "", T0).unwrap();
+    let cluster = rec.register_cluster(uid, "bench", "", T0).unwrap();
     let conn = rec.into_connection();
     conn.execute_batch("PRAGMA synchronous = OFF").unwrap();
     (conn, cluster)
@@ -397,7 +402,14 @@ fn check(args: &[String]) {
     let node_count = flag(args, "--nodes", 5_000) as i64;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("check.db");
-    let (conn, cluster) = fresh(&path);
+    build_pods(&path, "bench-uid", pods, node_count);
+    check_runs(&path, pods, node_count);
+}
+
+/// The recording `check` and `metrics` measure: `pods` Pods on `node_count`
+/// Nodes (with Services, budgets, ConfigMaps and Deployments), of cluster `uid`.
+fn build_pods(path: &std::path::Path, uid: &str, pods: i64, node_count: i64) {
+    let (conn, cluster) = fresh_of(path, uid);
     let t = Instant::now();
     conn.execute_batch("BEGIN").unwrap();
     let mut s = Interner {
@@ -589,13 +601,15 @@ fn check(args: &[String]) {
     );
     drop(s);
     drop(conn);
+}
 
+fn check_runs(path: &std::path::Path, pods: i64, node_count: i64) {
     let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
     for _ in 0..2 {
         let start = Instant::now();
         let mut child = std::process::Command::new(&bin)
             .args(["check", "-o", "json", "--db"])
-            .arg(&path)
+            .arg(path)
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("target/release/kubectl-diag: run `cargo build --release` first");
@@ -916,9 +930,117 @@ fn relations(args: &[String]) {
     );
 }
 
+/// `metrics` (issue 45): what `record --check-every 1m` adds to a recorder
+/// whose recording holds 150,000 Pods. The recording is made for the live
+/// cluster's uid ($KUBECONFIG, the local control plane), so that the recorder
+/// checks it; `--events-only` keeps its relists from marking the synthetic
+/// Pods deleted. Two recorders run `--minutes` each, one after the other, on
+/// copies of it: without and with `--check-every 1m`; then /metrics is scraped
+/// 20 times with the findings on it.
+fn metrics(args: &[String]) {
+    let pods = flag(args, "--pods", 150_000) as i64;
+    let node_count = flag(args, "--nodes", 5_000) as i64;
+    let minutes = flag(args, "--minutes", 3);
+    let out = std::process::Command::new("scripts/cluster")
+        .args([
+            "kubectl",
+            "get",
+            "namespace",
+            "kube-system",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("scripts/cluster kubectl: start the local control plane (scripts/cluster up)");
+    let uid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(
+        !uid.is_empty(),
+        "no cluster uid: is the local control plane up (scripts/cluster up)?"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let built = dir.path().join("built.db");
+    build_pods(&built, &uid, pods, node_count);
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kubectl-diag");
+    let kubeconfig =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/cluster/kubeconfig");
+    for every in [None, Some("1m")] {
+        let db = dir
+            .path()
+            .join(format!("run-{}.db", every.unwrap_or("none")));
+        std::fs::copy(&built, &db).unwrap();
+        let addr = support::free_local_addr();
+        let mut cmd = std::process::Command::new(&bin);
+        cmd.args(["record", "--quiet", "--events-only", "--db"])
+            .arg(&db)
+            .args(["--listen", &addr])
+            .env("KUBECONFIG", &kubeconfig)
+            .stderr(std::process::Stdio::null());
+        if let Some(every) = every {
+            cmd.args(["--check-every", every]);
+        }
+        let mut child = cmd
+            .spawn()
+            .expect("target/release/kubectl-diag: run `cargo build --release` first");
+        let pid = child.id().to_string();
+        let start = Instant::now();
+        let (mut rss_sum, mut samples, mut peak) = (0.0, 0u32, 0.0f64);
+        while start.elapsed() < std::time::Duration::from_secs(minutes * 60) {
+            let rss = support::memory_mib(&pid, "VmRSS:");
+            rss_sum += rss;
+            samples += 1;
+            peak = peak.max(support::memory_mib(&pid, "VmHWM:"));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let cpu = support::cpu_seconds(&pid);
+        let mut scrapes = Vec::new();
+        let mut series = 0;
+        for _ in 0..20 {
+            let t = Instant::now();
+            let page = scrape(&addr);
+            scrapes.push(t.elapsed().as_secs_f64() * 1000.0);
+            series = page
+                .lines()
+                .filter(|l| l.starts_with("kubectl_diag_finding{"))
+                .count();
+        }
+        scrapes.sort_by(f64::total_cmp);
+        let checks = support::metric(&addr, "kubectl_diag_checks_total").unwrap_or(0);
+        let took = scrape(&addr)
+            .lines()
+            .find(|l| l.starts_with("kubectl_diag_check_duration_seconds "))
+            .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+            .unwrap_or_else(|| "-".into());
+        let _ = child.kill();
+        let _ = child.wait();
+        println!(
+            "record --events-only{} over {pods} Pods, {minutes} min: CPU {cpu:.2} s ({:.2} % of a core), RSS mean {:.1} MiB, peak {peak:.1} MiB; checks {checks}, last took {took} s; /metrics with {series} finding series: p50 {:.1} ms, max {:.1} ms",
+            every.map_or(String::new(), |e| format!(" --check-every {e}")),
+            cpu * 100.0 / (minutes as f64 * 60.0),
+            rss_sum / f64::from(samples.max(1)),
+            scrapes[scrapes.len() / 2],
+            scrapes[scrapes.len() - 1],
+        );
+    }
+}
+
+/// One GET /metrics, the whole page.
+fn scrape(addr: &str) -> String {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return String::new();
+    };
+    let _ = write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut body = String::new();
+    let _ = s.read_to_string(&mut body);
+    body
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.iter().any(|a| a == "check") {
+    if args.iter().any(|a| a == "metrics") {
+        metrics(&args);
+    } else if args.iter().any(|a| a == "check") {
         check(&args);
     } else if args.iter().any(|a| a == "relations") {
         relations(&args);

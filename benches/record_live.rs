@@ -219,10 +219,13 @@ async fn main() {
     let total = rate * seconds;
     let stored_before = metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0);
     let written_before = bytes_written(&pid.to_string());
-    let cpu_before = cpu_seconds(pid);
-    let exporter_before = exporter
-        .as_ref()
-        .map(|e| (bytes_written(&e.pid()), cpu_seconds(e.id())));
+    let cpu_before = support::cpu_seconds(&pid.to_string());
+    let exporter_before = exporter.as_ref().map(|e| {
+        (
+            bytes_written(&e.pid()),
+            support::cpu_seconds(&e.id().to_string()),
+        )
+    });
     let feeder = tokio::spawn(feed(api.clone(), ns.clone(), rate, total, created.clone()));
     let fresh_every = flag(&args, "--fresh-every", 0);
     // NB: each sample scrapes the recorder's /metrics, which costs it CPU the
@@ -275,13 +278,13 @@ async fn main() {
     let peak = memory_mib(&pid.to_string(), "VmHWM:");
     peak_disk = peak_disk.max(disk_bytes(&db));
     let written = bytes_written(&pid.to_string()) - written_before;
-    let cpu = cpu_seconds(pid) - cpu_before;
+    let cpu = support::cpu_seconds(&pid.to_string()) - cpu_before;
     let exporter_figures = exporter.map(|e| {
         // The same drain as the recorder's: its file holds a line per change it saw.
         let (written_before, cpu_before) = exporter_before.unwrap();
         let figures = (
             bytes_written(&e.pid()) - written_before,
-            cpu_seconds(e.id()) - cpu_before,
+            support::cpu_seconds(&e.id().to_string()) - cpu_before,
             memory_mib(&e.pid(), "VmHWM:"),
             e.lines(),
         );
@@ -445,22 +448,6 @@ async fn freshness(
             }
         }
     }
-}
-
-/// CPU time (user + system) process `pid` has used, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // NB: the command name (field 2) may hold spaces; the fields after its ')' are fixed.
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// resmoio/kubernetes-event-exporter, run beside the recorder.

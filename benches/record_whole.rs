@@ -41,7 +41,7 @@ use kube::{Api, Client};
 use kubectl_diag::model::ResourceType;
 
 mod support;
-use support::{create_namespace, flag, memory_mib, metric};
+use support::{cpu_seconds, create_namespace, flag, memory_mib, metric};
 
 const NS: &str = "bench-whole";
 /// Label on the CRDs, so that cleanup finds exactly these.
@@ -462,21 +462,6 @@ fn positions(db: &std::path::Path) -> BTreeSet<String> {
         .map(|rows| rows.filter_map(Result::ok).collect())
         .unwrap_or_default();
     have
-}
-
-/// CPU seconds (user and system) process `pid` has used so far, from `/proc/PID/stat`.
-fn cpu_seconds(pid: &str) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // NB: the command name may hold spaces: fields are counted after its ')'.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let ticks: Vec<f64> = after
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|v| v.parse().ok())
-        .collect();
-    // NB: USER_HZ is 100 on Linux whatever the kernel's HZ.
-    ticks.iter().sum::<f64>() / 100.0
 }
 
 /// The pid of the process named `comm` (the local kube-apiserver), if one runs.

@@ -193,6 +193,16 @@ pub enum CheckOutput {
     Table,
     Wide,
     Json,
+    /// The findings as OpenMetrics gauges, once (a textfile collector, a CronJob)
+    Openmetrics,
+}
+
+/// `changes -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChangesOutput {
+    Table,
+    Wide,
+    Json,
 }
 
 /// `query -o` and `sql -o`: rows.
@@ -270,6 +280,16 @@ fn every(text: &str) -> Result<i64, String> {
             "'{text}' is not an interval: give a duration above 0, such as 1m"
         )),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `--metrics-max-series`: at least 1.
+fn max_series(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a number of series: give 1 or more, such as 2000"
+        )),
     }
 }
 
@@ -462,9 +482,19 @@ pub struct RecordArgs {
     #[arg(long, value_name = "DURATION", value_parser = commit_every)]
     pub commit_every: Option<i64>,
 
-    /// Serve /healthz and Prometheus /metrics on this address (e.g. 0.0.0.0:9090)
+    /// Serve /healthz and Prometheus /metrics (OpenMetrics) on this address (e.g. 0.0.0.0:9090)
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
+
+    /// Run `check` on the recording this often and serve its findings on /metrics as
+    /// kubectl_diag_finding gauges (check's defaults; the first check at once)
+    #[arg(long, value_name = "DURATION", value_parser = every, requires = "listen", conflicts_with = "once")]
+    pub check_every: Option<i64>,
+
+    /// /metrics: series of one family at most (Event rates, findings); past it, new Event
+    /// label sets count under reason="other" and findings only in kubectl_diag_findings
+    #[arg(long, default_value_t = crate::metrics::DEFAULT_MAX_SERIES, value_name = "N", value_parser = max_series)]
+    pub metrics_max_series: usize,
 
     /// Keep the history of these resource types only, as kubectl names them
     /// (plural, kind or short name, optionally .group), custom resources included; comma separated
@@ -588,8 +618,8 @@ pub struct ChangesArgs {
     pub store: StoreArg,
 
     /// Output format: table folds what controllers do in bulk; wide and json keep every change
-    #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table)]
-    pub output: CheckOutput,
+    #[arg(short = 'o', long, value_enum, default_value_t = ChangesOutput::Table)]
+    pub output: ChangesOutput,
 
     /// Start: a duration back from now (2h) or an RFC 3339 time
     #[arg(long, default_value = "1h", value_name = "DURATION|TIME", value_parser = parse_time_arg)]

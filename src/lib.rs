@@ -19,6 +19,7 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod k8s;
+pub mod metrics;
 pub mod model;
 pub mod paths;
 pub mod quantity;

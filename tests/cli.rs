@@ -154,7 +154,7 @@ const SUBCOMMANDS: &[Subcommand] = &[
         "check",
         &[],
         &["--kubeconfig", "--context", "-n", "-A", "--db"],
-        &["table", "wide", "json"],
+        &["table", "wide", "json", "openmetrics"],
     ),
     (
         "query",
@@ -187,7 +187,7 @@ const GLOBAL: &[(&str, &str, Option<&str>)] = &[
 ];
 
 /// Every value any subcommand's `-o` ever took.
-const FORMATS: &[&str] = &["table", "wide", "json", "jsonl", "csv", "html"];
+const FORMATS: &[&str] = &["table", "wide", "json", "jsonl", "csv", "html", "openmetrics"];
 
 fn parses(args: &[&str]) -> bool {
     kubectl_diag::cli::Cli::try_parse_args_from(
@@ -331,6 +331,19 @@ fn refused_flags_and_bad_values_are_usage_errors_that_name_the_flag() {
         (
             &["record", "--commit-every", "6m"],
             &["--commit-every", "'6m' is too long: at most 5m"],
+        ),
+        // Issue 45: findings on /metrics need /metrics; a cap of no series is none.
+        (
+            &["record", "--check-every", "1m"],
+            &["--listen <ADDR>", "required"],
+        ),
+        (
+            &["record", "--listen", ":0", "--check-every", "0s"],
+            &["--check-every", "not an interval"],
+        ),
+        (
+            &["record", "--listen", ":0", "--metrics-max-series", "0"],
+            &["--metrics-max-series", "give 1 or more"],
         ),
         (&["sql", "SELECT 1", "--timeout", "soon"], &["--timeout"]),
         (&["export", "--since", "then"], &["--since"]),

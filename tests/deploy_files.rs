@@ -80,3 +80,51 @@ fn the_clickhouse_patch_is_a_command_line_the_recorder_takes() {
     assert!(objects.contains("kind: Secret") && objects.contains("policyTypes: [\"Egress\"]"));
     assert!(read("docs/deploy.md").contains("## Shipping to ClickHouse"));
 }
+
+/// Issue 45: the PrometheusRule carries exactly the groups of the plain rules
+/// file that `promtool check rules` checks (tests/prometheus_alerts.rs).
+#[test]
+fn the_prometheus_rule_and_the_plain_rules_file_hold_the_same_alerts() {
+    let plain: serde_json::Value =
+        serde_saphyr::from_str(&read("deploy/prometheus/rules.yaml")).unwrap();
+    let rule: serde_json::Value =
+        serde_saphyr::from_str(&read("deploy/prometheus/prometheusrule.yaml")).unwrap();
+    assert_eq!(rule["kind"], "PrometheusRule");
+    assert_eq!(rule["spec"], plain);
+    let alerts: Vec<&str> = plain["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["rules"].as_array().unwrap())
+        .map(|r| r["alert"].as_str().unwrap())
+        .collect();
+    for wanted in [
+        "KubectlDiagRolloutStuck",
+        "KubectlDiagStuckFinalizer",
+        "KubectlDiagHotLoop",
+        "KubectlDiagSchedulingFailure",
+        "KubectlDiagRefusedWrites",
+        "KubectlDiagRecorderBlind",
+        "KubectlDiagRecorderBehind",
+    ] {
+        assert!(alerts.contains(&wanted), "{wanted} is missing: {alerts:?}");
+    }
+    // Every finding alert names a code that exists and tells the command to run next.
+    let codes = read("docs/checks.md");
+    for rule in plain["groups"][0]["rules"].as_array().unwrap() {
+        let expr = rule["expr"].as_str().unwrap();
+        let inside = expr.split('"').nth(1).unwrap();
+        for code in inside.split('|') {
+            assert!(
+                codes.contains(&format!("| {code} |")),
+                "{code} of {expr} is not in docs/checks.md"
+            );
+        }
+        assert!(
+            rule["annotations"]["next"]
+                .as_str()
+                .unwrap()
+                .starts_with("kubectl diag timeline ")
+        );
+    }
+}

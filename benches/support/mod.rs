@@ -22,6 +22,21 @@ pub fn memory_mib(pid: &str, field: &str) -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// CPU time (user and system) process `pid` ("self" for this one) has used, in seconds.
+pub fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // NB: the command name may hold spaces: fields are counted after its ')'.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: Vec<f64> = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // NB: USER_HZ is 100 on Linux whatever the kernel's HZ.
+    ticks.iter().sum::<f64>() / 100.0
+}
+
 /// Bytes process `pid` ("self" for this one) wrote to storage so far:
 /// `write_bytes` less `cancelled_write_bytes` of `/proc/<pid>/io`.
 pub fn bytes_written(pid: &str) -> u64 {

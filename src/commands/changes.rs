@@ -7,7 +7,7 @@ use std::io::Write;
 use anyhow::Context;
 
 use crate::changes::{Item, Line};
-use crate::cli::{ChangesArgs, CheckOutput, GlobalArgs};
+use crate::cli::{ChangesArgs, ChangesOutput, GlobalArgs};
 use crate::render::{Paint, escape};
 use crate::store::{self, Mode};
 use crate::units::rfc3339;
@@ -115,12 +115,12 @@ fn all_clusters(
     feeds: &[(String, String, Vec<Item>)],
     since: i64,
     until: i64,
-    output: CheckOutput,
+    output: ChangesOutput,
     namespace: Option<String>,
     out: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    if output == CheckOutput::Json {
+    if output == ChangesOutput::Json {
         #[derive(serde::Serialize)]
         struct Clustered<'a> {
             cluster: &'a str,
@@ -157,7 +157,7 @@ fn all_clusters(
     }
     let mut lines: Vec<(&str, Line)> = Vec::new();
     for (_, label, items) in feeds {
-        let folded = if output == CheckOutput::Wide {
+        let folded = if output == ChangesOutput::Wide {
             crate::changes::lines(items)
         } else {
             crate::changes::fold(items)
@@ -200,13 +200,13 @@ fn render(
     items: &[Item],
     since: i64,
     until: i64,
-    output: CheckOutput,
+    output: ChangesOutput,
     namespace: Option<String>,
     out: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<()> {
     match output {
-        CheckOutput::Json => {
+        ChangesOutput::Json => {
             // NB: rendered first and written as bytes, so that a closed pipe is an
             // io::Error that main recognises, not a serde_json one.
             let text = serde_json::to_string_pretty(&Feed {
@@ -227,7 +227,7 @@ fn render(
                 rfc3339(until)
             )?;
         }
-        CheckOutput::Wide => table(&crate::changes::lines(items), out, paint)?,
+        ChangesOutput::Wide => table(&crate::changes::lines(items), out, paint)?,
         _ => table(&crate::changes::fold(items), out, paint)?,
     }
     Ok(())
@@ -358,7 +358,7 @@ fn reconstructed(
         rfc3339(now)
     );
     match args.output {
-        CheckOutput::Json => {
+        ChangesOutput::Json => {
             let text = serde_json::to_string_pretty(&serde_json::json!({
                 "since": rfc3339(since), "until": rfc3339(until), "source": "reconstructed",
                 "reconstructed": header, "notes": unreadable, "items": changes,

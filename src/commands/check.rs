@@ -422,6 +422,15 @@ pub fn render(
     paint: Paint,
 ) -> anyhow::Result<()> {
     match format {
+        CheckOutput::Openmetrics => {
+            // NB: the same gauges the recorder serves with --check-every; the
+            // findings that `--all-clusters` labels carry a `cluster` label.
+            let findings = crate::metrics::Findings::default();
+            findings.publish(&report.findings, source.at, None);
+            let text = crate::metrics::exposition(vec![Box::new(findings)])
+                .map_err(|_| anyhow::anyhow!("writing the OpenMetrics exposition failed"))?;
+            out.write_all(text.as_bytes())?;
+        }
         CheckOutput::Json => {
             let doc = serde_json::json!({
                 "source": source.kind,

@@ -8,6 +8,7 @@
 //! writer then drains, commits and closes the session, and the process exits 0.
 
 pub mod ask;
+pub mod checking;
 pub mod flush;
 pub mod retention;
 pub mod serve;
@@ -943,7 +944,25 @@ async fn record(
             if let Some(line) = listening(addr, bound, args.quiet) {
                 writeln!(err, "{line}")?;
             }
-            tokio::spawn(serve::serve(listener, stats.clone(), path.clone()));
+            stats.events.limit(args.metrics_max_series);
+            let findings = args.check_every.map(|every| {
+                let findings = Arc::new(crate::metrics::Findings::default());
+                findings.limit(args.metrics_max_series);
+                tokio::spawn(checking::every(
+                    path.clone(),
+                    cluster_uid.clone(),
+                    Duration::from_millis(every.unsigned_abs()),
+                    crate::checks::Options::default(),
+                    findings.clone(),
+                ));
+                findings
+            });
+            tokio::spawn(serve::serve(
+                listener,
+                stats.clone(),
+                path.clone(),
+                findings,
+            ));
         }
         let status = show_status.then(|| {
             let (stats, context) = (stats.clone(), conn.context.clone());

@@ -14,6 +14,12 @@ use tokio::net::TcpListener;
 use super::flush::process_bytes_written;
 use super::retention::{db_bytes, wal_bytes};
 use super::sink::Stats;
+use crate::metrics::Findings;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
 
 /// What the recording takes on disk, read when /metrics is asked.
 #[derive(Debug, Default, Clone, Copy)]
@@ -36,123 +42,151 @@ impl Disk {
     }
 }
 
-/// The Prometheus text exposition of the recorder's counters.
+/// The recorder's counters, its Event rates and (with `--check-every`) the
+/// findings, as one scrape sees them.
+#[derive(Debug)]
+struct Scrape {
+    stats: Arc<Stats>,
+    disk: Disk,
+    findings: Option<Arc<Findings>>,
+}
+
+impl Collector for Scrape {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let stats = &self.stats;
+        let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+        // NB: counters are named without `_total`: OpenMetrics appends it, so
+        // the samples keep the names they had before prometheus-client.
+        let counters: [(&str, &str, u64); 9] = [
+            (
+                "kubectl_diag_occurrences_stored",
+                "Event occurrences stored by this process (0 at its start).",
+                load(&stats.occurrences),
+            ),
+            (
+                "kubectl_diag_object_versions_stored",
+                "Object versions stored by this process (meaningful changes of watched objects).",
+                load(&stats.versions),
+            ),
+            (
+                "kubectl_diag_changes",
+                "Event and object changes received from the apiserver by this process.",
+                load(&stats.changes),
+            ),
+            (
+                "kubectl_diag_watch_restarts",
+                "Watches that ended with an error and were restarted.",
+                load(&stats.watch_restarts),
+            ),
+            (
+                "kubectl_diag_watch_gone",
+                "410 Gone answers (each forces a relist).",
+                load(&stats.gone_410),
+            ),
+            (
+                "kubectl_diag_gaps",
+                "Blind intervals recorded.",
+                load(&stats.gaps),
+            ),
+            (
+                "kubectl_diag_ship_rows",
+                "Rows the --ship destinations confirmed.",
+                load(&stats.ship.rows),
+            ),
+            (
+                "kubectl_diag_ship_errors",
+                "Sends to a --ship destination that failed (each retried).",
+                load(&stats.ship.errors),
+            ),
+            (
+                "kubectl_diag_commits",
+                "Transactions committed by this process.",
+                load(&stats.commits),
+            ),
+        ];
+        for (name, help, v) in counters {
+            ConstCounter::new(v).encode(encoder.encode_descriptor(
+                name,
+                help,
+                None,
+                MetricType::Counter,
+            )?)?;
+        }
+        if let Some(written) = self.disk.written {
+            ConstCounter::new(written).encode(encoder.encode_descriptor(
+                "kubectl_diag_bytes_written",
+                "Bytes this process wrote to storage (write_bytes less cancelled_write_bytes of /proc/self/io).",
+                None,
+                MetricType::Counter,
+            )?)?;
+        }
+        let gauges: [(&str, &str, u64); 7] = [
+            (
+                "kubectl_diag_recording_occurrences",
+                "Event occurrences of this cluster in the recording, every session's, as of the last commit.",
+                load(&stats.recording_occurrences),
+            ),
+            (
+                "kubectl_diag_ship_backlog",
+                "Outbox keys the --ship destinations have not confirmed yet (the most behind of them).",
+                load(&stats.ship.backlog),
+            ),
+            (
+                "kubectl_diag_ship_behind_seconds",
+                "How long the oldest change not yet confirmed by a --ship destination has waited (0: caught up).",
+                stats.ship.behind_ms() / 1000,
+            ),
+            (
+                "kubectl_diag_watches_blind",
+                "Watches whose requests fail now: blind, their interval stored as a gap when they see again or the recorder stops.",
+                stats.blind.count() as u64,
+            ),
+            (
+                "kubectl_diag_lag_milliseconds",
+                "Receipt-to-commit time of the oldest change in the last batch.",
+                load(&stats.lag_ms),
+            ),
+            (
+                "kubectl_diag_db_bytes",
+                "Size of the recording (file and WAL).",
+                self.disk.db_bytes,
+            ),
+            (
+                "kubectl_diag_wal_bytes",
+                "Size of the recording's WAL alone.",
+                self.disk.wal_bytes,
+            ),
+        ];
+        for (name, help, v) in gauges {
+            ConstGauge::new(v).encode(encoder.encode_descriptor(
+                name,
+                help,
+                None,
+                MetricType::Gauge,
+            )?)?;
+        }
+        stats.events.encode_into(&mut encoder)?;
+        if let Some(findings) = &self.findings {
+            findings.encode_into(&mut encoder)?;
+        }
+        Ok(())
+    }
+}
+
+/// The OpenMetrics exposition of the recorder: its counters, Event rates
+/// and, with `--check-every`, the findings.
 ///
 /// NB: `*_total` counters count what this process did and start at 0 with
 /// it, as Prometheus counters do; `kubectl_diag_recording_*` gauges describe
 /// the whole recording, earlier sessions included.
-pub fn metrics_text(stats: &Stats, disk: Disk) -> String {
-    let mut out = String::new();
-    let mut metric = |name: &str, kind: &str, help: &str, value: u64| {
-        out.push_str(&format!(
-            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
-        ));
+pub fn metrics_text(stats: &Arc<Stats>, disk: Disk, findings: Option<&Arc<Findings>>) -> String {
+    let scrape = Scrape {
+        stats: stats.clone(),
+        disk,
+        findings: findings.cloned(),
     };
-    metric(
-        "kubectl_diag_occurrences_stored_total",
-        "counter",
-        "Event occurrences stored by this process (0 at its start).",
-        stats.occurrences.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_recording_occurrences",
-        "gauge",
-        "Event occurrences of this cluster in the recording, every session's, as of the last commit.",
-        stats.recording_occurrences.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_object_versions_stored_total",
-        "counter",
-        "Object versions stored by this process (meaningful changes of watched objects).",
-        stats.versions.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_changes_total",
-        "counter",
-        "Event and object changes received from the apiserver by this process.",
-        stats.changes.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_watch_restarts_total",
-        "counter",
-        "Watches that ended with an error and were restarted.",
-        stats.watch_restarts.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_watch_gone_total",
-        "counter",
-        "410 Gone answers (each forces a relist).",
-        stats.gone_410.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_gaps_total",
-        "counter",
-        "Blind intervals recorded.",
-        stats.gaps.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_ship_rows_total",
-        "counter",
-        "Rows the --ship destinations confirmed.",
-        stats.ship.rows.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_ship_backlog",
-        "gauge",
-        "Outbox keys the --ship destinations have not confirmed yet (the most behind of them).",
-        stats.ship.backlog.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_ship_behind_seconds",
-        "gauge",
-        "How long the oldest change not yet confirmed by a --ship destination has waited (0: caught up).",
-        stats.ship.behind_ms() / 1000,
-    );
-    metric(
-        "kubectl_diag_ship_errors_total",
-        "counter",
-        "Sends to a --ship destination that failed (each retried).",
-        stats.ship.errors.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_watches_blind",
-        "gauge",
-        "Watches whose requests fail now: blind, their interval stored as a gap when they see again or the recorder stops.",
-        stats.blind.count() as u64,
-    );
-    metric(
-        "kubectl_diag_lag_milliseconds",
-        "gauge",
-        "Receipt-to-commit time of the oldest change in the last batch.",
-        stats.lag_ms.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_commits_total",
-        "counter",
-        "Transactions committed by this process.",
-        stats.commits.load(Ordering::Relaxed),
-    );
-    metric(
-        "kubectl_diag_db_bytes",
-        "gauge",
-        "Size of the recording (file and WAL).",
-        disk.db_bytes,
-    );
-    metric(
-        "kubectl_diag_wal_bytes",
-        "gauge",
-        "Size of the recording's WAL alone.",
-        disk.wal_bytes,
-    );
-    if let Some(written) = disk.written {
-        metric(
-            "kubectl_diag_bytes_written_total",
-            "counter",
-            "Bytes this process wrote to storage (write_bytes less cancelled_write_bytes of /proc/self/io).",
-            written,
-        );
-    }
-    out
+    // NB: writing into a String fails only if an encoder does; none of ours does.
+    crate::metrics::exposition(vec![Box::new(scrape)]).unwrap_or_else(|_| "# EOF\n".to_string())
 }
 
 /// Connections that have not finished sending their request, at most: past
@@ -250,7 +284,12 @@ struct Pending {
 /// `accept` never waits for a slot; each connection has [`IO_TIMEOUT`] to
 /// send its request; and when [`MAX_PENDING`] are still sending, the oldest
 /// is dropped. A failing `accept` (file descriptors exhausted) backs off.
-pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
+pub async fn serve(
+    listener: TcpListener,
+    stats: Arc<Stats>,
+    path: PathBuf,
+    findings: Option<Arc<Findings>>,
+) {
     let pending = Arc::new(std::sync::Mutex::new(Pending::default()));
     let mut backoff = Duration::from_millis(10);
     loop {
@@ -265,7 +304,7 @@ pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
                 continue;
             }
         };
-        let (stats, path) = (stats.clone(), path.clone());
+        let (stats, path, findings) = (stats.clone(), path.clone(), findings.clone());
         let mut list = pending.lock().unwrap_or_else(|e| e.into_inner());
         let id = list.next;
         list.next += 1;
@@ -286,8 +325,8 @@ pub async fn serve(listener: TcpListener, stats: Arc<Stats>, path: PathBuf) {
                 }
                 "/metrics" => (
                     "200 OK",
-                    "text/plain; version=0.0.4",
-                    metrics_text(&stats, Disk::read(&path)),
+                    crate::metrics::CONTENT_TYPE,
+                    metrics_text(&stats, Disk::read(&path), findings.as_ref()),
                 ),
                 _ => ("404 Not Found", "text/plain", "not found\n".to_string()),
             };
@@ -316,7 +355,7 @@ mod tests {
 
     #[test]
     fn metrics_are_prometheus_text() {
-        let stats = Stats::default();
+        let stats = Arc::new(Stats::default());
         stats.occurrences.store(42, Ordering::Relaxed);
         stats.recording_occurrences.store(142, Ordering::Relaxed);
         let disk = Disk {
@@ -324,12 +363,28 @@ mod tests {
             wal_bytes: 1024,
             written: Some(8192),
         };
-        let text = metrics_text(&stats, disk);
-        assert!(text.contains("# TYPE kubectl_diag_occurrences_stored_total counter\nkubectl_diag_occurrences_stored_total 42\n"));
-        assert!(text.contains("# TYPE kubectl_diag_recording_occurrences gauge\nkubectl_diag_recording_occurrences 142\n"));
-        assert!(text.contains("kubectl_diag_db_bytes 4096\n"));
-        assert!(text.contains("kubectl_diag_wal_bytes 1024\n"));
-        assert!(text.contains("# TYPE kubectl_diag_bytes_written_total counter\nkubectl_diag_bytes_written_total 8192\n"));
+        let text = metrics_text(&stats, disk, None);
+        // The samples keep the names they had before OpenMetrics.
+        assert!(
+            text.contains("# TYPE kubectl_diag_occurrences_stored counter\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nkubectl_diag_occurrences_stored_total 42\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE kubectl_diag_recording_occurrences gauge\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nkubectl_diag_recording_occurrences 142\n"),
+            "{text}"
+        );
+        assert!(text.contains("\nkubectl_diag_db_bytes 4096\n"));
+        assert!(text.contains("\nkubectl_diag_wal_bytes 1024\n"));
+        assert!(text.contains("\nkubectl_diag_bytes_written_total 8192\n"));
+        assert!(text.ends_with("# EOF\n"), "{text}");
     }
 
     #[test]
@@ -395,7 +450,7 @@ mod tests {
             Ordering::Relaxed,
         );
         let dir = tempfile::tempdir().unwrap();
-        tokio::spawn(serve(listener, stats, dir.path().join("diag.db")));
+        tokio::spawn(serve(listener, stats, dir.path().join("diag.db"), None));
         (addr, dir)
     }
 
@@ -425,7 +480,7 @@ mod tests {
 
     #[test]
     fn health_names_the_watches_that_are_blind_without_failing() {
-        let stats = Stats::default();
+        let stats = Arc::new(Stats::default());
         stats.last_commit_ms.store(1_000_000, Ordering::Relaxed);
         stats.blind.failing(&Arc::from("widgets.example.com"), 1, 0);
         let (status, body) = health(&stats, 1_001_000);
@@ -434,12 +489,15 @@ mod tests {
             body.contains("blind: widgets.example.com since 1970-01-01T00:00:00"),
             "{body}"
         );
-        assert!(metrics_text(&stats, Disk::default()).contains("kubectl_diag_watches_blind 1\n"));
+        assert!(
+            metrics_text(&stats, Disk::default(), None)
+                .contains("\nkubectl_diag_watches_blind 1\n")
+        );
     }
 
     #[test]
     fn bytes_written_are_left_out_where_the_kernel_does_not_tell_them() {
-        let text = metrics_text(&Stats::default(), Disk::default());
+        let text = metrics_text(&Arc::new(Stats::default()), Disk::default(), None);
         assert!(!text.contains("bytes_written"));
     }
 }

@@ -80,6 +80,8 @@ pub struct Stats {
     pub blind: Blind,
     /// `--ship`: what the shippers did.
     pub ship: crate::ship::ShipStats,
+    /// Occurrences by namespace, involved kind, reason and type, for /metrics.
+    pub events: crate::metrics::EventRates,
 }
 
 /// The task id under which the recorder's own list probe marks a watch
@@ -144,6 +146,8 @@ struct Batch {
     positions: HashMap<Arc<str>, String>,
     /// What its changes stored, counted into [`Stats`] once committed.
     applied: Applied,
+    /// Its occurrences by label set, counted into [`Stats::events`] once committed.
+    rates: Vec<(crate::metrics::EventLabels, u64)>,
     /// Retention was asked for.
     maintain: bool,
     /// It holds changes from a list (no resourceVersion of their own).
@@ -170,6 +174,19 @@ impl Batch {
                 received,
             } => {
                 let applied = writer.apply_change(&change)?;
+                if let (Change::Event(crate::model::EventChange::Upsert(o)), n @ 1..) =
+                    (&change, applied.occurrences)
+                {
+                    self.rates.push((
+                        crate::metrics::EventLabels {
+                            namespace: o.namespace.clone(),
+                            involved_kind: o.involved.kind.clone(),
+                            reason: o.reason.clone(),
+                            type_: o.type_.clone(),
+                        },
+                        n,
+                    ));
+                }
                 self.applied.rows += applied.rows;
                 self.applied.occurrences += applied.occurrences;
                 self.applied.versions += applied.versions;
@@ -312,6 +329,7 @@ pub fn run(
             let _ = done.send(());
         }
         stats.rows.fetch_add(batch.applied.rows, Ordering::Relaxed);
+        stats.events.add_all(batch.rates.drain(..));
         stats
             .occurrences
             .fetch_add(batch.applied.occurrences, Ordering::Relaxed);
@@ -559,6 +577,9 @@ mod tests {
         assert_eq!(stats.commits.load(Ordering::Relaxed), 1);
         assert_eq!(stats.occurrences.load(Ordering::Relaxed), 50);
         assert_eq!(stats.recording_occurrences.load(Ordering::Relaxed), 50);
+        // Issue 45: /metrics's Event rates count the same occurrences, by reason.
+        assert_eq!(stats.events.total(), 50);
+        assert_eq!(stats.events.series(), 1);
     }
 
     /// A reader's request commits what came before it at once, however long
