@@ -187,7 +187,15 @@ const GLOBAL: &[(&str, &str, Option<&str>)] = &[
 ];
 
 /// Every value any subcommand's `-o` ever took.
-const FORMATS: &[&str] = &["table", "wide", "json", "jsonl", "csv", "html", "openmetrics"];
+const FORMATS: &[&str] = &[
+    "table",
+    "wide",
+    "json",
+    "jsonl",
+    "csv",
+    "html",
+    "openmetrics",
+];
 
 fn parses(args: &[&str]) -> bool {
     kubectl_diag::cli::Cli::try_parse_args_from(
