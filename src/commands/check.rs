@@ -31,6 +31,19 @@ fn options(args: &CheckArgs) -> Options {
     }
 }
 
+/// The options and `--window` of a bare `kubectl diag check`: what
+/// `record --check-every` runs with, so the two never drift apart. None only
+/// if the subcommand's own defaults stopped parsing (a test proves they do).
+pub fn defaults() -> Option<(Options, i64)> {
+    match crate::cli::Cli::try_parse_args_from(["kubectl-diag", "check"]) {
+        Ok(crate::cli::Cli {
+            command: crate::cli::Command::Check(args),
+            ..
+        }) => Some((options(&args), args.window)),
+        _ => None,
+    }
+}
+
 /// The recorded cluster to evaluate: `--cluster`, else the only one.
 pub fn choose_cluster(
     recording: &Recording,

@@ -13,15 +13,18 @@ use crate::checks::{self, Options, Report};
 use crate::metrics::Findings;
 use crate::store::{Mode, Recording};
 
-/// The span of recorded update counters the hot-loop check rates (`check --window`'s default).
-const WINDOW_MS: i64 = 10 * 60_000;
-
-/// The findings of the recording of cluster `cluster_uid` at its latest moment.
-pub fn once(path: &Path, cluster_uid: &str, options: &Options) -> anyhow::Result<(Report, i64)> {
+/// The findings of the recording of cluster `cluster_uid` at its latest
+/// moment, with `check`'s options and `--window` (the span of recorded update
+/// counters the hot-loop check rates).
+pub fn once(
+    path: &Path,
+    cluster_uid: &str,
+    (options, window_ms): &(Options, i64),
+) -> anyhow::Result<(Report, i64)> {
     let recording = Recording::open(path, Mode::ReadOnly)?;
     let (cluster, _, _) = crate::commands::check::choose_cluster(&recording, Some(cluster_uid))?;
     let at = recording.latest_time(cluster)?;
-    let snapshot = recording.snapshot(cluster, at, WINDOW_MS)?;
+    let snapshot = recording.snapshot(cluster, at, *window_ms)?;
     Ok((checks::run(&snapshot, &[], options), at))
 }
 
@@ -30,7 +33,7 @@ pub async fn every(
     path: PathBuf,
     cluster_uid: String,
     every: Duration,
-    options: Options,
+    options: (Options, i64),
     findings: Arc<Findings>,
 ) {
     let mut tick = tokio::time::interval(every);
@@ -57,5 +60,17 @@ pub async fn every(
                 eprintln!("warning: --check-every: the check stopped: {e}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The recorder checks with a bare `kubectl diag check`'s defaults.
+    #[test]
+    fn the_recorder_checks_with_the_defaults_of_check() {
+        let (options, window) = crate::commands::check::defaults().expect("check's defaults parse");
+        assert_eq!(window, 10 * 60_000);
+        assert_eq!(options.stuck_after_ms, 5 * 60_000);
+        assert_eq!(options.lag_after_ms, 5 * 60_000);
     }
 }

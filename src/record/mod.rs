@@ -945,18 +945,23 @@ async fn record(
                 writeln!(err, "{line}")?;
             }
             stats.events.limit(args.metrics_max_series);
-            let findings = args.check_every.map(|every| {
-                let findings = Arc::new(crate::metrics::Findings::default());
-                findings.limit(args.metrics_max_series);
-                tokio::spawn(checking::every(
-                    path.clone(),
-                    cluster_uid.clone(),
-                    Duration::from_millis(every.unsigned_abs()),
-                    crate::checks::Options::default(),
-                    findings.clone(),
-                ));
-                findings
-            });
+            let findings = match args.check_every {
+                Some(every) => {
+                    let defaults = crate::commands::check::defaults()
+                        .context("--check-every: check's default options did not parse")?;
+                    let findings = Arc::new(crate::metrics::Findings::default());
+                    findings.limit(args.metrics_max_series);
+                    tokio::spawn(checking::every(
+                        path.clone(),
+                        cluster_uid.clone(),
+                        Duration::from_millis(every.unsigned_abs()),
+                        defaults,
+                        findings.clone(),
+                    ));
+                    Some(findings)
+                }
+                None => None,
+            };
             tokio::spawn(serve::serve(
                 listener,
                 stats.clone(),
