@@ -65,6 +65,35 @@ struct Inner {
     folded: HashSet<u64>,
 }
 
+impl Inner {
+    fn add(&mut self, labels: EventLabels, n: u64, max: usize) {
+        if n == 0 {
+            return;
+        }
+        if let Some(v) = self.series.get_mut(&labels) {
+            *v += n;
+            return;
+        }
+        // NB: a tenth of the cap stays for the `reason="other"` series and one
+        // slot for the all-`other` one, so the cap holds whatever comes.
+        if self.series.len() + max / 10 + 1 < max {
+            self.series.insert(labels, n);
+            return;
+        }
+        if self.folded.len() < MAX_FOLDED_REMEMBERED {
+            self.folded.insert(labels.digest());
+        }
+        let other = labels.other_reason();
+        if let Some(v) = self.series.get_mut(&other) {
+            *v += n;
+        } else if self.series.len() + 1 < max {
+            self.series.insert(other, n);
+        } else {
+            *self.series.entry(EventLabels::all_other()).or_default() += n;
+        }
+    }
+}
+
 /// Occurrences by label set, at most `max_series` series.
 #[derive(Debug)]
 pub struct EventRates {
@@ -94,39 +123,15 @@ impl EventRates {
 
     /// Counts `n` occurrences of `labels` (once their transaction committed).
     pub fn add(&self, labels: EventLabels, n: u64) {
-        if n == 0 {
-            return;
-        }
-        let max = self.max_series.load(Ordering::Relaxed);
-        let mut inner = self.inner();
-        if let Some(v) = inner.series.get_mut(&labels) {
-            *v += n;
-            return;
-        }
-        // NB: a tenth of the cap stays for the `reason="other"` series and one
-        // slot for the all-`other` one, so the cap holds whatever comes.
-        let room = |inner: &Inner| inner.series.len() + 1 < max;
-        if inner.series.len() + max / 10 + 1 < max {
-            inner.series.insert(labels, n);
-            return;
-        }
-        if inner.folded.len() < MAX_FOLDED_REMEMBERED {
-            inner.folded.insert(labels.digest());
-        }
-        let other = labels.other_reason();
-        if let Some(v) = inner.series.get_mut(&other) {
-            *v += n;
-        } else if room(&inner) {
-            inner.series.insert(other, n);
-        } else {
-            *inner.series.entry(EventLabels::all_other()).or_default() += n;
-        }
+        self.add_all([(labels, n)]);
     }
 
-    /// Adds every pair of a committed batch.
+    /// Adds every pair of a committed batch, under one lock.
     pub fn add_all(&self, counted: impl IntoIterator<Item = (EventLabels, u64)>) {
+        let max = self.max_series.load(Ordering::Relaxed);
+        let mut inner = self.inner();
         for (labels, n) in counted {
-            self.add(labels, n);
+            inner.add(labels, n, max);
         }
     }
 
