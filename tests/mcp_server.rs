@@ -57,13 +57,19 @@ spec: {selector: {app: web, track: gone}, ports: [{port: 80}]}
 "#,
     );
     let db_arg = db.to_str().unwrap().to_string();
+    // NB: L001 (the Service) can be recorded before the Deployment's first
+    // Events; `export` with a limit of 2 needs at least 3 to be cut (a CI run
+    // once held 2 when L001 appeared).
     wait_until(
         Duration::from_secs(30),
-        "the recording to hold L001",
+        "the recording to hold L001 and 3 Event occurrences",
         || {
             let db = db.clone();
             let db_arg = db_arg.clone();
             async move {
+                if events(&db) < 3 {
+                    return false;
+                }
                 let out = common::diag(&db)
                     .args(["--db", &db_arg, "check", "relations", "-o", "json", "-n", n])
                     .output()
