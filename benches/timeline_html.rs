@@ -23,8 +23,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use kubectl_diag::model::EventSummary;
 use kubectl_diag::model::{Condition, ObjectRef, ObjectState, OwnerRef, RecordedObject, Version};
-use kubectl_diag::timeline::{EventLine, GapLine, Relation, Subject};
+use kubectl_diag::timeline::{GapLine, Relation, Subject};
 
 mod support;
 use support::{flag, percentile};
@@ -216,7 +217,7 @@ fn subjects(lanes: usize) -> Vec<Subject> {
     out
 }
 
-fn events(subjects: &[Subject], n: usize) -> Vec<EventLine> {
+fn events(subjects: &[Subject], n: usize) -> Vec<EventSummary> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let reasons = [
         (
@@ -252,15 +253,17 @@ fn events(subjects: &[Subject], n: usize) -> Vec<EventLine> {
             } else {
                 1
             };
-            EventLine {
-                object: s.object.object.clone(),
+            EventSummary {
+                involved: s.object.object.clone(),
                 type_: type_.into(),
                 reason: reason.into(),
                 message: format!("{message} #{i}"),
                 count,
+                in_window: count,
                 first,
                 last: first + (count - 1) * 10_000,
-                source: "kubelet".into(),
+                reporting: "kubelet".into(),
+                host: String::new(),
             }
         })
         .collect()

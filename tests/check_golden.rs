@@ -74,7 +74,7 @@ struct Cluster {
     /// uid -> since when its current generation exists (live: managedFields).
     generation_since: Vec<(String, i64)>,
     /// The Warning Events the apiserver still holds.
-    events: Vec<checks::SnapEvent>,
+    events: Vec<kubectl_diag::model::EventSummary>,
 }
 
 impl Cluster {
@@ -725,7 +725,7 @@ fn refused(c: &mut Cluster, ns: &str, name: &str, want: i64, have: i64, refusal:
                           "conditions": [{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
                                           "message": refusal, "lastTransitionTime": ago(9)}]}}),
     );
-    c.events.push(checks::SnapEvent {
+    c.events.push(kubectl_diag::model::EventSummary {
         involved: kubectl_diag::model::ObjectRef {
             api_version: "apps/v1".into(),
             kind: "ReplicaSet".into(),
@@ -742,6 +742,7 @@ fn refused(c: &mut Cluster, ns: &str, name: &str, want: i64, have: i64, refusal:
         last: T - MIN,
         count: 14,
         in_window: 14,
+        host: String::new(),
     });
 }
 

@@ -1,10 +1,11 @@
 -- Time travel: the compact state of every object the recorder watched, as of
--- :t (epoch ms): its latest version at or before :t, if it existed then.
+-- :t (epoch ms): its latest version at or before :t, if it existed then, and
+-- how that version was seen (versions.seen: 1 when it is the object's creation).
 SELECT o.id AS id, av.s AS api_version, k.s AS kind, ns.s AS namespace, n.s AS name, o.uid AS uid,
        o.created AS created, o.first_seen AS first_seen, o.deleted AS deleted,
        o.deleted_after AS deleted_after,
        v.at AS state_at, st.s AS state, w.s AS writers, v.generation AS generation,
-       v.observed_generation AS observed_generation
+       v.observed_generation AS observed_generation, v.seen AS seen
 FROM objects o
 JOIN versions v ON v.id = (
     SELECT v2.id FROM versions v2

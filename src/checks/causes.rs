@@ -243,16 +243,7 @@ fn checks_of(list: &str) -> Vec<String> {
     names
 }
 
-/// Whether an Event may explain a stall: every Warning, and the Normal
-/// Events whose reason says a failure (the PersistentVolume controller reports
-/// `FailedBinding` as Normal: pkg/controller/volume/persistentvolume/pv_controller.go),
-/// or a wait that is the whole cause when it lasts: `ExternalProvisioning`,
-/// "Waiting for a volume to be created either by the external provisioner
-/// '%s' or manually…" (the same file), repeated while no provisioner of
-/// that name runs.
-pub fn troubling(type_: &str, reason: &str) -> bool {
-    type_ == "Warning" || reason.starts_with("Failed") || reason == "ExternalProvisioning"
-}
+pub use crate::model::event::troubling;
 
 /// How much a Warning reason explains a workload that does not reach its
 /// target: lower is closer to the cause. Reasons no rule knows rank last

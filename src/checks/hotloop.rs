@@ -370,8 +370,8 @@ fn refused(s: &Snapshot) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::SnapEvent;
     use super::*;
+    use crate::model::EventSummary;
     use crate::model::ObjectRef;
 
     fn updates(
@@ -645,12 +645,12 @@ mod tests {
         let mut u = updates("ConfigMap", 200, 0, &[("a", 100), ("b", 100)]);
         u.alternations = Some(1);
         let mut s = snapshot(vec![u]);
-        s.events = vec![SnapEvent {
+        s.events = vec![EventSummary {
             reason: "BackOff".into(),
             type_: "Warning".into(),
             count: 900,
             in_window: 300,
-            ..SnapEvent::default()
+            ..EventSummary::default()
         }];
         let f = check(&s, &Options::default());
         assert_eq!(f[0].details["fight"], serde_json::Value::Null);

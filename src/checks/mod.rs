@@ -22,7 +22,7 @@ use serde::Serialize;
 
 pub use codes::{Check, Code};
 
-use crate::model::{ObjectRef, RecordedObject};
+use crate::model::{EventSummary, ObjectRef, RecordedObject};
 
 /// How bad a finding is; ordered, so `--fail-on` can compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
@@ -153,22 +153,6 @@ impl Finding {
     }
 }
 
-/// An Event as the checks need it (scheduling failures, storms).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SnapEvent {
-    pub involved: ObjectRef,
-    pub reason: String,
-    pub type_: String,
-    pub message: String,
-    pub reporting: String,
-    pub first: i64,
-    pub last: i64,
-    /// The Event's count at `last`.
-    pub count: i64,
-    /// Occurrences inside the check's window.
-    pub in_window: i64,
-}
-
 /// Updates of one object over the window, by writer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectUpdates {
@@ -199,7 +183,7 @@ pub struct Snapshot {
     /// Whether `objects` is the whole picture (live, or a recording with object
     /// history) rather than Events only (an import, or `record --events-only`).
     pub has_objects: bool,
-    pub events: Vec<SnapEvent>,
+    pub events: Vec<EventSummary>,
     pub updates: Vec<ObjectUpdates>,
     /// The span `updates` and `in_window` cover, in ms.
     pub window_ms: i64,
@@ -234,6 +218,65 @@ pub struct Snapshot {
     /// Every Pod's labels, readiness, node and priority, and which named
     /// objects exist, tallied before [`Relevance`] dropped them.
     pub index: relations::Index,
+}
+
+impl Snapshot {
+    /// Puts what every source gathered into one order and fills what the
+    /// objects themselves tell, so that the same cluster at the same moment
+    /// gives the same findings live, from `--db` and from `--store` (issue 43).
+    ///
+    /// NB: a live check lists types in parallel and a recording reads rows by
+    /// id, so without this the same two unschedulable Pods came out in
+    /// either order and R001 quoted either as its example.
+    pub fn settle(&mut self) {
+        let key = |o: &ObjectRef| {
+            (
+                o.kind.clone(),
+                o.namespace.clone(),
+                o.name.clone(),
+                o.uid.clone(),
+            )
+        };
+        self.objects.sort_by_cached_key(|o| key(&o.object));
+        self.events.sort_by(|a, b| {
+            (key(&a.involved), &a.reason, a.first, a.last, &a.message).cmp(&(
+                key(&b.involved),
+                &b.reason,
+                b.first,
+                b.last,
+                &b.message,
+            ))
+        });
+        self.updates.sort_by_cached_key(|u| key(&u.object));
+        // A Node whose taint or cordon no recorded history dates (a live
+        // check, a reconstruction, a Node recorded once) is dated by its own
+        // managedFields, as a recording's first listed version is.
+        let nodes: Vec<&RecordedObject> = self
+            .objects
+            .iter()
+            .filter(|o| {
+                o.object.kind == "Node"
+                    && (!o.state.taints.is_empty() || o.state.unschedulable)
+                    && !self.origins.iter().any(|g| g.node == o.object.name)
+            })
+            .collect();
+        let mut origins = Vec::new();
+        for node in nodes {
+            let current = crate::model::Version {
+                at: if node.state_at > 0 {
+                    node.state_at.min(self.at)
+                } else {
+                    self.at
+                },
+                state: node.state.clone(),
+                writers: node.writers.clone(),
+                listed: true,
+                diff: Vec::new(),
+            };
+            origins.extend(scheduling_causes::origins(&node.object.name, &[current]));
+        }
+        self.origins.extend(origins);
+    }
 }
 
 /// The chosen checks (all when `selected` is empty) that could examine none of

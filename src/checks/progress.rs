@@ -997,7 +997,7 @@ pub fn explained(findings: &[Finding]) -> HashSet<(String, String)> {
 mod tests {
     use super::super::fixtures::{condition, object};
     use super::*;
-    use crate::checks::SnapEvent;
+    use crate::model::EventSummary;
     use crate::model::{ObjectRef, OwnerRef};
 
     const MIN: i64 = 60_000;
@@ -1024,8 +1024,8 @@ mod tests {
         o
     }
 
-    fn warning(kind: &str, name: &str, reason: &str, message: &str, count: i64) -> SnapEvent {
-        SnapEvent {
+    fn warning(kind: &str, name: &str, reason: &str, message: &str, count: i64) -> EventSummary {
+        EventSummary {
             involved: ObjectRef {
                 kind: kind.into(),
                 namespace: "shop".into(),
@@ -1039,7 +1039,7 @@ mod tests {
             first: MIN,
             last: 9 * MIN,
             count,
-            ..SnapEvent::default()
+            ..EventSummary::default()
         }
     }
 

@@ -495,7 +495,8 @@ pub fn preemptor(message: &str) -> Option<(&str, &str)> {
 fn preempted(snapshot: &Snapshot, out: &mut Vec<Finding>) {
     let index = &snapshot.index;
     // (victims' namespace, preemptor, node) -> victims
-    let mut groups: BTreeMap<(String, String, String), Vec<&super::SnapEvent>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String, String), Vec<&crate::model::EventSummary>> =
+        BTreeMap::new();
     for e in &snapshot.events {
         if e.reason != "Preempted"
             || e.involved.kind != "Pod"
@@ -932,7 +933,7 @@ mod tests {
         hi.state.priority_class = "high".into();
         let mut snap = snapshot(vec![hi]);
         for v in ["batch-a", "batch-b"] {
-            snap.events.push(super::super::SnapEvent {
+            snap.events.push(crate::model::EventSummary {
                 involved: object("Pod", "batch", v).object,
                 reason: "Preempted".into(),
                 type_: "Normal".into(),

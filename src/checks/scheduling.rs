@@ -167,7 +167,7 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
         }
     }
     // Events: the last scheduling Event per Pod.
-    let mut last: HashMap<(String, String), &super::SnapEvent> = HashMap::new();
+    let mut last: HashMap<(String, String), &crate::model::EventSummary> = HashMap::new();
     for e in s.events.iter().filter(|e| {
         e.involved.kind == "Pod" && matches!(e.reason.as_str(), "FailedScheduling" | "Scheduled")
     }) {
@@ -263,14 +263,14 @@ pub fn check(s: &Snapshot, _: &Options) -> (Vec<Finding>, Summary) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::SnapEvent;
     use super::super::fixtures::{condition, object};
     use super::*;
+    use crate::model::EventSummary;
 
     const FULL: &str = "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
 
-    fn event(name: &str, reason: &str, message: &str, last: i64) -> SnapEvent {
-        SnapEvent {
+    fn event(name: &str, reason: &str, message: &str, last: i64) -> EventSummary {
+        EventSummary {
             involved: ObjectRef {
                 api_version: "v1".into(),
                 kind: "Pod".into(),
@@ -283,7 +283,7 @@ mod tests {
             first: last,
             last,
             count: 1,
-            ..SnapEvent::default()
+            ..EventSummary::default()
         }
     }
 

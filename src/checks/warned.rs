@@ -21,7 +21,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 
 use super::causes;
-use super::{Code, Finding, SnapEvent, Snapshot};
+use super::{Code, Finding, Snapshot};
+use crate::model::EventSummary;
 use crate::model::ObjectRef;
 use crate::units::human_duration;
 
@@ -37,22 +38,18 @@ fn judged_by_state(kind: &str) -> bool {
     super::progress::WORKLOADS.contains(&kind) || kind == "Job"
 }
 
-/// Whether a Normal Event says its controller succeeded at what it does
-/// (`SuccessfulCreate`, `ProvisioningSucceeded`, `SuccessfulRescale`).
-pub fn success(type_: &str, reason: &str) -> bool {
-    type_ == "Normal" && (reason.starts_with("Success") || reason.ends_with("Succeeded"))
-}
+pub use crate::model::event::success;
 
 /// The words of one Warning for the first screen: a `FailedCreate` is read for
 /// the apiserver's refusal (a quota, a policy) as R001 reads it, anything else is quoted.
-fn words(e: &SnapEvent) -> String {
+fn words(e: &EventSummary) -> String {
     match super::progress::event_text(&e.reason, &e.message) {
         (text, true) => format!("not created: {text}"),
         (text, false) => text,
     }
 }
 
-fn recurs(e: &SnapEvent) -> bool {
+fn recurs(e: &EventSummary) -> bool {
     e.count >= 2 || e.message.contains("(combined from similar events)")
 }
 
@@ -95,7 +92,7 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             .or_default();
         *at = (*at).max(e.last.min(s.at));
     }
-    let mut by_object: HashMap<(&str, &str, &str), Vec<&SnapEvent>> = HashMap::new();
+    let mut by_object: HashMap<(&str, &str, &str), Vec<&EventSummary>> = HashMap::new();
     for e in &s.events {
         let i = &e.involved;
         if !causes::troubling(&e.type_, &e.reason)
@@ -120,7 +117,7 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
     for (key, events) in by_object {
         // The same words from several Events (a CronJob's refusal names each
         // Job it tried: one Event a Job) are one cause, counted.
-        let mut list: Vec<(SnapEvent, String)> = Vec::new();
+        let mut list: Vec<(EventSummary, String)> = Vec::new();
         for e in events {
             let w = words(e);
             match list
@@ -210,8 +207,8 @@ mod tests {
     const MIN: i64 = 60_000;
     const NOW: i64 = 60 * MIN;
 
-    fn warning(kind: &str, name: &str, reason: &str, message: &str, count: i64) -> SnapEvent {
-        SnapEvent {
+    fn warning(kind: &str, name: &str, reason: &str, message: &str, count: i64) -> EventSummary {
+        EventSummary {
             involved: ObjectRef {
                 api_version: "v1".into(),
                 kind: kind.into(),
@@ -228,10 +225,11 @@ mod tests {
             last: NOW - MIN,
             count,
             in_window: 0,
+            host: String::new(),
         }
     }
 
-    fn snapshot(events: Vec<SnapEvent>) -> Snapshot {
+    fn snapshot(events: Vec<EventSummary>) -> Snapshot {
         Snapshot {
             at: NOW,
             events,

@@ -487,7 +487,7 @@ fn story(
     now_ms: i64,
 ) -> anyhow::Result<(
     Vec<crate::timeline::Subject>,
-    Vec<crate::timeline::EventLine>,
+    Vec<crate::model::EventSummary>,
     i64,
     i64,
 )> {
@@ -602,7 +602,7 @@ pub fn pull_store(
     } else if recording.holds_history()? {
         let (_, _, _, until_ms) = story(recording, cluster, target, args, now_ms)?;
         // NB: `run` reads its "now" later, so its end is this one or after.
-        puller.warnings(&spaces, until_ms - 3_600_000)?;
+        puller.warnings(&spaces, until_ms - crate::model::event::LOOKBACK_MS)?;
     }
     Ok(puller.finish())
 }
@@ -631,7 +631,7 @@ fn live_events(
     t: &ResourceType,
     namespace: &str,
     name: &str,
-) -> anyhow::Result<Vec<crate::timeline::EventLine>> {
+) -> anyhow::Result<Vec<crate::model::EventSummary>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -1026,7 +1026,7 @@ fn present(
     let (r, mut timeline) = rebuild(fetched, now, args);
     // NB: the lanes of a target that is gone are known from Events only: no
     // state a check could judge (an empty Deployment would be "0 of 1 ready").
-    let snap = crate::checks::Snapshot {
+    let mut snap = crate::checks::Snapshot {
         at: now,
         objects: fetched
             .objects
@@ -1049,12 +1049,13 @@ fn present(
             )
             .collect(),
         has_objects: !fetched.gone,
-        events: fetched.snap_events.clone(),
+        events: fetched.events.clone(),
         absent: fetched.absent.clone(),
         window_ms: 10 * 60_000,
         usage: fetched.usage.clone(),
         ..crate::checks::Snapshot::default()
     };
+    snap.settle();
     let check = lines_for(&snap, &timeline);
     timeline.summary = Some(crate::timeline::summary::summarize(
         &r.subjects,

@@ -12,18 +12,17 @@ use serde_json::Value;
 use super::discovery::api_resource;
 use super::event::{WireEvent, parse_k8s_time};
 use super::object::WireObject;
-use crate::checks::SnapEvent;
+use crate::model::EventSummary;
 use crate::model::{Discovered, ManagerEntry, RecordedObject, ResourceType};
+use crate::timeline::Relation;
 use crate::timeline::reconstruct::LiveObject;
-use crate::timeline::{EventLine, Relation};
 
 /// The live chain of one object.
 #[derive(Debug, Default)]
 pub struct Fetched {
     pub objects: Vec<LiveObject>,
-    pub events: Vec<EventLine>,
-    /// The same Events as `check` reads them.
-    pub snap_events: Vec<SnapEvent>,
+    /// Its Events, which the timeline and its checks read alike.
+    pub events: Vec<EventSummary>,
     /// The control plane's leader Leases (`kube-system`): whether the
     /// controllers that would act on the chain are running at all.
     pub leases: Vec<RecordedObject>,
@@ -112,14 +111,14 @@ pub async fn fetch_gone(
 /// One lane per object the Events name, the target first: known from Events
 /// only, deleted some time between its last Event and `now`.
 pub fn gone_objects(
-    events: &[crate::timeline::EventLine],
+    events: &[crate::model::EventSummary],
     kind: &str,
     name: &str,
     now: i64,
 ) -> Vec<LiveObject> {
     let mut objects: Vec<LiveObject> = Vec::new();
     for e in events {
-        let r = &e.object;
+        let r = &e.involved;
         match objects
             .iter_mut()
             .find(|o| o.object.object.kind == r.kind && o.object.object.name == r.name)
@@ -164,7 +163,7 @@ pub fn gone_objects(
                 object: RecordedObject {
                     object: crate::model::ObjectRef {
                         kind: kind.to_string(),
-                        namespace: events[0].object.namespace.clone(),
+                        namespace: events[0].involved.namespace.clone(),
                         name: name.to_string(),
                         ..Default::default()
                     },
@@ -753,10 +752,10 @@ fn attach_target_events(fetched: &mut Fetched) {
         .events
         .iter()
         .filter(|e| {
-            if e.object.uid.is_empty() || r.uid.is_empty() {
-                e.object.kind == r.kind && e.object.name == r.name
+            if e.involved.uid.is_empty() || r.uid.is_empty() {
+                e.involved.kind == r.kind && e.involved.name == r.name
             } else {
-                e.object.uid == r.uid
+                e.involved.uid == r.uid
             }
         })
         .cloned()
@@ -790,27 +789,7 @@ async fn add_events_about(
 
 /// One Event about the chain, as the timeline and the checks read it.
 fn add_event(fetched: &mut Fetched, e: crate::model::EventObservation) {
-    fetched.snap_events.push(SnapEvent {
-        involved: e.involved.clone(),
-        reason: e.reason.clone(),
-        type_: e.type_.clone(),
-        message: e.message.clone(),
-        reporting: e.reporting_controller.clone(),
-        first: e.first,
-        last: e.last,
-        count: e.count,
-        in_window: e.count,
-    });
-    fetched.events.push(EventLine {
-        object: e.involved,
-        type_: e.type_,
-        reason: e.reason,
-        message: e.message,
-        count: e.count,
-        first: e.first,
-        last: e.last,
-        source: e.reporting_controller,
-    });
+    fetched.events.push(e.into());
 }
 
 /// A [`Fetched`] from objects and Events as the apiserver serves them, each
@@ -948,12 +927,12 @@ pub async fn fetch_changes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::EventSummary;
     use crate::model::ObjectRef;
-    use crate::timeline::EventLine;
 
-    fn line(kind: &str, name: &str, uid: &str, first: i64, last: i64) -> EventLine {
-        EventLine {
-            object: ObjectRef {
+    fn line(kind: &str, name: &str, uid: &str, first: i64, last: i64) -> EventSummary {
+        EventSummary {
+            involved: ObjectRef {
                 kind: kind.into(),
                 namespace: "shop".into(),
                 name: name.into(),
@@ -965,7 +944,7 @@ mod tests {
             count: 1,
             first,
             last,
-            ..EventLine::default()
+            ..EventSummary::default()
         }
     }
 

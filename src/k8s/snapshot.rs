@@ -21,9 +21,11 @@ use super::discovery::{api_resource, discover};
 use super::event::WireEvent;
 use super::object::WireObject;
 use crate::checks::scheduling_causes::Usage;
-use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
+use crate::checks::{ObjectUpdates, Snapshot};
+use crate::model::EventSummary;
 use crate::model::{
-    ManagerEntry, ManagerMark, ObjectRef, RecordedObject, ResourceType, manager_marks, writers,
+    ManagerEntry, ManagerMark, ObjectRef, RecordedObject, ResourceType, event, manager_marks,
+    writers,
 };
 
 const PAGE: u32 = 500;
@@ -154,6 +156,10 @@ async fn list_type(
                 object: o.object,
                 created: o.created,
                 generation_since: spec_written(&o.managers),
+                // NB: who wrote this state, as the recorder stores it for a
+                // listed version, so findings name the same writers live as
+                // recorded (issue 43).
+                writers: writers(None, &o.managers),
                 state: o.state,
                 ..RecordedObject::default()
             };
@@ -217,7 +223,7 @@ async fn list_events(
     client: &Client,
     namespace: Option<&str>,
     now: i64,
-) -> Result<Vec<SnapEvent>, kube::Error> {
+) -> Result<Vec<EventSummary>, kube::Error> {
     let api: Api<WireEvent> = match namespace {
         Some(ns) => Api::namespaced(client.clone(), ns),
         None => Api::all(client.clone()),
@@ -230,40 +236,26 @@ async fn list_events(
             let Some(o) = item.into_observation() else {
                 continue;
             };
-            // NB: `Preempted` is Normal: who took a Pod's room (L003).
-            let scheduling = matches!(
-                o.reason.as_str(),
-                "FailedScheduling" | "Scheduled" | "Preempted"
-            );
-            // Only what a check can use: scheduling Events, Warnings (what explains a
-            // stall), a controller's successes (a Warning before one is mended: R004),
-            // and repeated ones (storm candidates).
-            if !scheduling
-                && !crate::checks::causes::troubling(&o.type_, &o.reason)
-                && !crate::checks::warned::success(&o.type_, &o.reason)
-                && o.count < 2
-                && !o.message.contains("(combined from similar events)")
-            {
+            // Only what a check can use, by the rule a recorded check applies
+            // (model::event): scheduling Events, what it reads of the hour
+            // before (what explains a stall, successes, preemptions), and
+            // repeated ones of the last minutes (storm candidates).
+            let recent = now - o.last < 10 * 60_000;
+            let recurs = o.count >= 2 || o.message.contains("(combined from similar events)");
+            let kept = event::SCHEDULING.contains(&o.reason.as_str())
+                || (event::looked_back(&o.type_, &o.reason) && now - o.last <= event::LOOKBACK_MS)
+                || (recurs && recent);
+            if !kept {
                 continue;
             }
             // NB: live, the window is the Event's own life: its rate is count over first..last.
             let span = (o.last - o.first).max(60_000);
             let per_minute = o.count as f64 * 60_000.0 / span as f64;
-            events.push(SnapEvent {
-                involved: o.involved,
-                reason: o.reason,
-                type_: o.type_,
-                message: o.message,
-                reporting: o.reporting_controller,
-                first: o.first,
-                last: o.last,
-                count: o.count,
-                // Expressed per minute of the snapshot's window, which the command sets to 1 minute for events.
-                in_window: if now - o.last < 10 * 60_000 {
-                    per_minute.round() as i64
-                } else {
-                    0
-                },
+            // Expressed per minute of the snapshot's window, which the command sets to 1 minute for events.
+            let in_window = if recent { per_minute.round() as i64 } else { 0 };
+            events.push(EventSummary {
+                in_window,
+                ..o.into()
             });
         }
         match page.metadata.continue_.filter(|c| !c.is_empty()) {
@@ -545,6 +537,10 @@ pub async fn live(
                 .push(format!("events not examined: {why}"));
         }
     }
+    // NB: the check's moment is when its evidence is in, the Events listed
+    // last: a recording read at this moment then holds every occurrence the
+    // live list did, so `check --db --at` of the same moment agrees (issue 43).
+    snapshot.at = snapshot.at.max(chrono::Utc::now().timestamp_millis());
     snapshot.window_ms = 60_000;
     if let Some(sample) = options.sample {
         // NB: said once the cluster has answered (issue 27.20: it was said
@@ -572,6 +568,7 @@ pub async fn live(
     }
     progress(show, format_args!(""));
     snapshot.all_nodes = snapshot.examined.iter().any(|t| t == "nodes");
+    snapshot.settle();
     Ok(snapshot)
 }
 
@@ -582,7 +579,7 @@ pub async fn events_about(
     kind: &str,
     namespace: &str,
     name: &str,
-) -> Result<Vec<crate::timeline::EventLine>, kube::Error> {
+) -> Result<Vec<crate::model::EventSummary>, kube::Error> {
     let api: Api<WireEvent> = if namespace.is_empty() {
         Api::all(client.clone())
     } else {
@@ -594,20 +591,7 @@ pub async fn events_about(
         .items
         .into_iter()
         .filter_map(WireEvent::into_observation)
-        .map(|o| crate::timeline::EventLine {
-            object: o.involved,
-            type_: o.type_,
-            reason: o.reason,
-            message: o.message,
-            count: o.count,
-            first: o.first,
-            last: o.last,
-            source: if o.source_host.is_empty() {
-                o.reporting_controller
-            } else {
-                format!("{}, {}", o.reporting_controller, o.source_host)
-            },
-        })
+        .map(EventSummary::from)
         .collect())
 }
 

@@ -286,10 +286,15 @@ impl Puller {
         self.load(SQL_LOAD_EVENTS)
     }
 
-    /// The slice's Events a check may quote about objects in `spaces` since
-    /// `from` (queries/clickhouse/timeline/warnings.sql), one request.
+    /// The slice's Events a check may read about objects in `spaces`: every
+    /// one since `from`, and the scheduling ones
+    /// (queries/clickhouse/timeline/warnings.sql), one request.
     pub fn warnings(&mut self, spaces: &[String], from: i64) -> anyhow::Result<()> {
-        self.read_combined(SQL_WARNINGS, |q| q.bind(spaces).bind(from))?;
+        self.read_combined(SQL_WARNINGS, |q| {
+            q.bind(spaces)
+                .bind(crate::model::event::SCHEDULING.as_slice())
+                .bind(from)
+        })?;
         self.load(SQL_LOAD_EVENTS)
     }
 

@@ -107,6 +107,13 @@ impl Recording {
                     row.get("observed_generation")?,
                 );
                 o.writers = writers(&row.get::<_, String>("writers")?);
+                // NB: a state first seen as its object's creation, unchanged
+                // since, has had its spec since the creation: what a live
+                // reader reads from managedFields (issue 43: a Service's
+                // L001 said when its spec last changed live, not recorded).
+                if row.get::<_, i64>("seen")? == crate::model::Seen::Added.code() {
+                    o.generation_since = o.created;
+                }
                 Ok(o)
             })
             .map_err(self.q("time travel"))?;

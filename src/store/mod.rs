@@ -166,8 +166,13 @@ pub struct Recording {
 impl Recording {
     /// Opens the recording at `path` for `mode` (see [`open`]).
     pub fn open(path: &Path, mode: Mode) -> Result<Recording, StoreError> {
+        let conn = open(path, mode)?;
+        register_rules(&conn).map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok(Recording {
-            conn: open(path, mode)?,
+            conn,
             path: path.to_path_buf(),
         })
     }
@@ -194,6 +199,18 @@ impl Recording {
     fn q(&self, what: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
         q(what, &self.path)
     }
+}
+
+/// The model's rules that the readers' SQL calls, so that a rule has one
+/// definition in Rust rather than a copy in SQL (issue 43):
+/// `diag_looked_back(type, reason)` is [`crate::model::event::looked_back`].
+fn register_rules(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("diag_looked_back", 2, flags, |ctx| {
+        let (type_, reason): (String, String) = (ctx.get(0)?, ctx.get(1)?);
+        Ok(crate::model::event::looked_back(&type_, &reason))
+    })
 }
 
 /// Runs `f` in one transaction that takes the write lock at its start

@@ -5,7 +5,8 @@ use rusqlite::named_params;
 use std::collections::HashMap;
 
 use super::{Recording, StoreError};
-use crate::checks::{ObjectUpdates, SnapEvent, Snapshot};
+use crate::checks::{ObjectUpdates, Snapshot};
+use crate::model::EventSummary;
 use crate::model::{ObjectRef, RecordedObject};
 
 const SQL_CHECK_EVENTS: &str = include_str!("../../queries/store/check_events.sql");
@@ -123,9 +124,13 @@ impl Recording {
             .map_err(self.q("events"))?;
         let events = st
             .query_map(
-                named_params! {":cluster": cluster, ":at": at, ":from": from},
+                named_params! {
+                    ":cluster": cluster, ":at": at, ":from": from,
+                    ":scheduling": serde_json::json!(crate::model::event::SCHEDULING).to_string(),
+                    ":lookback": crate::model::event::LOOKBACK_MS,
+                },
                 |r| {
-                    Ok(SnapEvent {
+                    Ok(EventSummary {
                         involved: ObjectRef {
                             api_version: r.get("api_version")?,
                             kind: r.get("kind")?,
@@ -137,6 +142,7 @@ impl Recording {
                         reason: r.get("reason")?,
                         type_: r.get("type")?,
                         reporting: r.get("reporting")?,
+                        host: r.get("host")?,
                         first: r.get("first")?,
                         last: r.get("last")?,
                         count: r.get("count")?,
@@ -241,7 +247,7 @@ impl Recording {
         // NB: the recorder watches a type whole, so a recording that holds
         // Nodes holds every Node it saw; one gone by `at` is not in `objects`.
         let all_nodes = has_objects && objects.iter().any(|o| o.object.kind == "Node");
-        Ok(Snapshot {
+        let mut snapshot = Snapshot {
             at,
             all_nodes,
             objects,
@@ -260,7 +266,9 @@ impl Recording {
             kinds,
             absent: Vec::new(),
             index,
-        })
+        };
+        snapshot.settle();
+        Ok(snapshot)
     }
 }
 

@@ -7,8 +7,9 @@ use std::collections::HashSet;
 use rusqlite::{OptionalExtension, named_params};
 
 use super::{Recording, StoreError};
+use crate::model::EventSummary;
 use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType, TypeChange};
-use crate::timeline::{EventLine, GapLine, Relation, Subject};
+use crate::timeline::{GapLine, Relation, Subject};
 
 const SQL_EVENTS: &str = include_str!("../../queries/store/timeline_events.sql");
 const SQL_GAPS: &str = include_str!("../../queries/store/timeline_gaps.sql");
@@ -359,7 +360,7 @@ impl Recording {
         subjects: &[Subject],
         since: i64,
         until: i64,
-    ) -> Result<Vec<EventLine>, StoreError> {
+    ) -> Result<Vec<EventSummary>, StoreError> {
         let ids: Vec<i64> = subjects.iter().map(|s| s.object.id).collect();
         let refs: std::collections::HashMap<i64, &ObjectRef> = subjects
             .iter()
@@ -376,18 +377,14 @@ impl Recording {
             },
             |r| {
                 let subject: i64 = r.get("subject")?;
-                let controller: String = r.get("controller")?;
-                let host: String = r.get("host")?;
-                Ok(EventLine {
-                    object: refs.get(&subject).map(|o| (*o).clone()).unwrap_or_default(),
+                Ok(EventSummary {
+                    involved: refs.get(&subject).map(|o| (*o).clone()).unwrap_or_default(),
                     type_: r.get("type")?,
                     reason: r.get("reason")?,
-                    source: match (controller.is_empty(), host.is_empty()) {
-                        (false, false) => format!("{controller}, {host}"),
-                        (false, true) => controller,
-                        (true, _) => host,
-                    },
+                    reporting: r.get("controller")?,
+                    host: r.get("host")?,
                     count: r.get("count")?,
+                    in_window: r.get("in_window")?,
                     first: r.get("first")?,
                     last: r.get("last")?,
                     message: r.get::<_, Option<String>>("message")?.unwrap_or_default(),
@@ -395,14 +392,14 @@ impl Recording {
             },
         )
         .map_err(self.q("timeline events"))?;
-        let mut lines: Vec<EventLine> = Vec::new();
+        let mut lines: Vec<EventSummary> = Vec::new();
         let mut index: std::collections::HashMap<(ObjectRef, String, String, String), usize> =
             Default::default();
         for line in rows {
             let line = line.map_err(self.q("timeline events"))?;
             // One line per repeated Event, even across re-created Event objects.
             let key = (
-                line.object.clone(),
+                line.involved.clone(),
                 line.reason.clone(),
                 line.type_.clone(),
                 line.message.clone(),
@@ -410,7 +407,8 @@ impl Recording {
             match index.get(&key) {
                 Some(i) => {
                     let l = &mut lines[*i];
-                    l.count += line.count;
+                    l.in_window += line.in_window;
+                    l.count = l.count.max(line.count);
                     l.first = l.first.min(line.first);
                     l.last = l.last.max(line.last);
                 }

@@ -12,7 +12,7 @@ pub mod window;
 
 use serde::Serialize;
 
-use crate::model::{ObjectRef, RecordedObject, Version};
+use crate::model::{EventSummary, ObjectRef, RecordedObject, Version};
 
 /// How an object is related to the one asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,20 +44,6 @@ pub struct Subject {
     /// Depth in the owner chain from the target (0 for the target).
     pub depth: u32,
     pub versions: Vec<Version>,
-}
-
-/// One Event as the timeline needs it: every occurrence in the window collapsed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EventLine {
-    pub object: ObjectRef,
-    pub type_: String,
-    pub reason: String,
-    pub message: String,
-    /// Occurrences in the window.
-    pub count: i64,
-    pub first: i64,
-    pub last: i64,
-    pub source: String,
 }
 
 /// An interval in which the recorder was blind.
@@ -263,9 +249,12 @@ pub fn readiness(kind: &str, s: &crate::model::ObjectState) -> &'static str {
 
 /// Refused writes of the subjects (from an imported audit log) as Warning
 /// lines: one per run of the same writer's same refused request, counted.
-pub fn refusal_lines(subjects: &[Subject], refusals: &[crate::model::Refusal]) -> Vec<EventLine> {
+pub fn refusal_lines(
+    subjects: &[Subject],
+    refusals: &[crate::model::Refusal],
+) -> Vec<EventSummary> {
     let none = std::collections::HashMap::new();
-    let mut lines: Vec<(String, EventLine)> = Vec::new();
+    let mut lines: Vec<(String, EventSummary)> = Vec::new();
     for r in refusals {
         let kind = crate::checks::hotloop::kind_of_resource(&none, &r.group, &r.resource);
         let Some(s) = subjects.iter().find(|s| {
@@ -284,20 +273,23 @@ pub fn refusal_lines(subjects: &[Subject], refusals: &[crate::model::Refusal]) -
         match lines.last_mut() {
             Some((k, line)) if *k == key => {
                 line.count += 1;
+                line.in_window += 1;
                 line.last = r.at;
                 line.message = refusal_message(r);
             }
             _ => lines.push((
                 key,
-                EventLine {
-                    object: s.object.object.clone(),
+                EventSummary {
+                    involved: s.object.object.clone(),
                     type_: "Warning".into(),
                     reason: "Refused".into(),
                     message: refusal_message(r),
                     count: 1,
+                    in_window: 1,
                     first: r.at,
                     last: r.at,
-                    source: "audit log".into(),
+                    reporting: "audit log".into(),
+                    host: String::new(),
                 },
             )),
         }
@@ -308,7 +300,7 @@ pub fn refusal_lines(subjects: &[Subject], refusals: &[crate::model::Refusal]) -
 /// Writes of the subjects an audit log names without their bodies
 /// (touches) as Normal lines: who did what, and what is unknown of it.
 /// Status writes and bindings are left out (a controller's every write).
-pub fn touch_lines(subjects: &[Subject], touches: &[crate::model::Touch]) -> Vec<EventLine> {
+pub fn touch_lines(subjects: &[Subject], touches: &[crate::model::Touch]) -> Vec<EventSummary> {
     let none = std::collections::HashMap::new();
     touches
         .iter()
@@ -330,15 +322,17 @@ pub fn touch_lines(subjects: &[Subject], touches: &[crate::model::Touch]) -> Vec
                 "created" => "Created",
                 _ => "Written",
             };
-            Some(EventLine {
-                object: s.object.object.clone(),
+            Some(EventSummary {
+                involved: s.object.object.clone(),
                 type_: "Normal".into(),
                 reason: reason.into(),
                 message: format!("{} by {}", t.sentence(), t.user),
                 count: 1,
+                in_window: 1,
                 first: t.at,
                 last: t.at,
-                source: "audit log".into(),
+                reporting: "audit log".into(),
+                host: String::new(),
             })
         })
         .collect()
@@ -362,7 +356,7 @@ fn refusal_message(r: &crate::model::Refusal) -> String {
 /// Assembles the timeline of `subjects` within [since, until].
 pub fn assemble(
     subjects: &[Subject],
-    events: &[EventLine],
+    events: &[EventSummary],
     gaps: &[GapLine],
     types: &[crate::model::TypeChange],
     since: i64,
@@ -495,9 +489,9 @@ pub fn assemble(
         let mut at = e.first;
         let mut message = e.message.clone();
         if let Some(spans) = context_keys.get(&window::key(
-            &e.object.kind,
-            &e.object.namespace,
-            &e.object.name,
+            &e.involved.kind,
+            &e.involved.namespace,
+            &e.involved.name,
         )) {
             let Some((from, _)) = window::overlap(spans, e.first, e.last) else {
                 continue;
@@ -512,13 +506,13 @@ pub fn assemble(
             at,
             (e.last > at).then_some(e.last),
             EntryKind::Event,
-            &e.object,
+            &e.involved,
             &e.type_,
             e.reason.clone(),
             message,
         );
-        line.count = e.count;
-        line.source = e.source.clone();
+        line.count = e.in_window;
+        line.source = e.source();
         entries.push(line);
     }
     for g in gaps {

@@ -62,7 +62,7 @@ pub struct LiveObject {
     /// The Events the cluster still holds about it (the target's only): its
     /// controller's `ScalingReplicaSet` date a rollback and a scale that
     /// managedFields keep no time for.
-    pub events: Vec<super::EventLine>,
+    pub events: Vec<crate::model::EventSummary>,
 }
 
 /// The plain facts, ready for [`super::assemble`], and what only a
@@ -422,7 +422,7 @@ fn scaling(message: &str) -> Option<(bool, &str, Option<i64>, i64)> {
 /// The known occurrences of the deployment controller's scalings of `rs`
 /// (an Event folds repeats into its first and last time): `(at, up, from, to)`.
 fn scalings<'a>(
-    events: &'a [super::EventLine],
+    events: &'a [crate::model::EventSummary],
     rs: &'a str,
 ) -> impl Iterator<Item = (i64, bool, Option<i64>, i64)> + 'a {
     events
@@ -1003,9 +1003,14 @@ mod tests {
         rs
     }
 
-    fn scaling_event(message: &str, first: i64, last: i64, count: i64) -> super::super::EventLine {
-        super::super::EventLine {
-            object: ObjectRef {
+    fn scaling_event(
+        message: &str,
+        first: i64,
+        last: i64,
+        count: i64,
+    ) -> crate::model::EventSummary {
+        crate::model::EventSummary {
+            involved: ObjectRef {
                 api_version: "apps/v1".into(),
                 kind: "Deployment".into(),
                 namespace: "shop".into(),
@@ -1017,9 +1022,11 @@ mod tests {
             reason: "ScalingReplicaSet".into(),
             message: message.into(),
             count,
+            in_window: count,
             first,
             last,
-            source: "deployment-controller".into(),
+            reporting: "deployment-controller".into(),
+            host: String::new(),
         }
     }
 

@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{EventLine, Relation, Subject};
+use super::{Relation, Subject};
+use crate::model::EventSummary;
 
 /// Slack on both sides of the lifetime: creation timestamps are whole
 /// seconds and Events about an object may be stamped a little before it
@@ -25,7 +26,7 @@ pub fn is_context(s: &Subject) -> bool {
 /// target and what it owns, to the last deletion, or `now` while any of
 /// them still exists. Without any recorded object (an Events-only import),
 /// the span of the Events about them. None when nothing is known at all.
-pub fn lifetime(subjects: &[Subject], events: &[EventLine], now: i64) -> Option<(i64, i64)> {
+pub fn lifetime(subjects: &[Subject], events: &[EventSummary], now: i64) -> Option<(i64, i64)> {
     // NB: owners are not the subject: `timeline pod/x` covers the Pod's life, not its
     // Deployment's months; the owners' changes inside that window still show.
     let story: Vec<&Subject> = subjects
@@ -63,9 +64,13 @@ pub fn lifetime(subjects: &[Subject], events: &[EventLine], now: i64) -> Option<
             )
         })
         .collect();
-    let about_story = events
-        .iter()
-        .filter(|e| !context.contains(&key(&e.object.kind, &e.object.namespace, &e.object.name)));
+    let about_story = events.iter().filter(|e| {
+        !context.contains(&key(
+            &e.involved.kind,
+            &e.involved.namespace,
+            &e.involved.name,
+        ))
+    });
     let first = about_story.clone().map(|e| e.first).min()?;
     let last = about_story.map(|e| e.last).max()?;
     Some((first, last))
@@ -286,11 +291,11 @@ mod tests {
         let mut s = subject("Pod", "ghost", Relation::Target, 0, None);
         s.object.created = None;
         s.object.first_seen = None;
-        let e = EventLine {
-            object: s.object.object.clone(),
+        let e = EventSummary {
+            involved: s.object.object.clone(),
             first: 5_000,
             last: 9_000,
-            ..EventLine::default()
+            ..EventSummary::default()
         };
         assert_eq!(lifetime(&[s], &[e], 50_000), Some((5_000, 9_000)));
         assert_eq!(lifetime(&[], &[], 50_000), None);

@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod clickhouse;
 pub mod mcp;
 
 use std::path::{Path, PathBuf};

@@ -72,12 +72,7 @@ fn version_hash(text_h: i64, generation: i64, observed: Option<i64>) -> i64 {
 }
 
 fn seen_code(seen: Seen) -> i64 {
-    match seen {
-        Seen::Listed => 0,
-        Seen::Added => 1,
-        Seen::Modified => 2,
-        Seen::Deleted => 3,
-    }
+    seen.code()
 }
 
 impl Writer {

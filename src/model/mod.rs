@@ -1,6 +1,10 @@
 //! Plain data, free of Kubernetes client types: what the recorder stores and
 //! what timelines and checks read. `k8s` converts wire objects into these.
 
+pub mod event;
+
+pub use event::EventSummary;
+
 /// A reference to an API object, as an Event's `involvedObject`/`regarding` or `related` gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ObjectRef {
@@ -720,6 +724,18 @@ pub enum Seen {
     Added,
     Modified,
     Deleted,
+}
+
+impl Seen {
+    /// Its code in the recording's `versions.seen` (migration 2).
+    pub fn code(self) -> i64 {
+        match self {
+            Seen::Listed => 0,
+            Seen::Added => 1,
+            Seen::Modified => 2,
+            Seen::Deleted => 3,
+        }
+    }
 }
 
 /// What an object watch saw.
