@@ -602,6 +602,106 @@ async fn two_clusters_in_one_store_are_asked_together() {
     assert!(chosen.contains("refused"), "{chosen}");
 }
 
+/// Regression (issue 44.2): ClickHouse's TTL on `versions.at` dropped every
+/// version of an object unchanged for longer than --retain, where SQLite's
+/// retention keeps each object's latest: `--store` readers lost quiet objects.
+#[tokio::test]
+async fn an_object_untouched_past_the_ttl_keeps_its_latest_version_in_the_store() {
+    let front = Front::start();
+    let ns = TestNamespace::new("ch-quiet").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let maps: kube::Api<ConfigMap> = ns.api();
+    maps.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "quiet"}, "data": {"k": "v"}}))
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    run_ok(diag_ch(&db).args([
+        "record",
+        "--once",
+        "--quiet",
+        "-n",
+        &ns.name,
+        "--retain",
+        "2s",
+        "--ship",
+        &front.url(),
+        "--ship-create-schema",
+    ]));
+    let of_quiet = "WHERE kind = 'ConfigMap' AND name = 'quiet'";
+    assert_eq!(
+        front.count(&format!("SELECT count() FROM versions FINAL {of_quiet}")),
+        1
+    );
+    // Past the TTL, and merged: ClickHouse applies a TTL when it merges.
+    std::thread::sleep(Duration::from_secs(3));
+    front.sql("OPTIMIZE TABLE versions FINAL");
+    front.sql("OPTIMIZE TABLE latest_versions FINAL");
+    assert_eq!(
+        front.count(&format!("SELECT count() FROM versions {of_quiet}")),
+        0,
+        "the TTL dropped the version (what this test is about)"
+    );
+    assert_eq!(
+        front.count(&format!(
+            "SELECT count() FROM latest_versions FINAL {of_quiet}"
+        )),
+        1
+    );
+
+    let timeline = |source: &[&str]| -> String {
+        let out = run_ok(
+            diag_ch(&db)
+                .env_remove("KUBECTL_DIAG_DB")
+                .args(["timeline", "configmap/quiet", "-n", &ns.name, "-o", "json"])
+                .args(source),
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // NB: `since` and `until` are each run's now.
+    let told = |json: String| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v.as_object_mut().unwrap().remove("since");
+        v.as_object_mut().unwrap().remove("until");
+        v
+    };
+    let stored = told(timeline(&["--store", &front.url()]));
+    let recorded = told(timeline(&["--db", db.to_str().unwrap()]));
+    assert_eq!(stored["entries"][0]["reason"], "Created", "{stored}");
+    assert_eq!(stored, recorded, "the store tells what the file tells");
+    let table = run_ok(diag_ch(&db).env_remove("KUBECTL_DIAG_DB").args([
+        "timeline",
+        "configmap/quiet",
+        "-n",
+        &ns.name,
+        "--store",
+        &front.url(),
+    ]));
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(!table.contains("not found"), "{table}");
+    // Pulled whole (changes --store reads read/versions.sql): once, not twice.
+    let changes = |source: &[&str]| -> String {
+        let out = run_ok(
+            diag_ch(&db)
+                .env_remove("KUBECTL_DIAG_DB")
+                .args(["changes", "-n", &ns.name, "--since", "1h", "-o", "json"])
+                .args(source),
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let stored = told(changes(&["--store", &front.url()]));
+    assert_eq!(stored, told(changes(&["--db", db.to_str().unwrap()])));
+    let quiet = stored["items"].as_array().unwrap().iter();
+    assert_eq!(
+        quiet.filter(|i| i["name"] == "quiet").count(),
+        1,
+        "{stored}"
+    );
+}
+
 /// `sql --store` reads; a write is refused by us and by the server, and changes nothing.
 #[tokio::test]
 async fn sql_writes_against_clickhouse_are_refused() {

@@ -162,6 +162,80 @@ async fn once_stores_each_occurrence_once_and_count_jumps_honestly() {
     assert_eq!(jump["cluster"], uid.as_str());
 }
 
+fn occurrences_of(db: &Path, reason: &str) -> i64 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM occurrences o JOIN events e ON e.id = o.event_id \
+             JOIN strings s ON s.id = e.reason WHERE s.s = ?1",
+            [reason],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// Regression (issue 44.1): `record --once` never applied `--retain` or
+/// `--max-db-size`, so a file kept by `--once` runs (a CronJob) grew without
+/// bound while a watching recorder's file kept its limits.
+#[tokio::test]
+async fn once_applies_retention_as_a_watching_recorder_does() {
+    let ns = TestNamespace::new("rec-once-retain").await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let old = (chrono::Utc::now() - chrono::Duration::days(3))
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let file = dir.path().join("old-events.json");
+    std::fs::write(
+        &file,
+        json!({"kind": "List", "items": [{
+            "kind": "Event",
+            "metadata": {"name": "p.old", "namespace": ns.name, "uid": "old-1"},
+            "involvedObject": {"kind": "Pod", "namespace": ns.name, "name": "p"},
+            "reason": "OldBackOff", "type": "Warning", "count": 1,
+            "firstTimestamp": old, "lastTimestamp": old,
+            "message": "Back-off restarting failed container"
+        }]})
+        .to_string(),
+    )
+    .unwrap();
+    run_ok(diag(&db).arg("import").arg(&file));
+    assert_eq!(occurrences_of(&db, "OldBackOff"), 1);
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let mut fresh = core_event(&ns.name, "fresh", 1, &now, &now);
+    fresh.reason = Some("FreshBackOff".into());
+    let events: Api<Event> = ns.api();
+    events.create(&PostParams::default(), &fresh).await.unwrap();
+
+    // The default --retain (30d) keeps a 3-day-old occurrence.
+    record_once(&db, &ns.name);
+    assert_eq!(occurrences_of(&db, "OldBackOff"), 1, "kept under 30d");
+    assert_eq!(occurrences_of(&db, "FreshBackOff"), 1);
+
+    // --retain 1d drops it, as a watching recorder does at its start; the
+    // Event just recorded stays.
+    run_ok(diag(&db).args([
+        "record",
+        "--once",
+        "--quiet",
+        "--retain",
+        "1d",
+        "--retain-all",
+        "-n",
+        &ns.name,
+    ]));
+    assert_eq!(
+        occurrences_of(&db, "OldBackOff"),
+        0,
+        "dropped by --retain 1d"
+    );
+    assert_eq!(
+        occurrences_of(&db, "FreshBackOff"),
+        1,
+        "the recent Event stays"
+    );
+}
+
 /// Starts `record -n NS` in the background and waits until its first list is committed.
 async fn start_recorder(db: &Path, ns: &str) -> Background {
     let child = diag(db)

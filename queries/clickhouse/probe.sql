@@ -1,2 +1,2 @@
--- Whether the schema is there: the newest table of it, read for nothing.
-SELECT 1 FROM import_spans LIMIT 0
+-- Whether the schema is there: the newest table of it (latest.sql), read for nothing.
+SELECT 1 FROM latest_versions LIMIT 0

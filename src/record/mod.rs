@@ -913,6 +913,12 @@ async fn record(
                 }
             }
         }
+        // NB: retention too, as a watching recorder applies it at its start:
+        // a file kept by `--once` runs (a CronJob) must stay within
+        // --retain and --max-db-size as well (issue 44.1).
+        if failure.is_none() {
+            let _ = tx.send(Msg::Maintain).await;
+        }
         // Each watch holds a sender: the writer finishes once all are gone.
         drop(event_watches);
         drop(object_watches);

@@ -14,6 +14,7 @@ use super::tables::{TABLES, Table};
 use super::url::ClickHouseUrl;
 
 const SCHEMA: &str = include_str!("../../queries/clickhouse/schema.sql");
+const DERIVED: &str = include_str!("../../queries/clickhouse/latest.sql");
 const SQL_CLUSTERS: &str = include_str!("../../queries/clickhouse/clusters.sql");
 const SQL_PROBE: &str = include_str!("../../queries/clickhouse/probe.sql");
 
@@ -98,7 +99,7 @@ pub fn explain(url: &ClickHouseUrl, op: Op, e: &(dyn std::error::Error + 'static
             ": the statement names a table or column this database does not have (SHOW TABLES and DESCRIBE TABLE name list them; docs/schema.md describes kubectl-diag's)"
         }
         (60 | 16 | 47 | 81, _) => {
-            ": the kubectl-diag database or tables are missing or older; create them with record --ship-create-schema or ship --create-schema (or from queries/clickhouse/schema.sql)"
+            ": the kubectl-diag database or tables are missing or older; create them with record --ship-create-schema or ship --create-schema (or from queries/clickhouse/schema.sql and latest.sql)"
         }
         (497, Op::Read | Op::Statement) => {
             ": the user may not read there; grant SELECT on the database's tables"
@@ -497,10 +498,12 @@ impl ClickHouse {
 }
 
 /// The DDL with its markers replaced: `on_cluster` (a validated name) and a TTL in seconds.
+/// The shipped tables first ([`TABLES`], schema.sql), then the derived ones (latest.sql).
 pub fn schema_statements(on_cluster: Option<&str>, ttl_secs: Option<i64>) -> Vec<String> {
     let mut out = Vec::new();
-    for stmt in SCHEMA.split("\n;\n") {
-        let Some(at) = stmt.find("CREATE TABLE") else {
+    for stmt in SCHEMA.split("\n;\n").chain(DERIVED.split("\n;\n")) {
+        // NB: the statement starts after its comment lines.
+        let Some(at) = stmt.find("CREATE ").or_else(|| stmt.find("INSERT INTO ")) else {
             continue;
         };
         let stmt = &stmt[at..];
@@ -509,26 +512,24 @@ pub fn schema_statements(on_cluster: Option<&str>, ttl_secs: Option<i64>) -> Vec
             .split_whitespace()
             .next()
             .unwrap_or_default();
-        let (on, engine, settings) = match on_cluster {
-            Some(c) => (
-                format!("ON CLUSTER {c}"),
-                format!(
-                    "ReplicatedReplacingMergeTree('/clickhouse/tables/{{shard}}/{{database}}/{name}', '{{replica}}', ver)"
-                ),
-                String::new(),
+        let on = on_cluster.map_or(String::new(), |c| format!("ON CLUSTER {c}"));
+        // NB: a MergeTree that is not replicated deduplicates inserts only
+        // with a window; the replicated ones have one by default.
+        let settings = match on_cluster {
+            Some(_) => "",
+            None => "SETTINGS non_replicated_deduplication_window = 1000",
+        };
+        let engine = |version: &str| match on_cluster {
+            Some(_) => format!(
+                "ReplicatedReplacingMergeTree('/clickhouse/tables/{{shard}}/{{database}}/{name}', '{{replica}}', {version})"
             ),
-            None => (
-                String::new(),
-                "ReplacingMergeTree(ver)".to_string(),
-                // NB: a MergeTree that is not replicated deduplicates inserts
-                // only with a window; the replicated ones have one by default.
-                "SETTINGS non_replicated_deduplication_window = 1000".to_string(),
-            ),
+            None => format!("ReplacingMergeTree({version})"),
         };
         let mut s = stmt
             .replace("@ON_CLUSTER@", &on)
-            .replace("@ENGINE@", &engine)
-            .replace("@SETTINGS@", &settings);
+            .replace("@ENGINE@", &engine("ver"))
+            .replace("@ENGINE(at)@", &engine("at"))
+            .replace("@SETTINGS@", settings);
         while let Some(start) = s.find("@TTL(") {
             let end = s[start..].find(")@").map_or(s.len(), |e| start + e + 2);
             let column = &s[start + 5..end - 2];
@@ -565,7 +566,13 @@ mod tests {
     #[test]
     fn the_schema_is_made_single_or_replicated_with_or_without_ttl() {
         let single = schema_statements(None, Some(86400));
-        assert_eq!(single.len(), TABLES.len());
+        // The shipped tables, then latest_versions, its one-off fill and its view.
+        assert_eq!(single.len(), TABLES.len() + 3);
+        let latest = &single[TABLES.len()..];
+        assert!(latest[0].starts_with("CREATE TABLE IF NOT EXISTS latest_versions  AS versions"));
+        assert!(latest[0].contains("ReplacingMergeTree(at)") && !latest[0].contains("TTL"));
+        assert!(latest[1].starts_with("INSERT INTO latest_versions SELECT"));
+        assert!(latest[2].contains("MATERIALIZED VIEW IF NOT EXISTS latest_versions_fill"));
         assert!(single.iter().all(|s| !s.contains('@')));
         assert!(single[0].contains("ReplacingMergeTree(ver)"));
         assert!(
@@ -574,9 +581,18 @@ mod tests {
                 .any(|s| s.contains("TTL toDateTime(last) + INTERVAL 86400 SECOND"))
         );
         let replicated = schema_statements(Some("fleet"), None);
-        assert!(replicated.iter().all(|s| s.contains("ON CLUSTER fleet")));
+        assert!(
+            replicated
+                .iter()
+                .filter(|s| s.starts_with("CREATE"))
+                .all(|s| s.contains("ON CLUSTER fleet"))
+        );
         assert!(replicated.iter().all(|s| !s.contains("TTL")));
         assert!(replicated[0].contains("ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/clusters', '{replica}', ver)"));
+        assert!(replicated[TABLES.len()].contains(
+            "ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/latest_versions', '{replica}', at)"
+        ));
+        assert!(replicated[TABLES.len() + 2].contains("ON CLUSTER fleet TO latest_versions"));
         assert!(!valid_cluster_name("a b"));
     }
 

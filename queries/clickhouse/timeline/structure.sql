@@ -33,6 +33,14 @@ SELECT t, k, r FROM (
            formatRowNoNewline('RowBinary', cluster, kind, namespace, name, uid, id, at, state, writers, seen, generation, observed_generation, diff, resource_version, ver)
     FROM versions FINAL WHERE has(clusters_, cluster) AND (every_ OR has(namespaces_, namespace))
     UNION ALL
+    -- Each object's latest version where the TTL of `versions` dropped it (latest.sql).
+    SELECT 'versions', id,
+           formatRowNoNewline('RowBinary', cluster, kind, namespace, name, uid, id, at, state, writers, seen, generation, observed_generation, diff, resource_version, ver)
+    FROM latest_versions FINAL WHERE has(clusters_, cluster) AND (every_ OR has(namespaces_, namespace))
+        AND (cluster, kind, namespace, name, uid, at, id) NOT IN (
+            SELECT cluster, kind, namespace, name, uid, at, id FROM versions
+            WHERE has(clusters_, cluster) AND (every_ OR has(namespaces_, namespace)))
+    UNION ALL
     SELECT 'update_counts', toInt64(0),
            formatRowNoNewline('RowBinary', cluster, kind, namespace, name, uid, minute, manager, field, updates, versions, generation, ver)
     FROM update_counts FINAL WHERE has(clusters_, cluster) AND (every_ OR has(namespaces_, namespace))
