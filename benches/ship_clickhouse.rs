@@ -380,7 +380,7 @@ async fn main() {
         .store(u64::from(ship), Ordering::Relaxed);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let shipper = registered.clone().map(|r| {
-        let shipper = kubectl_diag::ship::Shipper {
+        let shipper = kubectl_diag::record::shipping::Shipper {
             destination: destination.clone(),
             registered: r,
             path: path.clone(),

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::units::{parse_duration_ms, parse_size, parse_time_arg};
+use crate::units::{parse_duration_ms, parse_size, parse_taken_at_arg, parse_time_arg};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -120,6 +120,17 @@ pub struct GlobalArgs {
     // NB: KUBECTL_DIAG_DB is read in `paths::db_path`, not by clap, so that `check`
     // can tell an explicit --db (evaluate the recording) from the default.
     pub db: Option<PathBuf>,
+}
+
+impl GlobalArgs {
+    /// The cluster these flags name, for `k8s::connect`.
+    pub fn kube(&self) -> crate::k8s::connect::Target {
+        crate::k8s::connect::Target {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            namespace: self.namespace.clone(),
+        }
+    }
 }
 
 const DB_HELP: &str = "The recording, a SQLite file [env: KUBECTL_DIAG_DB] [default: $XDG_DATA_HOME/kubectl-diag/diag.db]";
@@ -293,10 +304,16 @@ fn max_series(text: &str) -> Result<usize, String> {
     }
 }
 
+/// The longest `--commit-every`. A session declares its window, and a recorder
+/// on another host counts it as alive while its heartbeat is younger than the
+/// window plus `store::session::REMOTE_SESSION_TIMEOUT_MS`; an open transaction
+/// holds at most `record::flush::WORTH_BATCH` changes whatever the window.
+pub const MAX_COMMIT_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// `record --commit-every`: 0 (commit whenever the writer has nothing waiting)
-/// up to [`crate::record::flush::MAX_COMMIT_EVERY`].
+/// up to [`MAX_COMMIT_EVERY`].
 fn commit_every(text: &str) -> Result<i64, String> {
-    let max = crate::record::flush::MAX_COMMIT_EVERY.as_millis() as i64;
+    let max = MAX_COMMIT_EVERY.as_millis() as i64;
     match parse_duration_ms(text) {
         Ok(ms) if ms <= max => Ok(ms),
         Ok(_) => Err(format!(
@@ -901,7 +918,7 @@ pub struct ImportArgs {
 
     /// When kubectl text was taken (RFC 3339): the moment its ages (`5m`, `2d`)
     /// count back from. Default: each file's modification time
-    #[arg(long, value_name = "TIME", value_parser = crate::commands::import::parse_taken_at_arg)]
+    #[arg(long, value_name = "TIME", value_parser = parse_taken_at_arg)]
     pub taken_at: Option<(i64, i64)>,
 
     /// Whose Events are in text that does not say (an `Events:` table pasted alone, header-less

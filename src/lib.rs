@@ -1,11 +1,23 @@
 //! kubectl-diag: keep what Kubernetes forgets.
 //!
-//! The stages, one folder each:
-//! - [`k8s`]: the only code that speaks Kubernetes; converts wire objects to [`model`] types.
-//! - [`record`]: watches the cluster and feeds the store.
-//! - [`store`]: the SQLite recording (schema, writer, readers); every statement lives in `queries/`.
-//! - [`commands`]: what each subcommand does, rendering into a `Write`.
-//! - [`render`]: output shared by commands.
+//! The stages, one folder each, from the ground up. A module uses only the
+//! floors below its own ([`FLOORS`]; a unit test reads every `crate::` path
+//! under `src/` and fails on an arrow that runs up or sideways):
+//! - the ground: [`units`], [`quantity`], [`paths`], [`exit`], [`build_info`]
+//!   (words and numbers as users type them), then [`specdiff`].
+//! - [`model`]: what we know, whatever the source: occurrences, object
+//!   versions with writer and provenance, relations, gaps, the kinds table.
+//! - [`checks`] and [`changes`], then [`timeline`]: pure functions over plain data.
+//! - [`render`] and [`metrics`]: output shared by commands, and what Prometheus scrapes.
+//! - the edges, which fill the pure core's plain types: [`k8s`] (the only code
+//!   that speaks Kubernetes), [`store`] (the SQLite recording; every statement
+//!   lives in `queries/`), then [`ship`] (stores a fleet already runs).
+//! - [`cli`]: kubectl's flags and the subcommands' arguments.
+//! - [`commands`]: what each subcommand does, rendering into a `Write`; then
+//!   [`record`], which watches the cluster and feeds the store (and runs
+//!   `check` and the shippers inside it).
+//! - this file: [`run`] dispatches a parsed command line; nothing below calls
+//!   back up to it (`mcp` is handed it as a `Dispatch`).
 
 // NB: here, not in main.rs, so that the benchmarks and tests run on the
 // allocator the binary ships with.
@@ -34,6 +46,22 @@ pub mod units;
 use std::io::Write;
 
 use cli::{Cli, Command};
+
+/// The floors of [`crate`]'s modules, ground first: a module may use any
+/// module of a lower floor, none of its own floor or above.
+pub const FLOORS: &[&[&str]] = &[
+    &["units", "quantity", "paths", "exit", "build_info"],
+    &["specdiff"],
+    &["model"],
+    &["changes", "checks"],
+    &["timeline"],
+    &["render", "metrics"],
+    &["k8s", "store"],
+    &["ship"],
+    &["cli"],
+    &["commands"],
+    &["record"],
+];
 
 /// Runs one command line parsed by [`Cli::parse_args`]; returns the process exit code.
 ///
@@ -93,6 +121,136 @@ fn dispatch(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         }
         Command::Import(args) => commands::import::run(&cli.global, args, out, err),
         // NB: stdin and stdout are the protocol's; `out` is not used.
-        Command::Mcp(args) => commands::mcp::run(&cli.global, args, err),
+        Command::Mcp(args) => commands::mcp::run(&cli.global, args, run, err),
+    }
+}
+
+#[cfg(test)]
+mod floors_tests {
+    use super::FLOORS;
+
+    fn floor(module: &str) -> Option<usize> {
+        FLOORS.iter().position(|f| f.contains(&module))
+    }
+
+    /// The first segment of every `crate::` path in `text` outside comments:
+    /// `crate::a::b` and each item of `use crate::{a, b::c}`.
+    fn crate_paths(text: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        for line in text.lines() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            let code = code.split(" // ").next().unwrap_or(code);
+            let mut rest = code;
+            while let Some(i) = rest.find("crate::") {
+                let after = &rest[i + "crate::".len()..];
+                if let Some(group) = after.strip_prefix('{') {
+                    let inner = group.split('}').next().unwrap_or(group);
+                    for item in inner.split(',') {
+                        let head = item.trim().split("::").next().unwrap_or("");
+                        if !head.is_empty() {
+                            found.push(head.to_string());
+                        }
+                    }
+                } else {
+                    let head: String = after
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    found.push(head);
+                }
+                rest = after;
+            }
+        }
+        found
+    }
+
+    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn every_module_stands_on_one_floor() {
+        let lib = include_str!("lib.rs");
+        let declared: Vec<&str> = lib
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub mod "))
+            .map(|l| l.trim_end_matches(';'))
+            .collect();
+        assert!(declared.len() > 10, "{declared:?}");
+        for m in &declared {
+            assert!(floor(m).is_some(), "module {m} is on no floor of FLOORS");
+        }
+        for f in FLOORS.iter().flat_map(|f| f.iter()) {
+            assert!(
+                declared.contains(f),
+                "FLOORS names {f}, which lib.rs does not declare"
+            );
+        }
+    }
+
+    /// No arrow runs up or sideways, and none back to this file: so no
+    /// module cycle can form (issue 43).
+    #[test]
+    fn no_module_uses_its_own_floor_or_one_above() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        let mut wrong = Vec::new();
+        for file in &files {
+            let rel = file.strip_prefix(&root).unwrap();
+            let first = rel
+                .components()
+                .next()
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy();
+            let module = first.trim_end_matches(".rs").to_string();
+            if module == "lib" || module == "main" {
+                continue;
+            }
+            let Some(own) = floor(&module) else {
+                wrong.push(format!("{}: module {module} is on no floor", rel.display()));
+                continue;
+            };
+            let text = std::fs::read_to_string(file).unwrap();
+            for used in crate_paths(&text) {
+                if used == module {
+                    continue;
+                }
+                match floor(&used) {
+                    Some(f) if f < own => {}
+                    Some(_) => wrong.push(format!(
+                        "{}: {module} (floor {own}) uses {used}, which is not below it",
+                        rel.display()
+                    )),
+                    None => wrong.push(format!(
+                        "{}: {module} uses crate::{used}, which is the crate's root (lib.rs): \
+                         pass it down instead",
+                        rel.display()
+                    )),
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "arrows that run up:\n{}",
+            wrong.join("\n")
+        );
+    }
+
+    #[test]
+    fn crate_paths_are_read_from_code_not_comments() {
+        let text = "use crate::{model::Gap, units};\n// crate::record\nlet x = crate::store::open(); // crate::cli\n";
+        assert_eq!(crate_paths(text), ["model", "units", "store"]);
     }
 }

@@ -12,6 +12,8 @@ pub enum UnitError {
     Time(String),
     #[error("'{0}' is not a size: use a number and a unit, e.g. 512MiB, 2GiB, 1GB")]
     Size(String),
+    #[error("{0:?} is not an RFC 3339 time (e.g. 2026-11-29T03:00:00Z)")]
+    TakenAt(String),
 }
 
 /// Parses `90s`, `15m`, `2h`, `7d`, `1w`, or a combination such as `1h30m`, into milliseconds.
@@ -73,6 +75,21 @@ pub fn parse_time_arg(text: &str) -> Result<i64, UnitError> {
     parse_time_ms(text, Utc::now())
 }
 
+/// `import --taken-at` as the interval it names: to the second, any instant
+/// of that second; with a fraction, that instant (to the millisecond).
+pub fn parse_taken_at(value: &str) -> Option<(i64, i64)> {
+    let t = DateTime::parse_from_rfc3339(value).ok()?.timestamp_millis();
+    let fraction = value
+        .split_once('T')
+        .is_some_and(|(_, time)| time.contains('.'));
+    Some(if fraction { (t, t) } else { (t, t + 999) })
+}
+
+/// [`parse_taken_at`] as the command line's value parser: a bad `--taken-at` is clap's error, exit code 2.
+pub fn parse_taken_at_arg(value: &str) -> Result<(i64, i64), UnitError> {
+    parse_taken_at(value).ok_or_else(|| UnitError::TakenAt(value.to_string()))
+}
+
 /// Parses `512MiB`, `2GiB`, `1GB`, `300kB`, or a plain number of bytes.
 pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     let bad = || UnitError::Size(text.to_string());
@@ -93,6 +110,11 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
         _ => return Err(bad()),
     };
     n.checked_mul(mult).ok_or_else(bad)
+}
+
+/// Now, in epoch milliseconds, as every stored time is.
+pub fn now_ms() -> i64 {
+    Utc::now().timestamp_millis()
 }
 
 /// Serialises epoch milliseconds as [`rfc3339`] text (`serialize_with`), as
@@ -172,6 +194,17 @@ pub fn fnv1a_bytes(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn taken_at_to_the_second_is_that_whole_second() {
+        let t = parse_time_arg("2026-11-29T03:00:00Z").unwrap();
+        assert_eq!(parse_taken_at("2026-11-29T03:00:00Z"), Some((t, t + 999)));
+        assert_eq!(
+            parse_taken_at("2026-11-29T03:00:00.250Z"),
+            Some((t + 250, t + 250))
+        );
+        assert_eq!(parse_taken_at("yesterday"), None);
+    }
 
     #[test]
     fn human_durations_read_like_kubectl_ages() {

@@ -86,7 +86,7 @@ fn feed_of(
     let mut items = recording.feed(cluster, since, until, namespace)?;
     if !args.kinds.is_empty() {
         let recorded = recording.resource_types(cluster)?;
-        let builtin = super::timeline::builtin_types();
+        let builtin = crate::model::builtin_types();
         let mut kinds = Vec::new();
         for name in args
             .kinds
@@ -308,7 +308,7 @@ fn reconstructed(
     let now = chrono::Utc::now().timestamp_millis();
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
     let (context, discovered, (groups, unreadable)) = runtime.block_on(async {
-        let conn = crate::k8s::connect::connect(global).await?;
+        let conn = crate::k8s::connect::connect(&global.kube()).await?;
         let discovered = crate::k8s::discovery::discover(&conn.client)
             .await
             .map_err(|e| {

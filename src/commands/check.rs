@@ -134,7 +134,7 @@ pub fn run(
             .build()
             .context("starting the async runtime")?;
         runtime.block_on(async {
-            let conn = crate::k8s::connect::connect(global).await?;
+            let conn = crate::k8s::connect::connect(&global.kube()).await?;
             let live = crate::k8s::snapshot::LiveOptions {
                 namespace: namespace.clone(),
                 sample: wants_hotloop.then(|| Duration::from_millis(sample_ms.max(1000) as u64)),

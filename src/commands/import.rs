@@ -85,8 +85,6 @@ pub enum ImportError {
     TooLarge { file: String },
     #[error("{file}: holds no Events")]
     Empty { file: String },
-    #[error("{value:?} is not an RFC 3339 time (e.g. 2026-11-29T03:00:00Z)")]
-    TakenAt { value: String },
 }
 
 /// JSON or YAML Events, with what was changed to store them.
@@ -1218,23 +1216,6 @@ fn taken_at(
     Ok((at, at))
 }
 
-/// `--taken-at` as the interval it names: to the second, any instant of that
-/// second; with a fraction, that instant (to the millisecond).
-pub fn parse_taken_at(value: &str) -> Option<(i64, i64)> {
-    let t = crate::k8s::event::parse_k8s_time(value)?;
-    let fraction = value
-        .split_once('T')
-        .is_some_and(|(_, time)| time.contains('.'));
-    Some(if fraction { (t, t) } else { (t, t + 999) })
-}
-
-/// [`parse_taken_at`] as the command line's value parser: a bad `--taken-at` is clap's error, exit code 2.
-pub fn parse_taken_at_arg(value: &str) -> Result<(i64, i64), ImportError> {
-    parse_taken_at(value).ok_or_else(|| ImportError::TakenAt {
-        value: value.to_string(),
-    })
-}
-
 pub fn run(
     global: &GlobalArgs,
     args: &ImportArgs,
@@ -1463,17 +1444,6 @@ mod tests {
         assert!(!same_message("probe failed: two", "probe failed: one"));
     }
 
-    #[test]
-    fn taken_at_to_the_second_is_that_whole_second() {
-        let t = crate::k8s::event::parse_k8s_time("2026-11-29T03:00:00Z").unwrap();
-        assert_eq!(parse_taken_at("2026-11-29T03:00:00Z"), Some((t, t + 999)));
-        assert_eq!(
-            parse_taken_at("2026-11-29T03:00:00.250Z"),
-            Some((t + 250, t + 250))
-        );
-        assert_eq!(parse_taken_at("yesterday"), None);
-    }
-
     fn row(name: &str, reason: &str, message: &str, count: i64, t: i64) -> TextObservation {
         TextObservation {
             obs: EventObservation {
@@ -1539,7 +1509,7 @@ mod tests {
     fn a_long_table_is_stored_a_chunk_at_a_time_while_it_is_read() {
         let (_dir, mut writer) = crate::store::testing::recording();
         let args = TextArgs {
-            given: parse_taken_at("2026-11-29T12:00:00Z"),
+            given: crate::units::parse_taken_at("2026-11-29T12:00:00Z"),
             namespace: None,
             object: None,
             now: 0,

@@ -3,7 +3,7 @@
 //! Rust SDK (`rmcp`).
 //!
 //! Each tool runs the same command line a person would, in this process
-//! (`crate::run` with the parsed arguments), and answers with the first
+//! (`crate::run`, handed down as a [`Dispatch`], with the parsed arguments), and answers with the first
 //! screen of its text and the JSON the CLI prints (`structuredContent`), so
 //! the assistant reads exactly what `kubectl diag … -o json` says: the same
 //! rules, the same redaction, the same labels ("Reconstructed from the live
@@ -183,11 +183,16 @@ impl Write for Capped {
 
 /// Runs one command line in this process into a capped writer. `Err` is the
 /// text the assistant gets: what failed and the fix, as `main` prints it.
-fn run_cli(argv: Vec<String>, max_bytes: usize, max_lines: usize) -> Result<Ran, String> {
+fn run_cli(
+    run: Dispatch,
+    argv: Vec<String>,
+    max_bytes: usize,
+    max_lines: usize,
+) -> Result<Ran, String> {
     let cli = crate::cli::Cli::try_parse_args_from(argv).map_err(|e| e.to_string())?;
     let mut out = Capped::new(max_bytes, max_lines);
     let mut err = Vec::new();
-    let result = crate::run(cli, &mut out, &mut err);
+    let result = run(cli, &mut out, &mut err);
     let stderr = String::from_utf8_lossy(&err).trim().to_string();
     let text = String::from_utf8_lossy(&out.buf).into_owned();
     match result {
@@ -308,9 +313,14 @@ pub struct SqlParams {
     pub limit: Option<usize>,
 }
 
+/// What runs one parsed command line: `crate::run`, handed down by the
+/// dispatcher so that this command does not reach up to it.
+pub type Dispatch = fn(crate::cli::Cli, &mut dyn Write, &mut dyn Write) -> anyhow::Result<u8>;
+
 /// The server: where it reads, and its limits.
 #[derive(Clone)]
 pub struct DiagServer {
+    run: Dispatch,
     sources: Arc<Sources>,
     slots: Arc<Semaphore>,
     limit: Duration,
@@ -319,8 +329,9 @@ pub struct DiagServer {
 
 #[tool_router(router = tool_router)]
 impl DiagServer {
-    fn new(sources: Sources, limit: Duration) -> DiagServer {
+    fn new(run: Dispatch, sources: Sources, limit: Duration) -> DiagServer {
         DiagServer {
+            run,
             sources: Arc::new(sources),
             slots: Arc::new(Semaphore::new(SLOTS)),
             limit,
@@ -426,8 +437,9 @@ impl DiagServer {
         if let Some(s) = p.since.as_deref().filter(|s| !s.is_empty()) {
             argv.push(format!("--since={s}"));
         }
+        let run = self.run;
         let ran = match self
-            .blocking(move || run_cli(argv, MAX_JSON_BYTES, limit))
+            .blocking(move || run_cli(run, argv, MAX_JSON_BYTES, limit))
             .await
         {
             Ok(Ok(ran)) => ran,
@@ -475,8 +487,9 @@ impl DiagServer {
         );
         argv.push("--".into());
         argv.push(p.query);
+        let run = self.run;
         let ran = match self
-            .blocking(move || run_cli(argv, MAX_JSON_BYTES, limit))
+            .blocking(move || run_cli(run, argv, MAX_JSON_BYTES, limit))
             .await
         {
             Ok(Ok(ran)) => ran,
@@ -563,11 +576,12 @@ impl DiagServer {
             argv
         };
         let (table, json) = (with("table"), with("json"));
+        let run = self.run;
         let ran = self
             .blocking(move || {
                 Ok::<_, String>((
-                    run_cli(table, MAX_TEXT_BYTES, MAX_TEXT_LINES)?,
-                    run_cli(json, MAX_JSON_BYTES, usize::MAX)?,
+                    run_cli(run, table, MAX_TEXT_BYTES, MAX_TEXT_LINES)?,
+                    run_cli(run, json, MAX_JSON_BYTES, usize::MAX)?,
                 ))
             })
             .await;
@@ -723,7 +737,12 @@ impl ServerHandler for DiagServer {
 }
 
 /// `kubectl diag mcp`: serves on stdin and stdout until the client closes stdin.
-pub fn run(global: &GlobalArgs, args: &McpArgs, err: &mut dyn Write) -> anyhow::Result<u8> {
+pub fn run(
+    global: &GlobalArgs,
+    args: &McpArgs,
+    dispatch: Dispatch,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
     let sources = Sources::resolve(global, args);
     crate::k8s::connect::never_interactive();
     // NB: stderr is the client's log; stdout is the protocol's alone.
@@ -732,7 +751,11 @@ pub fn run(global: &GlobalArgs, args: &McpArgs, err: &mut dyn Write) -> anyhow::
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let server = DiagServer::new(sources, Duration::from_millis(args.timeout.max(1) as u64));
+    let server = DiagServer::new(
+        dispatch,
+        sources,
+        Duration::from_millis(args.timeout.max(1) as u64),
+    );
     let served = runtime.block_on(async {
         let running = server
             .serve(rmcp::transport::stdio())

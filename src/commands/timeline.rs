@@ -8,76 +8,11 @@ use std::io::Write;
 use anyhow::Context;
 
 use crate::cli::{GlobalArgs, TimelineArgs, TimelineOutput};
-use crate::model::{Discovered, ResourceType};
+use crate::model::{ResourceType, builtin_types};
 use crate::render::Paint;
 use crate::store::timeline::Walk;
 use crate::store::{Mode, Recording};
 use crate::units::rfc3339;
-
-/// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
-pub(crate) fn builtin_types() -> Discovered {
-    let t =
-        |group: &str, version: &str, kind: &str, plural: &str, short: &[&str], namespaced: bool| {
-            ResourceType {
-                group: group.into(),
-                version: version.into(),
-                kind: kind.into(),
-                plural: plural.into(),
-                singular: kind.to_ascii_lowercase(),
-                short_names: short.iter().map(|s| s.to_string()).collect(),
-                namespaced,
-                verbs: Vec::new(),
-            }
-        };
-    Discovered {
-        types: vec![
-            t("", "v1", "Pod", "pods", &["po"], true),
-            t("", "v1", "Node", "nodes", &["no"], false),
-            t("", "v1", "Namespace", "namespaces", &["ns"], false),
-            t(
-                "",
-                "v1",
-                "PersistentVolumeClaim",
-                "persistentvolumeclaims",
-                &["pvc"],
-                true,
-            ),
-            t(
-                "",
-                "v1",
-                "PersistentVolume",
-                "persistentvolumes",
-                &["pv"],
-                false,
-            ),
-            t("", "v1", "Service", "services", &["svc"], true),
-            t("", "v1", "ConfigMap", "configmaps", &["cm"], true),
-            t("apps", "v1", "Deployment", "deployments", &["deploy"], true),
-            t("apps", "v1", "ReplicaSet", "replicasets", &["rs"], true),
-            t("apps", "v1", "StatefulSet", "statefulsets", &["sts"], true),
-            t("apps", "v1", "DaemonSet", "daemonsets", &["ds"], true),
-            t("batch", "v1", "Job", "jobs", &[], true),
-            t("batch", "v1", "CronJob", "cronjobs", &["cj"], true),
-            t(
-                "autoscaling",
-                "v2",
-                "HorizontalPodAutoscaler",
-                "horizontalpodautoscalers",
-                &["hpa"],
-                true,
-            ),
-            t(
-                "policy",
-                "v1",
-                "PodDisruptionBudget",
-                "poddisruptionbudgets",
-                &["pdb"],
-                true,
-            ),
-        ],
-        stale: Vec::new(),
-    }
-}
 
 /// Splits `TYPE/NAME` or `TYPE NAME`.
 fn split(object: &[String]) -> anyhow::Result<(String, String)> {
@@ -103,7 +38,7 @@ pub fn store_slice(global: &GlobalArgs, args: &TimelineArgs) -> Option<Vec<Strin
     {
         return None;
     }
-    let namespace = crate::k8s::connect::default_namespace(global);
+    let namespace = crate::k8s::connect::default_namespace(&global.kube());
     Some(vec![namespace, String::new(), "default".to_string()])
 }
 
@@ -137,7 +72,7 @@ pub fn run(
     let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
     let t = resource_type(&recording, cluster, &label, &type_name)?;
     let namespace = if t.namespaced {
-        crate::k8s::connect::default_namespace(global)
+        crate::k8s::connect::default_namespace(&global.kube())
     } else {
         String::new()
     };
@@ -554,7 +489,7 @@ pub fn pull_store(
         return Ok(puller.finish());
     };
     let namespace = if t.namespaced {
-        crate::k8s::connect::default_namespace(global)
+        crate::k8s::connect::default_namespace(&global.kube())
     } else {
         String::new()
     };
@@ -637,7 +572,7 @@ fn live_events(
         .build()?;
     runtime.block_on(async {
         let fetch = async {
-            let conn = crate::k8s::connect::connect(global).await?;
+            let conn = crate::k8s::connect::connect(&global.kube()).await?;
             crate::k8s::snapshot::events_about(&conn.client, &t.kind, namespace, name)
                 .await
                 .map_err(anyhow::Error::from)
@@ -810,7 +745,7 @@ fn fetch_live(
         .build()
         .context("starting the async runtime")?;
     let fetch = async {
-        let conn = crate::k8s::connect::connect(global).await?;
+        let conn = crate::k8s::connect::connect(&global.kube()).await?;
         let discovered = crate::k8s::discovery::discover(&conn.client)
             .await
             .map_err(|e| {

@@ -8,8 +8,6 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
 use thiserror::Error;
 
-use crate::cli::GlobalArgs;
-
 /// Why talking to the cluster failed, phrased for the person at the terminal.
 #[derive(Debug, Error)]
 pub enum ClusterError {
@@ -77,7 +75,16 @@ pub fn never_interactive() {
     NEVER_INTERACTIVE.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-fn kubeconfig(args: &GlobalArgs) -> Result<Kubeconfig, ClusterError> {
+/// Which cluster to talk to, as kubectl's flags say it (`--kubeconfig`,
+/// `--context`, `-n`): plain data, so that this edge does not know the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Target {
+    pub kubeconfig: Option<std::path::PathBuf>,
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+}
+
+fn kubeconfig(args: &Target) -> Result<Kubeconfig, ClusterError> {
     let no_config = |e: &dyn std::fmt::Display| ClusterError::NoConfig {
         detail: e.to_string(),
     };
@@ -100,7 +107,7 @@ fn kubeconfig(args: &GlobalArgs) -> Result<Kubeconfig, ClusterError> {
 /// Builds a client from the global flags.
 /// The namespace a name without `-n` lives in, read offline: `-n`, else the
 /// kubeconfig context's namespace, else `default` (as kubectl does).
-pub fn default_namespace(args: &GlobalArgs) -> String {
+pub fn default_namespace(args: &Target) -> String {
     if let Some(ns) = &args.namespace {
         return ns.clone();
     }
@@ -118,7 +125,7 @@ pub fn default_namespace(args: &GlobalArgs) -> String {
         .unwrap_or_else(|| "default".to_string())
 }
 
-pub async fn connect(args: &GlobalArgs) -> Result<Connection, ClusterError> {
+pub async fn connect(args: &Target) -> Result<Connection, ClusterError> {
     let (config, context) = match kubeconfig(args) {
         Ok(kc) => {
             let context = args

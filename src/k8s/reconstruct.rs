@@ -982,7 +982,7 @@ mod tests {
                     "Scaled up replica set api-1 from 0 to 1",
                 ),
             ],
-            &crate::commands::timeline::builtin_types(),
+            &crate::model::builtin_types(),
             0,
         );
         let target = &fetched.objects[0];

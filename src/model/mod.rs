@@ -962,6 +962,71 @@ pub fn manager_marks(entries: &[ManagerEntry]) -> Vec<ManagerMark> {
         .collect()
 }
 
+/// Types kubectl knows without discovery, for recordings that hold none (imports, --events-only).
+pub fn builtin_types() -> Discovered {
+    let t =
+        |group: &str, version: &str, kind: &str, plural: &str, short: &[&str], namespaced: bool| {
+            ResourceType {
+                group: group.into(),
+                version: version.into(),
+                kind: kind.into(),
+                plural: plural.into(),
+                singular: kind.to_ascii_lowercase(),
+                short_names: short.iter().map(|s| s.to_string()).collect(),
+                namespaced,
+                verbs: Vec::new(),
+            }
+        };
+    Discovered {
+        types: vec![
+            t("", "v1", "Pod", "pods", &["po"], true),
+            t("", "v1", "Node", "nodes", &["no"], false),
+            t("", "v1", "Namespace", "namespaces", &["ns"], false),
+            t(
+                "",
+                "v1",
+                "PersistentVolumeClaim",
+                "persistentvolumeclaims",
+                &["pvc"],
+                true,
+            ),
+            t(
+                "",
+                "v1",
+                "PersistentVolume",
+                "persistentvolumes",
+                &["pv"],
+                false,
+            ),
+            t("", "v1", "Service", "services", &["svc"], true),
+            t("", "v1", "ConfigMap", "configmaps", &["cm"], true),
+            t("apps", "v1", "Deployment", "deployments", &["deploy"], true),
+            t("apps", "v1", "ReplicaSet", "replicasets", &["rs"], true),
+            t("apps", "v1", "StatefulSet", "statefulsets", &["sts"], true),
+            t("apps", "v1", "DaemonSet", "daemonsets", &["ds"], true),
+            t("batch", "v1", "Job", "jobs", &[], true),
+            t("batch", "v1", "CronJob", "cronjobs", &["cj"], true),
+            t(
+                "autoscaling",
+                "v2",
+                "HorizontalPodAutoscaler",
+                "horizontalpodautoscalers",
+                &["hpa"],
+                true,
+            ),
+            t(
+                "policy",
+                "v1",
+                "PodDisruptionBudget",
+                "poddisruptionbudgets",
+                &["pdb"],
+                true,
+            ),
+        ],
+        stale: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,12 +41,6 @@ pub const DEFAULT_COMMIT_EVERY_SHIPPING: Duration = Duration::from_secs(5);
 /// longer than this, well inside the other's busy timeout.
 pub const SHARED_COMMIT_EVERY: Duration = Duration::from_secs(1);
 
-/// The longest `--commit-every`. A session declares its window, and a recorder
-/// on another host counts it as alive while its heartbeat is younger than the
-/// window plus `store::session::REMOTE_SESSION_TIMEOUT_MS`; an open transaction
-/// holds at most [`WORTH_BATCH`] changes whatever the window.
-pub const MAX_COMMIT_EVERY: Duration = Duration::from_secs(300);
-
 /// Messages that make a transaction worth its fixed pages: about 12 pages at
 /// 200 changes a second spread over 2,000 changes are ~50 bytes each. Reached
 /// before the window only above 400 changes a second, where it also keeps a

@@ -12,6 +12,7 @@ pub mod checking;
 pub mod flush;
 pub mod retention;
 pub mod serve;
+pub mod shipping;
 pub mod sink;
 pub mod types;
 pub mod watch;
@@ -638,7 +639,7 @@ async fn record(
     destinations: Vec<crate::ship::Destination>,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let conn = connect::connect(global).await?;
+    let conn = connect::connect(&global.kube()).await?;
     let cluster_uid = connect::cluster_uid(&conn).await?;
     // Which types to keep history of, before anything touches the recording:
     // a bad --kinds changes nothing on disk.
@@ -881,7 +882,7 @@ async fn record(
     let mut shippers = tokio::task::JoinSet::new();
     if !args.once {
         for (d, r) in destinations.iter().zip(&registered) {
-            let shipper = crate::ship::Shipper {
+            let shipper = shipping::Shipper {
                 destination: d.clone(),
                 registered: r.clone(),
                 path: path.clone(),

@@ -131,9 +131,7 @@ impl Blind {
     }
 }
 
-pub fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
+pub use crate::units::now_ms;
 
 /// What one transaction gathered besides its rows.
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //!
 //! The SQLite recording stays the durable source of truth: triggers fill an
 //! outbox ([`outbox`]) while a destination exists, a shipper sends it in
-//! batches ([`Shipper`]) and the writer moves the destination's cursor only
+//! batches (`record::shipping::Shipper`, inside the recorder) and the writer moves the destination's cursor only
 //! when the destination confirmed. A batch sent twice changes nothing where
 //! it lands (deduplication tokens, ReplacingMergeTree keys), so a crash
 //! between a send and its confirmation costs a resend, never a loss or a
@@ -17,8 +17,7 @@ pub mod rowbinary;
 pub mod tables;
 pub mod url;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -26,7 +25,6 @@ use rusqlite::{Connection, OpenFlags};
 
 use self::clickhouse::{ChError, ClickHouse};
 use self::outbox::{BATCH_KEYS, Batch, Registered};
-use crate::record::sink::{Msg, Stats};
 
 const SQL_CURSOR: &str = include_str!("../../queries/ship/destination_cursor.sql");
 
@@ -64,7 +62,7 @@ impl ShipStats {
 
     /// Something waits to be sent.
     pub fn behind(&self) {
-        let now = crate::record::sink::now_ms().unsigned_abs();
+        let now = crate::units::now_ms().unsigned_abs();
         let _ = self
             .behind_since
             .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
@@ -79,9 +77,7 @@ impl ShipStats {
     pub fn behind_ms(&self) -> u64 {
         match self.behind_since.load(Ordering::Relaxed) {
             0 => 0,
-            since => crate::record::sink::now_ms()
-                .unsigned_abs()
-                .saturating_sub(since),
+            since => crate::units::now_ms().unsigned_abs().saturating_sub(since),
         }
     }
 
@@ -214,106 +210,6 @@ pub fn backoff(failures: u32) -> Duration {
     Duration::from_secs((1u64 << failures.min(5)).min(30))
 }
 
-/// One destination's sender inside `record`.
-pub struct Shipper {
-    pub destination: Arc<Destination>,
-    pub registered: Registered,
-    pub path: PathBuf,
-    /// What deduplication tokens start with: the recorded cluster's uid and the destination's id.
-    pub tag: String,
-    pub stats: Arc<Stats>,
-}
-
-impl Shipper {
-    /// Sends until `stop` turns true: takes what the writer committed, sends
-    /// it, and tells the writer the new cursor. Returns the cursor reached.
-    pub async fn run(
-        self,
-        tx: tokio::sync::mpsc::Sender<Msg>,
-        mut stop: tokio::sync::watch::Receiver<bool>,
-    ) -> i64 {
-        let mut cursor = self.registered.cursor;
-        let mut conn = match reader(&self.path) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                self.stats.ship.fail(format!("reading the outbox: {e}"));
-                None
-            }
-        };
-        let mut failures = 0u32;
-        while !*stop.borrow() {
-            let Some(c) = conn.take() else { break };
-            let commits = self.stats.commits.load(Ordering::Relaxed);
-            let destination = self.destination.clone();
-            let taken = tokio::task::spawn_blocking(move || {
-                let b = destination.take(&c, cursor, BATCH_KEYS);
-                let newest = outbox::newest(&c).unwrap_or(0);
-                (c, b, newest)
-            })
-            .await;
-            let Ok((c, taken, newest)) = taken else { break };
-            conn = Some(c);
-            self.stats.ship.backlog.store(
-                newest.saturating_sub(cursor).max(0) as u64,
-                Ordering::Relaxed,
-            );
-            let batch = match taken {
-                Ok(Some(b)) => {
-                    self.stats.ship.behind();
-                    b
-                }
-                Ok(None) => {
-                    self.stats.ship.caught_up();
-                    // Nothing new until the writer commits again.
-                    while !*stop.borrow() && self.stats.commits.load(Ordering::Relaxed) == commits {
-                        tokio::select! {
-                            _ = tokio::time::sleep(Duration::from_millis(100)) => {}
-                            _ = stop.changed() => {}
-                        }
-                    }
-                    continue;
-                }
-                Err(e) => {
-                    self.stats.ship.fail(e.to_string());
-                    tokio::select! {
-                        _ = tokio::time::sleep(backoff(failures)) => {}
-                        _ = stop.changed() => {}
-                    }
-                    failures += 1;
-                    continue;
-                }
-            };
-            match self.destination.send(&self.tag, &batch).await {
-                Ok(()) => {
-                    failures = 0;
-                    cursor = batch.last;
-                    let rows = batch.rows() as u64;
-                    self.stats.ship.rows.fetch_add(rows, Ordering::Relaxed);
-                    self.stats.ship.ok();
-                    let msg = Msg::Shipped {
-                        destination: self.registered.id,
-                        cursor,
-                        rows,
-                    };
-                    if tx.send(msg).await.is_err() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    let wait = e.wait(failures);
-                    self.stats.ship.fail(e.to_string());
-                    tokio::select! {
-                        _ = tokio::time::sleep(wait) => {}
-                        _ = stop.changed() => {}
-                    }
-                    failures += 1;
-                }
-            }
-        }
-        cursor
-    }
-}
-
 /// After the writer stopped: sends what is left in the outbox and records
 /// the cursor itself, until done or `deadline`. Returns rows sent and what is left.
 pub async fn drain(
@@ -355,7 +251,7 @@ pub async fn drain(
             registered.id,
             batch.last,
             rows,
-            crate::record::sink::now_ms(),
+            crate::units::now_ms(),
         )
         .map_err(|e| e.to_string())?;
         cursor = batch.last;
