@@ -279,7 +279,7 @@ async fn main() {
     peak_disk = peak_disk.max(disk_bytes(&db));
     let written = bytes_written(&pid.to_string()) - written_before;
     let cpu = support::cpu_seconds(&pid.to_string()) - cpu_before;
-    let exporter_figures = exporter.map(|e| {
+    let exporter_figures = exporter.map(|mut e| {
         // The same drain as the recorder's: its file holds a line per change it saw.
         let (written_before, cpu_before) = exporter_before.unwrap();
         let figures = (
@@ -288,8 +288,15 @@ async fn main() {
             memory_mib(&e.pid(), "VmHWM:"),
             e.lines(),
         );
-        drop(e);
-        figures
+        // And to its stop, as the recorder's below (issue 44.11).
+        std::process::Command::new("kill")
+            .args(["-TERM", &e.pid()])
+            .status()
+            .unwrap();
+        let to_stop =
+            support::at_exit(&e.pid(), Duration::from_secs(30)).map(|(w, _)| w - written_before);
+        let _ = e.child.wait();
+        (figures, to_stop)
     });
     let fed_stored =
         metric(&addr, "kubectl_diag_occurrences_stored_total").unwrap_or(0) - stored_before;
@@ -302,6 +309,8 @@ async fn main() {
         .args([if kill { "-KILL" } else { "-TERM" }, &pid.to_string()])
         .status()
         .unwrap();
+    let to_stop = support::at_exit(&pid.to_string(), Duration::from_secs(60))
+        .map(|(w, _)| w - written_before);
     recorder.wait().unwrap();
     if kill {
         let left = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
@@ -374,7 +383,22 @@ async fn main() {
         "recorder CPU while fed: {cpu:.2} s ({:.1} % of one core)",
         100.0 * cpu / elapsed
     );
-    if let Some((written, cpu, peak, lines)) = exporter_figures {
+    if let Some(w) = to_stop {
+        println!(
+            "written from the feed's start to the stop: {:.2} MiB = {:.0} bytes per occurrence",
+            mib(w),
+            w as f64 / fed_stored.max(1) as f64
+        );
+    }
+    if let Some(((written, cpu, peak, lines), exporter_to_stop)) = exporter_figures {
+        if let (Some(ours), Some(theirs)) = (to_stop, exporter_to_stop) {
+            println!(
+                "from the feed's start to the stop: ours {:.2} MiB, exporter {:.2} MiB = {:.2}x the exporter's",
+                mib(ours),
+                mib(theirs),
+                ours as f64 / theirs.max(1) as f64
+            );
+        }
         println!(
             "exporter: written {:.2} MiB = {:.0} bytes per change fed, {lines} lines in its file; RSS steady max {exporter_rss:.1} MiB, peak {peak:.1} MiB; CPU {cpu:.2} s ({:.1} % of one core)",
             mib(written),

@@ -50,6 +50,24 @@ pub fn bytes_written(pid: &str) -> u64 {
     field("write_bytes:").saturating_sub(field("cancelled_write_bytes:"))
 }
 
+/// Waits (at most `limit`) until the process `pid`, already told to stop,
+/// has exited but is not yet reaped, and returns what it wrote in all and its
+/// CPU seconds: a zombie keeps its `/proc/PID/io`, so what it wrote while
+/// stopping (a last commit, the WAL's checkpoint) is counted too.
+pub fn at_exit(pid: &str, limit: std::time::Duration) -> Option<(u64, f64)> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // NB: the state follows the command's closing parenthesis.
+        let state = stat.rsplit_once(") ").map(|(_, r)| r.chars().next());
+        if state == Some(Some('Z')) {
+            return Some((bytes_written(pid), cpu_seconds(pid)));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
+}
+
 /// The recording's size on disk: the file and its WAL.
 pub fn disk_bytes(db: &std::path::Path) -> u64 {
     kubectl_diag::record::retention::db_bytes(db)
