@@ -13,8 +13,8 @@ use golden_file::golden;
 
 mod timeline_recordings;
 use timeline_recordings::{
-    fight, generation_lag, memory_cut, recording, stuck_finalizer, timeline, timeline_of,
-    unschedulable,
+    fight, generation_lag, memory_cut, recording, selectors_in_time, stuck_finalizer, timeline,
+    timeline_of, unschedulable,
 };
 
 /// The first screen of a table: its first 25 lines.
@@ -231,4 +231,37 @@ fn a_fight_names_both_managers_and_the_flipping_field_on_the_first_screen() {
     let changes = doc["summary"]["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{changes:#?}");
     assert_eq!(changes[0]["count"], 110);
+}
+
+/// Regression (issue 47): a Service was called related when any of its
+/// selectors matched any labels the Pod ever had, at any time; one made, or
+/// changed to match, after the Pod was gone is not part of its story.
+#[test]
+fn a_service_that_matched_only_after_the_pod_was_gone_is_not_related() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = selectors_in_time(dir.path());
+    let json = timeline_of(&db, "pod/web-1", "shop", "json");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let related: Vec<(String, String)> = v["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "Service")
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap().to_string(),
+                o["relation"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        related,
+        [("web".to_string(), "selects".to_string())],
+        "{json}"
+    );
+    let table = timeline_of(&db, "pod/web-1", "shop", "table");
+    assert!(
+        !table.contains("late") && !table.contains("relabelled"),
+        "{table}"
+    );
 }

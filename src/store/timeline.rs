@@ -8,7 +8,7 @@ use rusqlite::{OptionalExtension, named_params};
 
 use super::{Recording, StoreError};
 use crate::model::EventSummary;
-use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType, TypeChange};
+use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType, TypeChange, Version};
 use crate::timeline::{GapLine, Relation, Subject};
 
 const SQL_EVENTS: &str = include_str!("../../queries/store/timeline_events.sql");
@@ -251,10 +251,9 @@ impl Recording {
     ) -> Result<Vec<Subject>, StoreError> {
         let mut named: std::collections::BTreeMap<(String, String), Vec<(String, u32)>> =
             Default::default();
-        let mut labels: std::collections::BTreeMap<
-            &str,
-            Vec<&std::collections::BTreeMap<String, String>>,
-        > = Default::default();
+        // Each Pod's labels with the interval they held (issue 47: a
+        // selector matches a Pod only while both versions stood).
+        let mut labels: std::collections::BTreeMap<&str, Vec<Held<'_>>> = Default::default();
         for s in story {
             let ns = s.object.object.namespace.as_str();
             for v in &s.versions {
@@ -269,10 +268,15 @@ impl Recording {
                         }
                     }
                 }
-                if s.object.object.kind == "Pod" && !v.state.labels.is_empty() {
-                    let sets = labels.entry(ns).or_default();
-                    if !sets.contains(&&v.state.labels) {
-                        sets.push(&v.state.labels);
+            }
+            if s.object.object.kind == "Pod" {
+                let sets = labels.entry(ns).or_default();
+                for (v, span) in s.versions.iter().zip(spans(&s.object, &s.versions)) {
+                    if !v.state.labels.is_empty() {
+                        sets.push(Held {
+                            labels: &v.state.labels,
+                            span,
+                        });
                     }
                 }
             }
@@ -313,11 +317,13 @@ impl Recording {
                 let mut versions = self.versions_many(&ids)?;
                 for o in candidates {
                     let vs = versions.remove(&o.id).unwrap_or_default();
-                    let selected = vs.iter().any(|v| {
+                    let selected = vs.iter().zip(spans(&o, &vs)).any(|(v, span)| {
                         let sel = &v.state.pod_selector;
                         sets.iter().any(|l| {
-                            v.state.selects_all
-                                || (!sel.is_empty() && sel.iter().all(|r| r.matches(l, "")))
+                            overlap(span, l.span)
+                                && (v.state.selects_all
+                                    || (!sel.is_empty()
+                                        && sel.iter().all(|r| r.matches(l.labels, ""))))
                         })
                     });
                     if selected && seen.insert(o.id) {
@@ -500,4 +506,36 @@ impl Recording {
             .map_err(self.q("names"))?;
         rows.collect::<Result<_, _>>().map_err(self.q("names"))
     }
+}
+
+/// A Pod's labels and the interval in which they held.
+struct Held<'a> {
+    labels: &'a std::collections::BTreeMap<String, String>,
+    span: (i64, i64),
+}
+
+/// The interval each version of `object` stood: from its time (the first
+/// from the object's creation, when that is earlier: a version retention
+/// pruned is not evidence of another state) to the next version's, the last
+/// to the object's deletion, or open.
+fn spans(object: &RecordedObject, versions: &[Version]) -> Vec<(i64, i64)> {
+    let end = object.deleted.or(object.deleted_after).unwrap_or(i64::MAX);
+    versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let from = if i == 0 {
+                object.created.map_or(v.at, |c| c.min(v.at))
+            } else {
+                v.at
+            };
+            let until = versions.get(i + 1).map_or(end, |n| n.at);
+            (from, until.max(from))
+        })
+        .collect()
+}
+
+/// Whether two intervals share a moment (an instant interval counts).
+fn overlap(a: (i64, i64), b: (i64, i64)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use kubectl_diag::model::{
     Change, Condition, ContainerState, EventChange, EventObservation, ManagerEntry, ObjectChange,
-    ObjectObservation, ObjectRef, ObjectState, OwnerRef, ResourceType, Seen, Taint,
+    ObjectObservation, ObjectRef, ObjectState, OwnerRef, Requirement, ResourceType, Seen, Taint,
 };
 use kubectl_diag::store::session::Gap;
 use kubectl_diag::store::writer::Writer;
@@ -1255,6 +1255,84 @@ pub fn fight(dir: &Path) -> PathBuf {
             Some(doc),
         );
     }
+    r.commit();
+    path
+}
+
+/// A Pod `shop/web-1` (app=web) that lived from 02:50 to 03:02, and three
+/// Services: `web`, which selected it all along; `late`, made at 03:05 with
+/// the same selector; `relabelled`, which selected app=api until 03:06 and
+/// app=web after. Only `web` ever selected the Pod while it lived (issue 47).
+pub fn selectors_in_time(dir: &Path) -> PathBuf {
+    let (path, mut r) = Rec::start(dir, "selectors.db", "c0ffee00-0000-4000-8000-000000000007");
+    let selecting = |app: &str| ObjectState {
+        pod_selector: vec![Requirement {
+            key: "app".into(),
+            operator: "In".into(),
+            values: vec![app.into()],
+        }],
+        ..ObjectState::default()
+    };
+    let svc = |name: &str, uid: &str| obj("v1", "Service", "shop", name, uid);
+    let web = svc("web", "f5000000-0000-4000-8000-000000000001");
+    let late = svc("late", "f5000000-0000-4000-8000-000000000002");
+    let relabelled = svc("relabelled", "f5000000-0000-4000-8000-000000000003");
+    let pod = obj(
+        "v1",
+        "Pod",
+        "shop",
+        "web-1",
+        "f5000000-0000-4000-8000-000000000004",
+    );
+    let (created, gone) = (T - 600 * S, T + 120 * S);
+    r.object(
+        Seen::Listed,
+        T - 1_200 * S,
+        &web,
+        T - 3_600 * S,
+        vec![],
+        selecting("web"),
+    );
+    r.object(
+        Seen::Listed,
+        T - 1_200 * S,
+        &relabelled,
+        T - 3_600 * S,
+        vec![],
+        selecting("api"),
+    );
+    let mut labels = std::collections::BTreeMap::new();
+    labels.insert("app".to_string(), "web".to_string());
+    let pod_state = ObjectState {
+        phase: "Running".into(),
+        labels,
+        ..ObjectState::default()
+    };
+    r.object(
+        Seen::Added,
+        created,
+        &pod,
+        created,
+        vec![],
+        pod_state.clone(),
+    );
+    r.object(Seen::Deleted, gone, &pod, created, vec![], pod_state);
+    r.object(
+        Seen::Added,
+        T + 300 * S,
+        &late,
+        T + 300 * S,
+        vec![],
+        selecting("web"),
+    );
+    r.object(
+        Seen::Modified,
+        T + 360 * S,
+        &relabelled,
+        T - 3_600 * S,
+        vec![],
+        selecting("web"),
+    );
     r.commit();
     path
 }
