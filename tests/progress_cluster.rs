@@ -449,6 +449,90 @@ spec:
     .await;
 }
 
+/// Issue 47: a suspended CronJob was "No findings" (k8sgpt flags it). It is
+/// an R002 at severity info, live and from the recording; one that runs is
+/// no finding, and neither is said to have "no cause stated".
+#[tokio::test]
+async fn a_suspended_cronjob_is_named_as_information_and_a_running_one_is_not() {
+    let (ns, dir, _recorder) = recording("prog-cron-suspended").await;
+    let cron = |name: &str, suspend: bool| {
+        format!(
+            r#"apiVersion: batch/v1
+kind: CronJob
+metadata: {{name: {name}}}
+spec:
+  schedule: "0 3 * * *"
+  suspend: {suspend}
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{{name: report, image: "report:1"}}]
+"#
+        )
+    };
+    apply(&ns.name, &cron("nightly", true));
+    apply(&ns.name, &cron("hourly", false));
+    let db = dir.path().join("diag.db");
+    let said = "CronJob/nightly";
+    let why = "suspended (spec.suspend is true): it creates no Job until resumed";
+    let live = ["check", "-n", &ns.name, "--stuck-after", "1s"];
+    wait_until(
+        Duration::from_secs(60),
+        "check to name the suspended CronJob",
+        || {
+            let db = db.clone();
+            async move {
+                let screen = first_screen(&db, &live);
+                screen.contains(said) && screen.contains(why)
+            }
+        },
+    )
+    .await;
+    let db_arg = db.to_str().unwrap();
+    let recorded = [
+        "--db",
+        db_arg,
+        "check",
+        "-n",
+        &ns.name,
+        "--stuck-after",
+        "1s",
+    ];
+    let mut screen = String::new();
+    for _ in 0..40 {
+        screen = first_screen(&db, &recorded);
+        if screen.contains(why) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    for (what, screen) in [("live", first_screen(&db, &live)), ("--db", screen)] {
+        assert!(
+            screen.contains(said) && screen.contains(why) && screen.contains("R002"),
+            "{what}:\n{screen}"
+        );
+        assert!(
+            !screen.contains("CronJob/hourly") && !screen.contains("no cause stated"),
+            "{what}:\n{screen}"
+        );
+    }
+    let json = diag(&db)
+        .args(["check", "-n", &ns.name, "--stuck-after", "1s", "-o", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let found: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["object"]["kind"] == "CronJob")
+        .collect();
+    assert_eq!(found.len(), 1, "{v}");
+    assert_eq!(found[0]["severity"], "info", "{v}");
+}
+
 /// Issue 47: broken end states waited five minutes (`--stuck-after`) while a
 /// peer names them at once. With the default `--stuck-after`, within 30 s of
 /// the incident: a Job past its backoff limit (R002), a Deployment whose

@@ -249,7 +249,9 @@ impl Code {
             Code::R001 => {
                 "A workload has fewer ready (or updated) replicas than it asks for, past `--stuck-after`; the cause the cluster states, from it and what it owns."
             }
-            Code::R002 => "A Job failed, or runs no Pod; why, from its conditions and its Pods.",
+            Code::R002 => {
+                "A Job failed, or runs no Pod, or a CronJob is suspended; why, from its conditions and its Pods."
+            }
             Code::R003 => {
                 "An object's Ready-like condition is False or Unknown (or a Stalled-like one True) past `--stuck-after`."
             }

@@ -82,6 +82,22 @@ pub fn bad_condition(s: &ObjectState) -> Option<&Condition> {
     })
 }
 
+/// A Node condition that names a problem it has: any type but `Ready` that
+/// is True. The kubelet's pressures and `NetworkUnavailable`, and what
+/// node-problem-detector and the clouds add (`KernelDeadlock`,
+/// `ReadonlyFilesystem`, `FrequentKubeletRestart`, AKS's `KubeletProblem`,
+/// `RebootScheduled`…), are all named for the problem and True while it lasts.
+pub fn node_problem(s: &ObjectState) -> Option<&Condition> {
+    s.conditions
+        .iter()
+        .find(|c| c.type_ != "Ready" && c.status == "True")
+}
+
+/// Whether a CronJob is suspended (`spec.suspend: true`): it creates no Job.
+fn suspended_cron(o: &RecordedObject) -> bool {
+    o.object.kind == "CronJob" && o.state.halted == "spec.suspend"
+}
+
 /// Whether a check may need `o` to explain a stall (see `Relevance`).
 pub fn relevant(o: &RecordedObject) -> bool {
     let s = &o.state;
@@ -91,6 +107,8 @@ pub fn relevant(o: &RecordedObject) -> bool {
                 || condition(s, "ReplicaFailure").is_some_and(|c| c.status == "True")
         }
         "Job" => !finished(s) || condition(s, "Failed").is_some_and(|c| c.status == "True"),
+        "CronJob" => suspended_cron(o),
+        "Node" => bad_condition(s).is_some() || node_problem(s).is_some(),
         "PersistentVolumeClaim" => s.phase == "Pending",
         "Pod" => {
             matches!(s.phase.as_str(), "Pending" | "Failed")
@@ -226,10 +244,30 @@ fn stall(o: &RecordedObject) -> Option<Stall<'_>> {
             condition: None,
         });
     }
+    // NB: a suspension someone chose (issue 47: k8sgpt flags it, and a
+    // CronJob that has stopped creating Jobs says nothing else).
+    if suspended_cron(o) {
+        return Some(Stall {
+            object: o,
+            code: Code::R002,
+            what: "creates no Job".to_string(),
+            wanted: 0,
+            ready: 0,
+            missing: 0,
+            since: o.generation_since.or(o.created),
+            condition: None,
+        });
+    }
     if NOT_R003.contains(&kind) {
         return None;
     }
-    let c = bad_condition(s)?;
+    let c = bad_condition(s).or_else(|| {
+        if kind == "Node" {
+            node_problem(s)
+        } else {
+            None
+        }
+    })?;
     Some(Stall {
         object: o,
         code: Code::R003,
@@ -865,12 +903,15 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
         };
         // A Job held by `spec.suspend` runs nothing on purpose (issue 47: it
         // read "no cause stated"); said as such, as information.
-        let suspended = st.object.object.kind == "Job"
+        let suspended_job = st.object.object.kind == "Job"
             && st.condition.is_none()
             && condition(&st.object.state, "Suspended").is_some_and(|c| c.status == "True");
-        let cause = if suspended {
+        let suspended = suspended_job || suspended_cron(st.object);
+        let cause = if suspended_job {
             "suspended (Suspended=True: spec.suspend is true): it runs nothing until resumed"
                 .to_string()
+        } else if suspended {
+            "suspended (spec.suspend is true): it creates no Job until resumed".to_string()
         } else {
             cause
         };
@@ -1623,6 +1664,90 @@ mod tests {
                 .summary
                 .contains("suspended (Suspended=True: spec.suspend is true)")
                 && !found[0].summary.contains("no cause stated"),
+            "{}",
+            found[0].summary
+        );
+    }
+
+    /// Issue 47: a suspended CronJob was no finding (k8sgpt flags it); one
+    /// that runs is none.
+    #[test]
+    fn a_suspended_cronjob_says_so_as_information() {
+        let cron = |name: &str, halted: &str| {
+            let mut c = object("CronJob", "shop", name);
+            c.object.api_version = "batch/v1".into();
+            c.created = Some(0);
+            c.generation_since = Some(MIN);
+            c.state.halted = halted.into();
+            c
+        };
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![cron("nightly", "spec.suspend"), cron("hourly", "")],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code, Code::R002);
+        assert_eq!(found[0].object.name, "nightly");
+        assert_eq!(found[0].severity, Severity::Info);
+        assert!(
+            found[0]
+                .summary
+                .contains("suspended (spec.suspend is true): it creates no Job until resumed")
+                && !found[0].summary.contains("no cause stated"),
+            "{}",
+            found[0].summary
+        );
+        assert!(relevant(&snap.objects[0]) && !relevant(&snap.objects[1]));
+        // Suspended a minute ago: it waits `--stuck-after`, as any R002 does.
+        let young = Snapshot {
+            at: 2 * MIN,
+            ..snap
+        };
+        assert!(check(&young, &Options::default(), &[]).is_empty());
+    }
+
+    /// Issue 47: a Node condition node-problem-detector sets (or a pressure)
+    /// was no finding unless it blocked a Pod; one that is False is none.
+    #[test]
+    fn a_node_problem_condition_is_r003_and_a_cleared_one_is_not() {
+        let node = |name: &str, status: &str| {
+            let mut n = object("Node", "", name);
+            n.created = Some(0);
+            n.state
+                .conditions
+                .push(condition("Ready", "True", "KubeletReady", ""));
+            let mut c = condition(
+                "KernelDeadlock",
+                status,
+                "DockerHung",
+                "kernel: INFO: task docker:20744 blocked for more than 120 seconds.",
+            );
+            c.last_transition = Some(MIN);
+            n.state.conditions.push(c);
+            n.state.conditions.push(condition(
+                "MemoryPressure",
+                "False",
+                "KubeletHasSufficientMemory",
+                "",
+            ));
+            n
+        };
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![node("node-a", "True"), node("node-b", "False")],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code, Code::R003);
+        assert_eq!(found[0].object.name, "node-a");
+        assert!(
+            found[0].summary.contains("KernelDeadlock=True")
+                && found[0]
+                    .summary
+                    .contains("blocked for more than 120 seconds"),
             "{}",
             found[0].summary
         );
