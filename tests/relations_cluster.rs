@@ -709,6 +709,138 @@ stringData: {tls.crt: x}
     .await;
 }
 
+/// The two Gateway API types a route needs, as CRDs of the real group that
+/// keep whatever they are given (the real ones validate more; what is read
+/// of them is the same fields). Left installed: other tests never list them.
+const GATEWAY_API_CRDS: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gateways.gateway.networking.k8s.io
+  # As the upstream CRDs say it: the group is a protected one.
+  annotations: {api-approved.kubernetes.io: "https://github.com/kubernetes-sigs/gateway-api/pull/2466"}
+spec:
+  group: gateway.networking.k8s.io
+  scope: Namespaced
+  names: {plural: gateways, singular: gateway, kind: Gateway, shortNames: [gtw]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: httproutes.gateway.networking.k8s.io
+  # As the upstream CRDs say it: the group is a protected one.
+  annotations: {api-approved.kubernetes.io: "https://github.com/kubernetes-sigs/gateway-api/pull/2466"}
+spec:
+  group: gateway.networking.k8s.io
+  scope: Namespaced
+  names: {plural: httproutes, singular: httproute, kind: HTTPRoute}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+"#;
+
+/// Issue 47: a route attached to a Gateway that does not exist, sending to
+/// a Service that does not exist, and a route its Gateway's controller did
+/// not accept: "No findings" before. L004 names what is missing, R003 quotes
+/// the controller after the Gateway it is about, live and from the
+/// recording; what exists is never called missing.
+#[tokio::test]
+async fn routes_whose_gateway_or_backend_is_missing_or_not_accepted_are_named() {
+    common::kubectl_stdin(&["apply", "-f", "-"], GATEWAY_API_CRDS);
+    for crd in [
+        "gateways.gateway.networking.k8s.io",
+        "httproutes.gateway.networking.k8s.io",
+    ] {
+        kubectl(&[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            &format!("crd/{crd}"),
+        ]);
+    }
+    // NB: after the CRDs: the recorder discovers the types it watches when it starts.
+    let (ns, _dir, db, _recorder) = recording("rel-routes").await;
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: internal}
+spec:
+  gatewayClassName: example
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Same}}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api}
+spec: {selector: {app: api}, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: public}]
+  rules: [{backendRefs: [{name: web-svc, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: api}
+spec:
+  parentRefs: [{name: internal}]
+  rules: [{backendRefs: [{name: api, port: 80}]}]
+"#,
+    );
+    // What the Gateway's controller writes of a route it does not accept.
+    let an_hour_ago = (chrono::Utc::now() - chrono::Duration::hours(1))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let status = serde_json::json!({"status": {"parents": [{
+        "parentRef": {"name": "internal", "sectionName": "http"},
+        "controllerName": "example.net/gateway-controller",
+        "conditions": [
+            {"type": "Accepted", "status": "False", "reason": "NotAllowedByListeners",
+             "message": "no listener of this Gateway allows this route's kind",
+             "lastTransitionTime": an_hour_ago, "observedGeneration": 1},
+            {"type": "ResolvedRefs", "status": "True", "reason": "ResolvedRefs",
+             "message": "", "lastTransitionTime": an_hour_ago, "observedGeneration": 1}]}]}});
+    kubectl(&[
+        "patch",
+        "-n",
+        n,
+        "httproute/api",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        &status.to_string(),
+    ]);
+    let expected = [
+        "L004",
+        "HTTPRoute/web",
+        "it needs Gateway/public, Service/web-svc that do not exist in",
+        "R003",
+        "HTTPRoute/api",
+        "Accepted=False",
+        "Gateway internal, listener http: no listener of this Gateway allows this route's kind",
+    ];
+    let screen = live_screen(&db, n, &expected).await;
+    // NB: Service/api selects no Pod: its L001 is right, and is no L004.
+    assert!(
+        !screen.contains("Gateway/internal")
+            && !screen
+                .lines()
+                .any(|l| l.contains("L004") && l.contains("HTTPRoute/api")),
+        "what exists is never called missing:\n{screen}"
+    );
+    recorded_agrees(&db, n, &expected).await;
+}
+
 /// Deletes a cluster-scoped object of `kind` when dropped (`kubectl delete`).
 struct ClusterScoped(&'static str, String);
 

@@ -39,6 +39,8 @@ const POSITIVE: &[&str] = &[
     "Programmed",
     "AbleToScale",
     "ScalingActive",
+    // A Gateway API route's, per parent Gateway: its backends exist.
+    "ResolvedRefs",
 ];
 
 /// Condition types whose True means trouble.

@@ -34,8 +34,8 @@ pub struct PodEntry {
     pub priority_class: String,
 }
 
-/// The kinds whose existence a reference needs (core v1), and IngressClass
-/// (cluster-scoped, `networking.k8s.io`).
+/// The kinds whose existence a reference needs (core v1), IngressClass
+/// (cluster-scoped, `networking.k8s.io`) and a route's Gateway.
 const NAMED: &[&str] = &[
     "ConfigMap",
     "Secret",
@@ -105,7 +105,11 @@ impl Index {
         let kind = o.object.kind.as_str();
         let core = o.object.api_version == "v1";
         let named = (core && NAMED.contains(&kind))
-            || (kind == "IngressClass" && o.object.api_version.starts_with("networking.k8s.io/"));
+            || (kind == "IngressClass" && o.object.api_version.starts_with("networking.k8s.io/"))
+            || (kind == "Gateway"
+                && o.object
+                    .api_version
+                    .starts_with("gateway.networking.k8s.io/"));
         if named {
             self.kinds.insert(kind.to_string());
             self.names.insert((
@@ -585,6 +589,7 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
         "ServiceAccount" => "serviceaccounts",
         "Service" => "services",
         "IngressClass" => "ingressclasses.networking.k8s.io",
+        "Gateway" => "gateways.gateway.networking.k8s.io",
         _ => "persistentvolumeclaims",
     };
     for (object, refs) in &index.referrers {
@@ -611,7 +616,8 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
             continue;
         }
         let whose = match object.kind.as_str() {
-            "Pod" | "Ingress" => "it needs",
+            "Pod" | "Ingress" | "HTTPRoute" | "GRPCRoute" | "TLSRoute" | "TCPRoute"
+            | "UDPRoute" => "it needs",
             "StatefulSet" if absent.iter().all(|r| r.starts_with("Service/")) => "it needs",
             _ => "its Pod template needs",
         };
@@ -1044,5 +1050,32 @@ mod tests {
         let mut there = object("ConfigMap", "shop", "settings");
         there.object.api_version = "v1".into();
         assert!(check(&snapshot(vec![d, there]), &Options::default()).is_empty());
+    }
+
+    /// Issue 47: a route attached to a Gateway, or sending to a Service, that
+    /// does not exist was no finding (k8sgpt flags both); said only once
+    /// Gateways were read at all.
+    #[test]
+    fn a_route_naming_a_gateway_or_service_that_does_not_exist_is_l004() {
+        let mut route = object("HTTPRoute", "shop", "web");
+        route.object.api_version = "gateway.networking.k8s.io/v1".into();
+        route.state.refs = vec!["Gateway/public".into(), "Service/web".into()];
+        let mut gw = object("Gateway", "shop", "internal");
+        gw.object.api_version = "gateway.networking.k8s.io/v1".into();
+        let mut svc = object("Service", "shop", "api");
+        svc.object.api_version = "v1".into();
+        let f = check(
+            &snapshot(vec![route.clone(), gw.clone(), svc]),
+            &Options::default(),
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].code, Code::L004);
+        assert_eq!(
+            f[0].summary,
+            "it needs Gateway/public, Service/web that do not exist in shop"
+        );
+        // No Gateway was read (the API is not installed, or not listed): no claim.
+        let f = check(&snapshot(vec![route]), &Options::default());
+        assert!(f.is_empty(), "{f:?}");
     }
 }

@@ -522,6 +522,8 @@ struct SlimStatus {
     reason: Option<String>,
     message: Option<String>,
     conditions: Vec<SlimCondition>,
+    /// A Gateway API route's status: its conditions are per parent Gateway.
+    parents: Vec<SlimRouteParent>,
     container_statuses: Vec<SlimContainerStatus>,
     init_container_statuses: Vec<SlimContainerStatus>,
     // NB: every counter in COUNTERS; serde needs them spelled out.
@@ -588,6 +590,42 @@ struct SlimCondition {
     message: String,
     observed_generation: Option<i64>,
     last_transition_time: Option<String>,
+}
+
+/// One parent of a route's `status.parents`: which Gateway, and what its
+/// controller says of the route there (`Accepted`, `ResolvedRefs`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimRouteParent {
+    parent_ref: SlimParentRef,
+    conditions: Vec<SlimCondition>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimParentRef {
+    kind: Option<String>,
+    namespace: Option<String>,
+    name: String,
+    section_name: Option<String>,
+}
+
+impl SlimParentRef {
+    /// `Gateway web-gw` (`Gateway infra/web-gw, listener https`): said before
+    /// the condition's message, since a route's conditions are per parent.
+    fn text(&self) -> String {
+        let mut t = format!("{} ", self.kind.as_deref().unwrap_or("Gateway"));
+        if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
+            t.push_str(ns);
+            t.push('/');
+        }
+        t.push_str(&self.name);
+        if let Some(l) = self.section_name.as_deref().filter(|l| !l.is_empty()) {
+            t.push_str(", listener ");
+            t.push_str(l);
+        }
+        t
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -845,17 +883,36 @@ impl WireObject {
                     .map(|c| container(c, false)),
             )
             .collect();
+        let condition = |c: SlimCondition, parent: Option<&SlimParentRef>| Condition {
+            type_: c.type_,
+            status: c.status,
+            reason: c.reason,
+            message: super::event::truncate_utf8(
+                match parent {
+                    Some(p) => format!("{}: {}", p.text(), c.message),
+                    None => c.message,
+                },
+                MAX_CONDITION_MESSAGE,
+            ),
+            observed_generation: c.observed_generation,
+            last_transition: c.last_transition_time.as_deref().and_then(parse_k8s_time),
+        };
+        // NB: a route's conditions are its parents' (issue 47: a route a
+        // Gateway does not accept, or whose backend is missing, said nothing).
         let conditions = status
             .conditions
             .into_iter()
-            .map(|c| Condition {
-                type_: c.type_,
-                status: c.status,
-                reason: c.reason,
-                message: super::event::truncate_utf8(c.message, MAX_CONDITION_MESSAGE),
-                observed_generation: c.observed_generation,
-                last_transition: c.last_transition_time.as_deref().and_then(parse_k8s_time),
-            })
+            .map(|c| condition(c, None))
+            .chain(status.parents.into_iter().flat_map(|p| {
+                let SlimRouteParent {
+                    parent_ref,
+                    conditions,
+                } = p;
+                conditions
+                    .into_iter()
+                    .map(|c| condition(c, Some(&parent_ref)))
+                    .collect::<Vec<_>>()
+            }))
             .collect();
         let halted = match (spec.suspend, spec.paused) {
             (Some(true), _) => "spec.suspend",
@@ -1317,6 +1374,56 @@ mod tests {
         .into_observation(&pods());
         assert!(!q.state.default_tolerations);
         assert_eq!(q.state.tolerations.len(), 2);
+    }
+
+    /// Issue 47: a route's conditions are per parent Gateway, under
+    /// `status.parents`; a route no Gateway accepted, or whose backend is
+    /// missing, read as no condition at all.
+    #[test]
+    fn a_routes_parent_conditions_are_its_conditions_named_after_the_gateway() {
+        let route = ApiResource {
+            group: "gateway.networking.k8s.io".into(),
+            version: "v1".into(),
+            api_version: "gateway.networking.k8s.io/v1".into(),
+            kind: "HTTPRoute".into(),
+            plural: "httproutes".into(),
+        };
+        let r = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "web", "namespace": "shop", "uid": "r"},
+            "spec": {"parentRefs": [{"name": "public"}],
+                     "rules": [{"backendRefs": [{"name": "web", "port": 80}]}]},
+            "status": {"parents": [
+                {"parentRef": {"name": "public", "sectionName": "https"},
+                 "controllerName": "example.net/gateway-controller",
+                 "conditions": [
+                    {"type": "Accepted", "status": "False", "reason": "NotAllowedByListeners",
+                     "message": "no listener allows routes from namespace shop",
+                     "lastTransitionTime": "2026-11-29T03:00:00Z"},
+                    {"type": "ResolvedRefs", "status": "True", "reason": "ResolvedRefs", "message": ""}]}]}
+        }))
+        .unwrap()
+        .into_observation(&route);
+        assert_eq!(r.state.refs, ["Gateway/public", "Service/web"]);
+        let bad = crate::checks::progress::bad_condition(&r.state).expect("a bad condition");
+        assert_eq!(
+            (bad.type_.as_str(), bad.status.as_str(), bad.reason.as_str()),
+            ("Accepted", "False", "NotAllowedByListeners")
+        );
+        assert_eq!(
+            bad.message,
+            "Gateway public, listener https: no listener allows routes from namespace shop"
+        );
+        // Accepted, and every backend resolved: nothing to say.
+        let ok = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "api", "namespace": "shop", "uid": "s"},
+            "status": {"parents": [{"parentRef": {"name": "public"}, "conditions": [
+                {"type": "Accepted", "status": "True", "reason": "Accepted", "message": ""},
+                {"type": "ResolvedRefs", "status": "True", "reason": "ResolvedRefs", "message": ""}]}]}
+        }))
+        .unwrap()
+        .into_observation(&route);
+        assert_eq!(ok.state.conditions.len(), 2);
+        assert!(crate::checks::progress::bad_condition(&ok.state).is_none());
     }
 
     #[test]

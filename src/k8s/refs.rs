@@ -106,6 +106,47 @@ struct WorkloadSpec {
 }
 
 /// What an Ingress (networking.k8s.io/v1) names.
+/// A Gateway API route's spec (`HTTPRoute`, `GRPCRoute`, `TLSRoute`,
+/// `TCPRoute`, `UDPRoute`): the Gateways it attaches to, the backends it sends to.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct RouteSpec {
+    parent_refs: Vec<RouteRef>,
+    rules: Vec<RouteRule>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct RouteRule {
+    backend_refs: Vec<RouteRef>,
+}
+
+/// A `parentRef` or `backendRef`: group and kind default to the Gateway
+/// (parents) or the core Service (backends); namespace to the route's.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct RouteRef {
+    group: Option<String>,
+    kind: Option<String>,
+    name: String,
+    namespace: Option<String>,
+}
+
+impl RouteRef {
+    /// `Kind/name` when it names a `default_kind` of `default_group` in the
+    /// route's own namespace; `None` for another kind, or another namespace
+    /// (a reference holds no namespace).
+    fn same_namespace(&self, default_group: &str, default_kind: &str) -> Option<String> {
+        let group = self.group.as_deref().unwrap_or(default_group);
+        let kind = self.kind.as_deref().unwrap_or(default_kind);
+        (group == default_group
+            && kind == default_kind
+            && !self.name.is_empty()
+            && self.namespace.as_deref().is_none_or(str::is_empty))
+        .then(|| format!("{kind}/{}", self.name))
+    }
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 struct IngressSpec {
@@ -362,6 +403,29 @@ pub fn read(group: &str, kind: &str, spec: Option<&RawValue>, controlled: bool) 
                 ..Fields::default()
             }
         }
+        (
+            "gateway.networking.k8s.io",
+            "HTTPRoute" | "GRPCRoute" | "TLSRoute" | "TCPRoute" | "UDPRoute",
+        ) => {
+            let s: RouteSpec = decode(spec);
+            let mut refs: Vec<String> = s
+                .parent_refs
+                .iter()
+                .filter_map(|r| r.same_namespace("gateway.networking.k8s.io", "Gateway"))
+                .chain(
+                    s.rules
+                        .iter()
+                        .flat_map(|r| &r.backend_refs)
+                        .filter_map(|r| r.same_namespace("", "Service")),
+                )
+                .collect();
+            refs.sort();
+            refs.dedup();
+            Fields {
+                refs,
+                ..Fields::default()
+            }
+        }
         _ => Fields::default(),
     }
 }
@@ -466,6 +530,22 @@ fn pod_refs(s: PodSpec) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 47: a route naming a Gateway or a Service that does not exist
+    /// was no finding; its references are read, those of its own namespace.
+    #[test]
+    fn a_routes_gateways_and_services_of_its_namespace_are_its_references() {
+        let spec = RawValue::from_string(
+            r#"{"parentRefs":[{"name":"web-gw"},{"name":"other","namespace":"infra"},
+                {"group":"","kind":"Service","name":"mesh"}],
+               "rules":[{"backendRefs":[{"name":"web","port":80},{"name":"web","port":81},
+                {"group":"example.com","kind":"Bucket","name":"b"}]},{"backendRefs":[{"name":"api"}]}]}"#
+                .to_string(),
+        )
+        .unwrap();
+        let f = read("gateway.networking.k8s.io", "HTTPRoute", Some(&spec), false);
+        assert_eq!(f.refs, ["Gateway/web-gw", "Service/api", "Service/web"]);
+    }
 
     fn raw(v: serde_json::Value) -> Box<RawValue> {
         RawValue::from_string(v.to_string()).unwrap()
