@@ -41,6 +41,9 @@ const POSITIVE: &[&str] = &[
     "ScalingActive",
     // A Gateway API route's, per parent Gateway: its backends exist.
     "ResolvedRefs",
+    // OLM v1: a ClusterCatalog serves its content; a ClusterExtension is installed.
+    "Serving",
+    "Installed",
 ];
 
 /// Condition types whose True means trouble.
@@ -1752,6 +1755,44 @@ mod tests {
                     .contains("blocked for more than 120 seconds"),
             "{}",
             found[0].summary
+        );
+    }
+
+    /// Issue 47: OLM v1's catalog not serving and extension not installed
+    /// were no finding (k8sgpt flags both); True is none.
+    #[test]
+    fn an_olm_catalog_not_serving_and_an_extension_not_installed_are_r003() {
+        let cr = |kind: &str, type_: &str, status: &str| {
+            let mut o = object(kind, "", &format!("{kind}-{status}").to_lowercase());
+            o.object.api_version = "olm.operatorframework.io/v1".into();
+            o.created = Some(0);
+            let mut c = condition(type_, status, "Failed", "unpacking failed");
+            c.last_transition = Some(MIN);
+            o.state.conditions.push(c);
+            o
+        };
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![
+                cr("ClusterCatalog", "Serving", "False"),
+                cr("ClusterCatalog", "Serving", "True"),
+                cr("ClusterExtension", "Installed", "False"),
+                cr("ClusterExtension", "Installed", "True"),
+            ],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        let named: Vec<(&str, &str)> = found
+            .iter()
+            .map(|f| (f.code.as_str(), f.object.name.as_str()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("R003", "clustercatalog-false"),
+                ("R003", "clusterextension-false")
+            ],
+            "{found:?}"
         );
     }
 
