@@ -470,6 +470,21 @@ spec: {{maxUnavailable: 1, selector: {{matchLabels: {{app: gone}}}}}}
         !before.contains("cannot drain"),
         "nothing is cordoned yet:\n{before}"
     );
+    // Someone tightens the budget to every Pod (still 2 of 2 here).
+    // NB: a second after the creation: managedFields keep whole seconds, and
+    // a write in the creation's second is told as the creation.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    kubectl(&[
+        "patch",
+        "pdb",
+        "pg",
+        "-n",
+        n,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"minAvailable":"100%"}}"#,
+    ]);
     kubectl(&["cordon", &node.0]);
     let expected = [
         "L002",
@@ -485,6 +500,40 @@ spec: {{maxUnavailable: 1, selector: {{matchLabels: {{app: gone}}}}}}
     let info = screen.find("protects nothing").unwrap();
     assert!(warning < info, "{screen}");
     recorded_agrees(&db, n, &expected).await;
+    // With no recording, the Deployment's reconstructed story walks the
+    // budget that selects its Pods (issue 47), never the one that selects
+    // none, and names the budget's last writer from its managedFields.
+    let data = tempfile::tempdir().unwrap();
+    let args = ["timeline", "deployment/pg", "-n", n, "-o", "json"];
+    let (code, out, err) = common::diag_no_recording(data.path(), &args);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let budgets: Vec<(String, String)> = v["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "PodDisruptionBudget")
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap().to_string(),
+                o["relation"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        budgets,
+        [("pg".to_string(), "selects".to_string())],
+        "{out}"
+    );
+    let (code, out, err) =
+        common::diag_no_recording(data.path(), &["timeline", "deployment/pg", "-n", n]);
+    assert_eq!(code, Some(0), "{err}");
+    let screen = out.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        screen.contains("PodDisruptionBudget/pg last write by kubectl-patch"),
+        "{screen}"
+    );
+    assert!(!screen.contains("PodDisruptionBudget/nothing"), "{screen}");
 }
 
 #[tokio::test]

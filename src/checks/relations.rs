@@ -383,10 +383,7 @@ fn budgets(snapshot: &Snapshot, out: &mut Vec<Finding>) {
         let covered: Vec<&PodEntry> = if pods_read {
             index
                 .pods_of(ns)
-                .filter(|p| {
-                    s.selects_all
-                        || (!s.pod_selector.is_empty() && selects(&s.pod_selector, index.labels(p)))
-                })
+                .filter(|p| s.selects(index.labels(p)))
                 .collect()
         } else {
             Vec::new()

@@ -676,6 +676,46 @@ pub async fn fetch(
                 .push(live_object(value, &uar, Relation::Uses, depth, now));
         }
     }
+    // The Services and disruption budgets whose selector matches one of the
+    // story's Pods now (issue 47: a selector patched away from the Pods is
+    // the cause of a Service without endpoints; a recording walks them, and
+    // so does this). Their writers' last edits come from managedFields.
+    let labels: Vec<std::collections::BTreeMap<String, String>> = fetched
+        .objects
+        .iter()
+        .filter(|o| o.object.object.kind == "Pod" && !o.object.state.labels.is_empty())
+        .map(|o| o.object.state.labels.clone())
+        .collect();
+    if !labels.is_empty() && !ns.is_empty() {
+        for (group, kind) in [("", "Service"), ("policy", "PodDisruptionBudget")] {
+            let Some(st) = type_of(discovered, group, kind) else {
+                continue;
+            };
+            let sar = api_resource(st);
+            // NB: a type that cannot be listed (RBAC) leaves the edge out;
+            // the story does not depend on it.
+            let Ok(list) = api(client, &sar, true, ns)
+                .list(&ListParams::default())
+                .await
+            else {
+                continue;
+            };
+            for item in list.items {
+                let mut value = serde_json::to_value(item).unwrap_or_default();
+                // NB: a list's items need not name their kind.
+                value["apiVersion"] = Value::String(sar.api_version.clone());
+                value["kind"] = Value::String(sar.kind.clone());
+                let o = live_object(value, &sar, Relation::Selects, 1, now);
+                let known = fetched
+                    .objects
+                    .iter()
+                    .any(|f| f.object.object.uid == o.object.object.uid);
+                if !known && labels.iter().any(|l| o.object.state.selects(l)) {
+                    fetched.objects.push(o);
+                }
+            }
+        }
+    }
     // NB: what cannot be read here (RBAC) only leaves C001's question
     // unasked: the story itself does not depend on it.
     if let Some(lt) = type_of(discovered, "coordination.k8s.io", "Lease") {

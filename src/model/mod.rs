@@ -258,6 +258,17 @@ pub struct Requirement {
     pub values: Vec<String>,
 }
 
+impl ObjectState {
+    /// Whether this object's Pod selector (a Service's, a disruption
+    /// budget's) selects a Pod with `labels`: every requirement met, or, for
+    /// a budget whose selector is `{}`, any Pod.
+    pub fn selects(&self, labels: &std::collections::BTreeMap<String, String>) -> bool {
+        self.selects_all
+            || (!self.pod_selector.is_empty()
+                && self.pod_selector.iter().all(|r| r.matches(labels, "")))
+    }
+}
+
 impl Requirement {
     /// Whether a Node with `labels` and `name` meets it, as the scheduler's
     /// node affinity decides.

@@ -318,13 +318,8 @@ impl Recording {
                 for o in candidates {
                     let vs = versions.remove(&o.id).unwrap_or_default();
                     let selected = vs.iter().zip(spans(&o, &vs)).any(|(v, span)| {
-                        let sel = &v.state.pod_selector;
-                        sets.iter().any(|l| {
-                            overlap(span, l.span)
-                                && (v.state.selects_all
-                                    || (!sel.is_empty()
-                                        && sel.iter().all(|r| r.matches(l.labels, ""))))
-                        })
+                        sets.iter()
+                            .any(|l| overlap(span, l.span) && v.state.selects(l.labels))
                     });
                     if selected && seen.insert(o.id) {
                         out.push(Subject {

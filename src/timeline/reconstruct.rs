@@ -690,10 +690,16 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
         // Who wrote what: only each manager's last write survives. Of the
         // target and its owners only (a controller writes what it owns all
         // day), and not to status.
-        // NB: and of a ConfigMap or Secret the chain uses: people edit those.
+        // NB: and of a ConfigMap or Secret the chain uses, and a Service or
+        // budget that selects its Pods: people edit those.
         let people = matches!(
             o.relation,
-            Some(super::Relation::Target | super::Relation::Owner | super::Relation::Uses)
+            Some(
+                super::Relation::Target
+                    | super::Relation::Owner
+                    | super::Relation::Uses
+                    | super::Relation::Selects
+            )
         );
         for (m, paths) in o.managers.iter().filter(|_| people) {
             let Some(at) = m.time else { continue };
