@@ -677,15 +677,19 @@ pub async fn fetch(
         }
     }
     // The Services and disruption budgets whose selector matches one of the
-    // story's Pods now (issue 47: a selector patched away from the Pods is
-    // the cause of a Service without endpoints; a recording walks them, and
-    // so does this). Their writers' last edits come from managedFields.
-    let labels: Vec<std::collections::BTreeMap<String, String>> = fetched
+    // story's Pods now (issue 47: a budget tightened before a drain); their
+    // writers' last edits come from managedFields. NB: a Service whose
+    // selector was patched away from the Pods matches none now: only a
+    // recording can tell it was theirs (L001 names the closest labels).
+    let mut labels: Vec<std::collections::BTreeMap<String, String>> = fetched
         .objects
         .iter()
         .filter(|o| o.object.object.kind == "Pod" && !o.object.state.labels.is_empty())
         .map(|o| o.object.state.labels.clone())
         .collect();
+    // A ReplicaSet's Pods share one label set: each is tried once.
+    labels.sort();
+    labels.dedup();
     if !labels.is_empty() && !ns.is_empty() {
         for (group, kind) in [("", "Service"), ("policy", "PodDisruptionBudget")] {
             let Some(st) = type_of(discovered, group, kind) else {
