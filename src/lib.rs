@@ -74,42 +74,39 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     code
 }
 
-fn dispatch(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
-    // NB: `--store`: the command runs on a recording pulled from the store,
-    // removed when this returns (`pulled` lives until then).
-    let _pulled = match cli.command.store() {
-        Some((url, which)) => {
-            let url = ship::url::ClickHouseUrl::parse(
-                url,
-                std::env::var(ship::url::PASSWORD_ENV).ok().as_deref(),
-            )
-            .map_err(|e| anyhow::anyhow!("--store {e}"))?;
-            let pulled = match &cli.command {
-                Command::Timeline(t) => {
-                    commands::timeline::pull_store(&cli.global, t, &url, &which)?
-                }
-                _ => ship::pull::pull(&url, &which, None)?,
-            };
-            cli.global.db = Some(pulled.path.clone());
-            Some(pulled)
-        }
-        None => None,
-    };
+fn dispatch(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
+    // NB: resolved once for every command; with `--store` it holds the pulled
+    // copy, removed when this returns.
+    let history = commands::source::Source::resolve(&cli)?;
     match &cli.command {
-        Command::Ship(args) => commands::ship::run(&cli.global, args, out, err),
+        Command::Ship(args) => commands::ship::run(&history, args, out, err),
         Command::Record(args) => record::run(&cli.global, args, err),
-        Command::Export(args) => commands::export::run(&cli.global, args, out),
-        Command::Timeline(args) => {
-            commands::timeline::run(&cli.global, args, out, err, render::Paint::for_stdout())
-        }
-        Command::Changes(args) => {
-            commands::changes::run(&cli.global, args, out, render::Paint::for_stdout())
-        }
-        Command::Check(args) => {
-            commands::check::run(&cli.global, args, out, err, render::Paint::for_stdout())
-        }
-        Command::Query(args) => commands::query::run(&cli.global, args, out, err),
-        Command::Sql(args) => commands::sql::run(&cli.global, args, out),
+        Command::Export(args) => commands::export::run(&cli.global, &history, args, out),
+        Command::Timeline(args) => commands::timeline::run(
+            &cli.global,
+            &history,
+            args,
+            out,
+            err,
+            render::Paint::for_stdout(),
+        ),
+        Command::Changes(args) => commands::changes::run(
+            &cli.global,
+            &history,
+            args,
+            out,
+            render::Paint::for_stdout(),
+        ),
+        Command::Check(args) => commands::check::run(
+            &cli.global,
+            &history,
+            args,
+            out,
+            err,
+            render::Paint::for_stdout(),
+        ),
+        Command::Query(args) => commands::query::run(&history, args, out, err),
+        Command::Sql(args) => commands::sql::run(&history, args, out),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             // NB: clap_complete panics when its writer fails (a closed pipe), so the

@@ -39,21 +39,7 @@ fn run(cmd: &mut std::process::Command) -> (Output, Value) {
 }
 
 fn findings(doc: &Value) -> Vec<(String, String)> {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["code"].as_str().unwrap().to_string(),
-                format!(
-                    "{}/{}",
-                    f["object"]["kind"].as_str().unwrap(),
-                    f["object"]["name"].as_str().unwrap()
-                ),
-            )
-        })
-        .collect()
+    common::finding_keys(doc)
 }
 
 /// Where two documents differ, as JSON pointers with both values: a failure

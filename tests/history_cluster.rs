@@ -459,3 +459,106 @@ async fn pods_deleted_while_the_recorder_was_away_are_marked_deleted_inside_the_
         .unwrap();
     assert!(detail.contains("relisted"), "{detail}");
 }
+
+/// Regression (issue 47, played on the local cluster): a Deployment scaled
+/// to 0 through the scale subresource by `cost-bot` was recorded as the
+/// change of `kubectl-set`, who had set its image before. That write leaves
+/// no managedFields entry and `spec.replicas` no owner: with no audit log,
+/// its writer is unknown, and neither the recording nor the timeline names
+/// anyone; the image change is still its writer's.
+#[tokio::test]
+async fn a_scale_through_the_subresource_is_no_earlier_writers_change() {
+    let ns = TestNamespace::new("hist-scale").await;
+    let n = ns.name.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let recorder = start_recorder(&db, n, &[]).await;
+    let api: Api<Deployment> = ns.api();
+    api.create(&PostParams::default(), &deployment(n, "web:1"))
+        .await
+        .unwrap();
+    rolled_out(&api, 1).await;
+    common::kubectl(&[
+        "set",
+        "image",
+        "deploy/web",
+        "web=web:2",
+        "--field-manager=kubectl-set",
+        "-n",
+        n,
+    ]);
+    rolled_out(&api, 2).await;
+    common::kubectl(&[
+        "patch",
+        "deploy/web",
+        "--subresource=scale",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"replicas":0}}"#,
+        "--field-manager=cost-bot",
+        "-n",
+        n,
+    ]);
+    let rec_db = db.clone();
+    wait_until(Duration::from_secs(60), "the scale to 0 recorded", || {
+        let db = rec_db.clone();
+        let n = n.to_string();
+        async move {
+            let rec = Rec::open(&db);
+            let d = rec.only("Deployment", &n, "web");
+            rec.versions(&d)
+                .iter()
+                .any(|v| v.diff.iter().any(|c| c.text() == "spec.replicas 2 → 0"))
+        }
+    })
+    .await;
+    let rec = Rec::open(&db);
+    let d = rec.only("Deployment", n, "web");
+    let versions = rec.versions(&d);
+    let scaled = versions
+        .iter()
+        .find(|v| v.diff.iter().any(|c| c.text() == "spec.replicas 2 → 0"))
+        .unwrap();
+    assert!(
+        scaled.writers.is_empty(),
+        "the scale is told as {:?}'s",
+        scaled.writers
+    );
+    let imaged = versions
+        .iter()
+        .find(|v| v.diff.iter().any(|c| c.text().contains("web:1 → web:2")))
+        .unwrap();
+    assert_eq!(imaged.writers, ["kubectl-set"]);
+    drop(recorder);
+    let out = common::run_ok(common::diag(&db).args([
+        "timeline",
+        "deploy/web",
+        "-n",
+        n,
+        "--db",
+        db.to_str().unwrap(),
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let screen: Vec<&str> = text.lines().take(25).collect();
+    let line = screen
+        .iter()
+        .find(|l| l.starts_with("Change:") && l.contains("spec.replicas 2 → 0"))
+        .unwrap_or_else(|| panic!("no scale change on the first screen:\n{text}"));
+    assert!(!line.contains("(by "), "{line}");
+    assert!(
+        screen
+            .iter()
+            .any(|l| l.starts_with("Change:") && l.contains("web:2 (by kubectl-set)")),
+        "{text}"
+    );
+    assert!(
+        !screen
+            .iter()
+            .any(|l| l.starts_with("Stopped:") && l.contains(" by ")),
+        "{text}"
+    );
+    assert!(
+        !screen.iter().any(|l| l.contains("NOT ready: 0 of 0")),
+        "{text}"
+    );
+}

@@ -359,3 +359,71 @@ web-7d4b9c5f8-abcde     5s
         "glued: {rows}"
     );
 }
+
+/// Regression (a `kubectl events` table pasted from an incident, in the
+/// layout of kubectl 1.26+, written for this test): the Deployment's
+/// timeline showed only its own Event, since nothing known from Events has
+/// an owner reference; a kubelet's three `Failed` Events of one Pod
+/// (ErrImagePull ×4, ImagePullBackOff ×42) were counted as one series, 42
+/// stored as 38; and `check` said "No findings", leaving a Pod's Warnings to
+/// an R001 that Events alone cannot give. Now its ReplicaSet and Pod are tied
+/// to it by name, and said to be; each Event keeps its own count; the Pod's
+/// back-off is an R004; and the story reads in causal order.
+#[test]
+fn a_pasted_kubectl_events_table_tells_the_deployments_story_tied_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let out = stdout(&import(&db, "events-image-pull-paste.txt"));
+    assert!(
+        out.contains("8 Event(s), 96 new occurrence(s)"),
+        "each Event keeps its own count: {out}"
+    );
+    let timeline = stdout(&ok(diag(&db)
+        .args([
+            "timeline",
+            "deploy/web",
+            "-n",
+            "prod",
+            "--cluster",
+            "c",
+            "--db",
+        ])
+        .arg(&db)));
+    let screen: Vec<&str> = timeline.lines().take(25).collect();
+    assert!(
+        screen[0].contains(
+            "known from Events only, with ReplicaSet web-7d9c6b5f4, Pod web-7d9c6b5f4-2xkqp tied to it by name"
+        ),
+        "{timeline}"
+    );
+    let at = |words: &str| {
+        screen
+            .iter()
+            .position(|l| l.contains(words))
+            .unwrap_or_else(|| panic!("{words:?} not on the first screen:\n{timeline}"))
+    };
+    let order = [
+        at("Scaled up replica set web-7d9c6b5f4"),
+        at("Created pod: web-7d9c6b5f4-2xkqp"),
+        at("Successfully assigned prod/web-7d9c6b5f4-2xkqp"),
+        at("×4 over 2m (until 2026-12-04 03:04:00): Error: ErrImagePull"),
+        at("×42 over 11m (until 2026-12-04 03:13:00): Error: ImagePullBackOff"),
+    ];
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "out of order:\n{timeline}"
+    );
+    assert!(!timeline.contains("×38"), "{timeline}");
+    let check = diag(&db)
+        .args(["check", "-n", "prod", "--cluster", "c", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(1), "{check:?}");
+    let check = stdout(&check);
+    assert!(
+        check.contains("R004") && check.contains("Pod/web-7d9c6b5f4-2xkqp"),
+        "{check}"
+    );
+    assert!(check.contains("Failed ×42"), "{check}");
+}

@@ -686,6 +686,15 @@ spec:
       - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
       - {path: /api, pathType: Prefix, backend: {service: {name: api-gone, port: {number: 80}}}}
 ---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: bare}
+spec:
+  rules:
+  - http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
 apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: db}
@@ -706,8 +715,16 @@ spec:
         "it needs IngressClass/no-such-class, Service/api-gone that do not exist in",
         "StatefulSet/db",
         "it needs Service/db-headless that does not exist in",
+        "Ingress/bare",
+        "it names no IngressClass and none is marked the cluster's default",
     ];
     let screen = live_screen(&db, n, &expected).await;
+    // NB: Ingress/shop names its class; only the classless one needs a default.
+    assert_eq!(
+        screen.matches("it names no IngressClass").count(),
+        1,
+        "{screen}"
+    );
     assert!(
         !screen.contains("ConfigMap/present")
             && !screen.contains("ConfigMap/maybe")
@@ -747,15 +764,32 @@ metadata: {name: app-tls}
 stringData: {tls.crt: x}
 "#,
     );
+    // A class marked default serves the classless Ingress: its L004 clears.
+    // NB: only this test makes an Ingress without a class.
+    let class = format!("{n}-default");
+    let _class = ClusterScoped("ingressclass", class.clone());
+    apply(
+        n,
+        &format!(
+            r#"apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: {class}
+  annotations: {{ingressclass.kubernetes.io/is-default-class: "true"}}
+spec: {{controller: example.com/ingress-controller}}
+"#
+        ),
+    );
     wait_until(
         Duration::from_secs(30),
-        "the Deployment's L004 to clear live and recorded",
+        "the Deployment's and the classless Ingress's L004 to clear live and recorded",
         || {
             let db = db.clone();
             let n = n.to_string();
             async move {
                 let db_arg = db.to_str().unwrap().to_string();
-                let app = |f: &(String, String, String)| f.1 == "Deployment/app";
+                let app =
+                    |f: &(String, String, String)| f.1 == "Deployment/app" || f.1 == "Ingress/bare";
                 !findings(&db, &["-n", &n]).iter().any(app)
                     && !findings(&db, &["--db", &db_arg, "-n", &n]).iter().any(app)
             }
@@ -764,44 +798,6 @@ stringData: {tls.crt: x}
     .await;
 }
 
-/// The two Gateway API types a route needs, as CRDs of the real group that
-/// keep whatever they are given (the real ones validate more; what is read
-/// of them is the same fields). Left installed: other tests never list them.
-const GATEWAY_API_CRDS: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gateways.gateway.networking.k8s.io
-  # As the upstream CRDs say it: the group is a protected one.
-  annotations: {api-approved.kubernetes.io: "https://github.com/kubernetes-sigs/gateway-api/pull/2466"}
-spec:
-  group: gateway.networking.k8s.io
-  scope: Namespaced
-  names: {plural: gateways, singular: gateway, kind: Gateway, shortNames: [gtw]}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: httproutes.gateway.networking.k8s.io
-  # As the upstream CRDs say it: the group is a protected one.
-  annotations: {api-approved.kubernetes.io: "https://github.com/kubernetes-sigs/gateway-api/pull/2466"}
-spec:
-  group: gateway.networking.k8s.io
-  scope: Namespaced
-  names: {plural: httproutes, singular: httproute, kind: HTTPRoute}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-"#;
-
 /// Issue 47: a route attached to a Gateway that does not exist, sending to
 /// a Service that does not exist, and a route its Gateway's controller did
 /// not accept: "No findings" before. L004 names what is missing, R003 quotes
@@ -809,30 +805,48 @@ spec:
 /// recording; what exists is never called missing.
 #[tokio::test]
 async fn routes_whose_gateway_or_backend_is_missing_or_not_accepted_are_named() {
-    common::kubectl_stdin(&["apply", "-f", "-"], GATEWAY_API_CRDS);
-    for crd in [
-        "gateways.gateway.networking.k8s.io",
-        "httproutes.gateway.networking.k8s.io",
-    ] {
-        kubectl(&[
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            &format!("crd/{crd}"),
-        ]);
-    }
+    install_crds(
+        "gateway.networking.k8s.io",
+        "v1",
+        &[
+            ("Gateway", "gateways", false),
+            ("GatewayClass", "gatewayclasses", true),
+            ("HTTPRoute", "httproutes", false),
+        ],
+    );
     // NB: after the CRDs: the recorder discovers the types it watches when it starts.
     let (ns, _dir, db, _recorder) = recording("rel-routes").await;
     let n = ns.name.as_str();
+    // The class of the Gateway that exists; a second Gateway names one that does not.
+    let class = format!("{n}-class");
+    let _class = ClusterScoped("gatewayclass", class.clone());
     apply(
         n,
-        r#"apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: internal}
-spec:
-  gatewayClassName: example
-  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Same}}}]
+        &format!(
+            r#"apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {{name: {class}}}
+spec: {{controllerName: example.net/gateway-controller}}
 ---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: internal}}
+spec:
+  gatewayClassName: {class}
+  listeners: [{{name: http, protocol: HTTP, port: 80, allowedRoutes: {{namespaces: {{from: Same}}}}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: orphan}}
+spec:
+  gatewayClassName: no-such-class
+  listeners: [{{name: http, protocol: HTTP, port: 80}}]
+"#
+        ),
+    );
+    apply(
+        n,
+        r#"---
 apiVersion: v1
 kind: Service
 metadata: {name: api}
@@ -883,8 +897,15 @@ spec:
         "HTTPRoute/api",
         "Accepted=False",
         "Gateway internal, listener http: no listener of this Gateway allows this route's kind",
+        "Gateway/orphan",
+        "it needs GatewayClass/no-such-class that does not exist in",
+        "(a GatewayClass: in the cluster)",
     ];
     let screen = live_screen(&db, n, &expected).await;
+    assert!(
+        !screen.contains(&format!("GatewayClass/{class}")),
+        "a class that exists is never called missing:\n{screen}"
+    );
     // NB: Service/api selects no Pod: its L001 is right, and is no L004.
     assert!(
         !screen.contains("Gateway/internal")
@@ -894,6 +915,207 @@ spec:
         "what exists is never called missing:\n{screen}"
     );
     recorded_agrees(&db, n, &expected).await;
+}
+
+/// A CRD of `group` (v1alpha1 for OLM's, v1 for the Gateway API's) that
+/// keeps whatever it is given (the real ones validate more; what is read of
+/// them is the same fields), with a status subresource. Protected groups
+/// (`*.k8s.io`) carry the approval annotation as the upstream CRDs do. Left
+/// installed: other tests never list them.
+fn preserving_crd(group: &str, version: &str, kind: &str, plural: &str, cluster: bool) -> String {
+    let approved = if group.ends_with(".k8s.io") {
+        "\n  annotations: {api-approved.kubernetes.io: \"https://github.com/kubernetes-sigs/gateway-api/pull/2466\"}"
+    } else {
+        ""
+    };
+    let scope = if cluster { "Cluster" } else { "Namespaced" };
+    let singular = kind.to_lowercase();
+    format!(
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: {plural}.{group}{approved}
+spec:
+  group: {group}
+  scope: {scope}
+  names: {{plural: {plural}, singular: {singular}, kind: {kind}}}
+  versions:
+  - name: {version}
+    served: true
+    storage: true
+    subresources: {{status: {{}}}}
+    schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}
+"#
+    )
+}
+
+/// Installs `(kind, plural, cluster-scoped)` CRDs of `group` and waits until each is Established.
+fn install_crds(group: &str, version: &str, types: &[(&str, &str, bool)]) {
+    let yaml: Vec<String> = types
+        .iter()
+        .map(|(kind, plural, cluster)| preserving_crd(group, version, kind, plural, *cluster))
+        .collect();
+    common::kubectl_stdin(&["apply", "-f", "-"], &yaml.join("---\n"));
+    for (_, plural, _) in types {
+        kubectl(&[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            &format!("crd/{plural}.{group}"),
+        ]);
+    }
+}
+
+/// Issue 47: OLM v0's failures were no finding (k8sgpt flags each): a
+/// CatalogSource whose registry cannot be reached, a Subscription that
+/// cannot resolve, an InstallPlan and a ClusterServiceVersion that failed. The statuses are what OLM's
+/// catalog operator writes (operator-framework/api's condition types; the
+/// shapes of docs.openshift.com/rosa/operators/admin/olm-status.html),
+/// dated now: each is named at once, not after `--stuck-after`, live and
+/// from the recording. A healthy Subscription and an InstallPlan waiting
+/// for a manual approval are not.
+#[tokio::test]
+async fn olm_v0_failures_are_named_at_once() {
+    install_crds(
+        "operators.coreos.com",
+        "v1alpha1",
+        &[
+            ("CatalogSource", "catalogsources", false),
+            ("Subscription", "subscriptions", false),
+            ("InstallPlan", "installplans", false),
+            ("ClusterServiceVersion", "clusterserviceversions", false),
+        ],
+    );
+    // NB: after the CRDs: the recorder discovers the types it watches when it starts.
+    let (ns, _dir, db, _recorder) = recording("rel-olm").await;
+    let n = ns.name.as_str();
+    apply(
+        n,
+        r#"apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata: {name: example-catalog}
+spec: {sourceType: grpc, image: "quay.io/example-org/example-catalog:v1"}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: etcd}
+spec: {channel: alpha, name: etcd, source: example-catalog, sourceNamespace: default}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: healthy}
+spec: {channel: stable, name: other, source: example-catalog, sourceNamespace: default}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: InstallPlan
+metadata: {name: install-abcde}
+spec: {approval: Automatic, approved: true, clusterServiceVersionNames: [etcdoperator.v0.9.4]}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: InstallPlan
+metadata: {name: install-manual}
+spec: {approval: Manual, approved: false, clusterServiceVersionNames: [other.v1.0.0]}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: ClusterServiceVersion
+metadata: {name: etcdoperator.v0.9.4}
+spec: {displayName: etcd, version: 0.9.4}
+"#,
+    );
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let status = |name: &str, status: serde_json::Value| {
+        kubectl(&[
+            "patch",
+            "-n",
+            n,
+            name,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            &serde_json::json!({ "status": status }).to_string(),
+        ]);
+    };
+    status(
+        "catalogsource/example-catalog",
+        serde_json::json!({"connectionState": {
+            "address": format!("example-catalog.{n}.svc:50051"),
+            "lastConnect": now, "lastObservedState": "TRANSIENT_FAILURE"}}),
+    );
+    status(
+        "subscription/etcd",
+        serde_json::json!({"conditions": [{"type": "ResolutionFailed", "status": "True",
+            "reason": "ConstraintsNotSatisfiable",
+            "message": "no operators found in channel alpha of package etcd in the catalog referenced by subscription etcd",
+            "lastTransitionTime": now}]}),
+    );
+    status(
+        "subscription/healthy",
+        serde_json::json!({"conditions": [{"type": "CatalogSourcesUnhealthy", "status": "False",
+            "reason": "AllCatalogSourcesHealthy", "message": "all available catalogsources are healthy",
+            "lastTransitionTime": now}]}),
+    );
+    status(
+        "installplan/install-abcde",
+        serde_json::json!({"phase": "Failed", "conditions": [{"type": "Installed", "status": "False",
+            "reason": "InstallComponentFailed",
+            "message": "error creating csv etcdoperator.v0.9.4: forbidden",
+            "lastTransitionTime": now}]}),
+    );
+    status(
+        "installplan/install-manual",
+        serde_json::json!({"phase": "RequiresApproval"}),
+    );
+    // A ClusterServiceVersion's conditions are a history of phases, with no
+    // type: its own phase and reason are what it says.
+    status(
+        "clusterserviceversion/etcdoperator.v0.9.4",
+        serde_json::json!({"phase": "Failed", "reason": "TooManyOperatorGroups",
+            "message": "csv created in namespace with multiple operatorgroups, can't pick one automatically",
+            "lastTransitionTime": now,
+            "conditions": [{"phase": "Failed", "reason": "TooManyOperatorGroups",
+                "message": "csv created in namespace with multiple operatorgroups, can't pick one automatically",
+                "lastTransitionTime": now}]}),
+    );
+    let expected = [
+        "R003",
+        "CatalogSource/example-catalog",
+        "connectionState=TRANSIENT_FAILURE",
+        "Subscription/etcd",
+        "ResolutionFailed=True",
+        "no operators found in channel alpha",
+        "InstallPlan/install-abcde",
+        "Installed=False",
+        "InstallComponentFailed: error creating csv etcdoperator.v0.9.4",
+        "ClusterServiceVersion/etcdoperator.v0.9.4",
+        "phase=Failed",
+        "TooManyOperatorGroups: csv created in namespace with multiple operatorgroups",
+    ];
+    let screen = live_screen(&db, n, &expected).await;
+    assert!(
+        !screen.contains("Subscription/healthy") && !screen.contains("InstallPlan/install-manual"),
+        "a healthy Subscription and a plan awaiting approval are no finding:\n{screen}"
+    );
+    // The recording says the same, from its own copy of the statuses.
+    let db_arg = db.to_str().unwrap().to_string();
+    let mut recorded = String::new();
+    for _ in 0..40 {
+        recorded = first_screen(&db, &["--db", &db_arg, "check", "-n", n]);
+        if expected.iter().all(|e| recorded.contains(e)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    for e in expected {
+        assert!(
+            recorded.contains(e),
+            "check --db: {e:?} is not on the first screen:\n{recorded}"
+        );
+    }
+    assert!(
+        !recorded.contains("Subscription/healthy")
+            && !recorded.contains("InstallPlan/install-manual"),
+        "{recorded}"
+    );
 }
 
 /// Deletes a cluster-scoped object of `kind` when dropped (`kubectl delete`).

@@ -223,7 +223,7 @@ pub const SUSTAINED_MS: i64 = 60_000;
 /// loop. A 403 never heals by itself: three say it. A 404 says the object is
 /// gone (a delete that raced another), never a loop. Anything else is retried
 /// by controllers as a matter of course: only when it goes on.
-fn a_loop(list: &[&crate::model::Refusal]) -> bool {
+pub fn a_loop(list: &[&crate::model::Refusal]) -> bool {
     let (Some(first), Some(last)) = (list.first(), list.last()) else {
         return false;
     };

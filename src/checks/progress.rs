@@ -24,7 +24,7 @@ use serde_json::json;
 
 use super::causes::{self, cut};
 use super::{Code, Finding, Options, Severity, Snapshot};
-use crate::model::{Condition, ObjectState, RecordedObject};
+use crate::model::{CONNECTION_STATE, Condition, ObjectState, RecordedObject};
 use crate::units::human_duration;
 
 /// Condition types whose False or Unknown means "not there yet".
@@ -41,14 +41,37 @@ const POSITIVE: &[&str] = &[
     "ScalingActive",
     // A Gateway API route's, per parent Gateway: its backends exist.
     "ResolvedRefs",
-    // OLM v1: a ClusterCatalog serves its content; a ClusterExtension is installed.
+    // OLM v1: a ClusterCatalog serves its content; a ClusterExtension is
+    // installed. OLM v0: an InstallPlan installed its steps, and resolved
+    // (`Installed`/`Resolved` False: `InstallComponentFailed`,
+    // `DependenciesConflict`).
     "Serving",
     "Installed",
+    "Resolved",
 ];
 
 /// Condition types whose True means trouble.
-const NEGATIVE: &[&str] = &["Stalled", "Degraded", "Failed", "ReplicaFailure"];
+const NEGATIVE: &[&str] = &[
+    "Stalled",
+    "Degraded",
+    "Failed",
+    "ReplicaFailure",
+    // OLM v0's Subscription (operator-framework/api, subscription_types.go):
+    // what it cannot resolve, install or unpack.
+    "ResolutionFailed",
+    "CatalogSourcesUnhealthy",
+    "InstallPlanFailed",
+    "InstallPlanMissing",
+    "BundleUnpackFailed",
+];
 
+/// NEGATIVE types a controller sets once it has given up on that attempt:
+/// reported at once (issue 47), as a Job's `Failed` is.
+const GAVE_UP: &[&str] = &[
+    "ResolutionFailed",
+    "InstallPlanFailed",
+    "BundleUnpackFailed",
+];
 /// Kinds with replica counters, judged by them (R001), and Jobs (R002).
 pub(super) const WORKLOADS: &[&str] = &["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
 
@@ -84,6 +107,9 @@ pub fn bad_condition(s: &ObjectState) -> Option<&Condition> {
             // NB: an HPA pinned at its maximum wants more than it may have;
             // at its minimum (`TooFewReplicas`) it is only idle.
             || (c.type_ == "ScalingLimited" && c.status == "True" && c.reason == "TooManyReplicas")
+            // NB: IDLE is a channel nobody used lately, not a fault.
+            || (c.type_ == CONNECTION_STATE
+                && matches!(c.status.as_str(), "CONNECTING" | "TRANSIENT_FAILURE" | "SHUTDOWN"))
     })
 }
 
@@ -119,8 +145,20 @@ pub fn relevant(o: &RecordedObject) -> bool {
             matches!(s.phase.as_str(), "Pending" | "Failed")
                 || condition(s, "Ready").is_some_and(|c| c.status != "True")
         }
-        _ => bad_condition(s).is_some(),
+        _ => bad_condition(s).is_some() || failed_phase(o),
     }
+}
+
+/// Whether an object R003 is about stands in its own `Failed` phase
+/// (issue 47: an OLM ClusterServiceVersion, a backup, a workflow), whatever
+/// its conditions say: a phase the controller sets once it has given up.
+/// NB: a PersistentVolume's is L006's; Pods, Jobs and claims have codes of
+/// their own (`NOT_R003`).
+fn failed_phase(o: &RecordedObject) -> bool {
+    o.state.phase == "Failed"
+        && o.state.deletion.is_none()
+        && !NOT_R003.contains(&o.object.kind.as_str())
+        && o.object.kind != "PersistentVolume"
 }
 
 fn finished(s: &ObjectState) -> bool {
@@ -266,13 +304,25 @@ fn stall(o: &RecordedObject) -> Option<Stall<'_>> {
     if NOT_R003.contains(&kind) {
         return None;
     }
-    let c = bad_condition(s).or_else(|| {
+    let Some(c) = bad_condition(s).or_else(|| {
         if kind == "Node" {
             node_problem(s)
         } else {
             None
         }
-    })?;
+    }) else {
+        // NB: its words are `status.reason: status.message` (`phase_reason`).
+        return failed_phase(o).then(|| Stall {
+            object: o,
+            code: Code::R003,
+            what: "phase=Failed".to_string(),
+            wanted: 0,
+            ready: 0,
+            missing: 0,
+            since: None,
+            condition: None,
+        });
+    };
     Some(Stall {
         object: o,
         code: Code::R003,
@@ -526,6 +576,15 @@ fn declared_failure(st: &Stall) -> bool {
         "Job" => st.condition.is_some_and(|c| c.status == "True"),
         "Deployment" => condition(s, "Progressing")
             .is_some_and(|c| c.status == "False" && c.reason == "ProgressDeadlineExceeded"),
+        // An object in its own Failed phase (an OLM InstallPlan), a
+        // controller that gave up, a registry that cannot be reached.
+        _ if st.code == Code::R003 => {
+            s.phase == "Failed"
+                || st.condition.is_some_and(|c| {
+                    (GAVE_UP.contains(&c.type_.as_str()) && c.status == "True")
+                        || (c.type_ == CONNECTION_STATE && c.status == "TRANSIENT_FAILURE")
+                })
+        }
         _ => false,
     }
 }
@@ -846,14 +905,20 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
         let how_long = since
             .map(|t| format!(" for {}", human_duration(s.at - t)))
             .unwrap_or_default();
-        let condition_text = st.condition.map(|c| {
-            let words = [c.reason.as_str(), c.message.as_str()]
-                .into_iter()
-                .filter(|w| !w.is_empty())
-                .collect::<Vec<_>>()
-                .join(": ");
-            cut(&words)
-        });
+        let condition_text = st
+            .condition
+            .map(|c| {
+                let words = [c.reason.as_str(), c.message.as_str()]
+                    .into_iter()
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(": ");
+                cut(&words)
+            })
+            .or_else(|| {
+                (st.code == Code::R003 && st.condition.is_none())
+                    .then(|| cut(&st.object.state.phase_reason))
+            });
         // An R003's own condition is its first cause; a Job's failure reason is in `what`.
         if st.code == Code::R003
             && let Some(text) = condition_text.clone().filter(|t| !t.is_empty())
@@ -1793,6 +1858,161 @@ mod tests {
                 ("R003", "clusterextension-false")
             ],
             "{found:?}"
+        );
+    }
+
+    /// Issue 47: OLM v0's failures were no finding (k8sgpt flags them): an
+    /// InstallPlan Failed, a Subscription that cannot resolve, a
+    /// CatalogSource whose registry cannot be reached. All three are
+    /// declared failures, named at once (a second old); a registry still
+    /// CONNECTING waits for `--stuck-after`, an IDLE or READY one is fine.
+    #[test]
+    fn olm_v0_failures_are_r003_at_once_and_a_connecting_catalog_waits() {
+        let cr = |kind: &str, name: &str| {
+            let mut o = object(kind, "operators", name);
+            o.object.api_version = "operators.coreos.com/v1alpha1".into();
+            o.created = Some(10 * MIN - 1_000);
+            o
+        };
+        let with = |mut o: RecordedObject, c: Condition| {
+            o.state.conditions.push(c);
+            o
+        };
+        let connection = |state: &str| {
+            let mut c = condition(CONNECTION_STATE, state, "", "registry at cs.olm.svc:50051");
+            c.last_transition = None;
+            c
+        };
+        let mut plan = with(
+            cr("InstallPlan", "install-abcde"),
+            condition(
+                "Installed",
+                "False",
+                "InstallComponentFailed",
+                "error creating csv etcdoperator.v0.9.4: forbidden",
+            ),
+        );
+        plan.state.phase = "Failed".into();
+        let mut waiting = cr("InstallPlan", "install-manual");
+        waiting.state.phase = "RequiresApproval".into();
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![
+                plan,
+                waiting,
+                with(
+                    cr("Subscription", "etcd"),
+                    condition(
+                        "ResolutionFailed",
+                        "True",
+                        "ConstraintsNotSatisfiable",
+                        "no operators found in channel alpha of package etcd",
+                    ),
+                ),
+                with(
+                    cr("Subscription", "healthy"),
+                    condition(
+                        "CatalogSourcesUnhealthy",
+                        "False",
+                        "AllCatalogSourcesHealthy",
+                        "",
+                    ),
+                ),
+                with(
+                    cr("CatalogSource", "broken"),
+                    connection("TRANSIENT_FAILURE"),
+                ),
+                with(cr("CatalogSource", "starting"), connection("CONNECTING")),
+                with(cr("CatalogSource", "idle"), connection("IDLE")),
+                with(cr("CatalogSource", "ready"), connection("READY")),
+            ],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        let mut named: Vec<(&str, &str)> = found
+            .iter()
+            .map(|f| (f.code.as_str(), f.object.name.as_str()))
+            .collect();
+        named.sort();
+        assert_eq!(
+            named,
+            [
+                ("R003", "broken"),
+                ("R003", "etcd"),
+                ("R003", "install-abcde"),
+            ],
+            "{found:#?}"
+        );
+        let summary = |name: &str| {
+            found
+                .iter()
+                .find(|f| f.object.name == name)
+                .map(|f| f.summary.clone())
+                .unwrap_or_default()
+        };
+        assert!(
+            summary("install-abcde").contains("Installed=False")
+                && summary("install-abcde").contains("InstallComponentFailed: error creating csv"),
+            "{found:#?}"
+        );
+        assert!(
+            summary("etcd").contains("ResolutionFailed=True")
+                && summary("etcd").contains("no operators found in channel alpha"),
+            "{found:#?}"
+        );
+        assert!(
+            summary("broken").contains("connectionState=TRANSIENT_FAILURE")
+                && summary("broken").contains("registry at cs.olm.svc:50051"),
+            "{found:#?}"
+        );
+        // Past `--stuck-after`, the registry still connecting is named too.
+        let later = Snapshot {
+            at: 20 * MIN,
+            ..snap
+        };
+        let found = check(&later, &Options::default(), &[]);
+        assert!(
+            found.iter().any(|f| f.object.name == "starting")
+                && !found
+                    .iter()
+                    .any(|f| ["idle", "ready", "healthy", "install-manual"]
+                        .contains(&f.object.name.as_str())),
+            "{found:#?}"
+        );
+    }
+
+    /// Issue 47: an object in its own `Failed` phase with no condition that
+    /// says so (an OLM ClusterServiceVersion: its conditions are a history of
+    /// phases, with no type) was no finding; it is an R003 at once, quoting
+    /// `status.reason: status.message`. A PersistentVolume's Failed phase
+    /// is L006's, a Pod's P002's: no R003 for them.
+    #[test]
+    fn an_object_in_its_own_failed_phase_is_r003_at_once_quoting_its_reason() {
+        let mut csv = object("ClusterServiceVersion", "operators", "etcdoperator.v0.9.4");
+        csv.object.api_version = "operators.coreos.com/v1alpha1".into();
+        csv.created = Some(10 * MIN - 1_000);
+        csv.state.phase = "Failed".into();
+        csv.state.phase_reason =
+            "TooManyOperatorGroups: csv created in namespace with multiple operatorgroups, can't pick one automatically".into();
+        let mut pv = object("PersistentVolume", "", "pv-1");
+        pv.created = Some(0);
+        pv.state.phase = "Failed".into();
+        let mut pod = object("Pod", "operators", "one-shot");
+        pod.created = Some(0);
+        pod.state.phase = "Failed".into();
+        let snap = Snapshot {
+            at: 10 * MIN,
+            objects: vec![csv, pv, pod],
+            ..Snapshot::default()
+        };
+        let found = check(&snap, &Options::default(), &[]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].code, Code::R003);
+        assert_eq!(found[0].object.name, "etcdoperator.v0.9.4");
+        assert!(
+            found[0].summary.starts_with("phase=Failed for 1s — TooManyOperatorGroups: csv created in namespace with multiple operatorgroups"),
+            "{}",
+            found[0].summary
         );
     }
 

@@ -106,7 +106,7 @@ impl Index {
         let core = o.object.api_version == "v1";
         let named = (core && NAMED.contains(&kind))
             || (kind == "IngressClass" && o.object.api_version.starts_with("networking.k8s.io/"))
-            || (kind == "Gateway"
+            || (matches!(kind, "Gateway" | "GatewayClass")
                 && o.object
                     .api_version
                     .starts_with("gateway.networking.k8s.io/"));
@@ -117,6 +117,12 @@ impl Index {
                 o.object.namespace.clone(),
                 o.object.name.clone(),
             ));
+            // NB: the default class also answers the nameless reference of
+            // an Ingress that names none (`model::DEFAULT_INGRESS_CLASS_REF`).
+            if kind == "IngressClass" && s.is_default && s.deletion.is_none() {
+                self.names
+                    .insert((kind.to_string(), String::new(), String::new()));
+            }
         }
         let finished = match kind {
             "Pod" => matches!(s.phase.as_str(), "Succeeded" | "Failed"),
@@ -587,6 +593,7 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
         "Service" => "services",
         "IngressClass" => "ingressclasses.networking.k8s.io",
         "Gateway" => "gateways.gateway.networking.k8s.io",
+        "GatewayClass" => "gatewayclasses.gateway.networking.k8s.io",
         _ => "persistentvolumeclaims",
     };
     for (object, refs) in &index.referrers {
@@ -596,8 +603,8 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
                 let Some((kind, name)) = r.split_once('/') else {
                     return false;
                 };
-                // NB: an IngressClass is cluster-scoped.
-                let ns = if kind == "IngressClass" {
+                // NB: the classes are cluster-scoped.
+                let ns = if crate::model::cluster_scoped_ref(kind) {
                     String::new()
                 } else {
                     object.namespace.clone()
@@ -612,27 +619,49 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
         if absent.is_empty() {
             continue;
         }
+        let (no_default, named): (Vec<&str>, Vec<&str>) = absent
+            .iter()
+            .partition(|r| **r == crate::model::DEFAULT_INGRESS_CLASS_REF);
         let whose = match object.kind.as_str() {
-            "Pod" | "Ingress" | "HTTPRoute" | "GRPCRoute" | "TLSRoute" | "TCPRoute"
+            "Pod" | "Ingress" | "Gateway" | "HTTPRoute" | "GRPCRoute" | "TLSRoute" | "TCPRoute"
             | "UDPRoute" => "it needs",
-            "StatefulSet" if absent.iter().all(|r| r.starts_with("Service/")) => "it needs",
+            "StatefulSet" if named.iter().all(|r| r.starts_with("Service/")) => "it needs",
             _ => "its Pod template needs",
         };
+        let mut said = Vec::new();
+        if !named.is_empty() {
+            // NB: a class is the cluster's, not the namespace's.
+            let class = named
+                .iter()
+                .filter_map(|r| r.split_once('/'))
+                .find(|(kind, _)| crate::model::cluster_scoped_ref(kind))
+                .map(|(kind, _)| {
+                    let a = if kind.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
+                    format!(" ({a} {kind}: in the cluster)")
+                })
+                .unwrap_or_default();
+            said.push(format!(
+                "{whose} {} that {} not exist in {}{class}",
+                named.join(", "),
+                if named.len() == 1 { "does" } else { "do" },
+                object.namespace,
+            ));
+        }
+        if !no_default.is_empty() {
+            said.push(
+                "it names no IngressClass and none is marked the cluster's default: \
+                 no Ingress controller is bound to serve it"
+                    .to_string(),
+            );
+        }
         out.push(Finding::new(
             Code::L004,
             object,
-            format!(
-                "{whose} {} that {} not exist in {}{}",
-                absent.join(", "),
-                if absent.len() == 1 { "does" } else { "do" },
-                object.namespace,
-                // NB: an IngressClass is the cluster's, not the namespace's.
-                if absent.iter().any(|r| r.starts_with("IngressClass/")) {
-                    " (an IngressClass: in the cluster)"
-                } else {
-                    ""
-                }
-            ),
+            said.join("; "),
             None,
             json!({"missing": absent}),
         ));
@@ -1074,5 +1103,58 @@ mod tests {
         // No Gateway was read (the API is not installed, or not listed): no claim.
         let f = check(&snapshot(vec![route]), &Options::default());
         assert!(f.is_empty(), "{f:?}");
+    }
+
+    /// Issue 47: an Ingress that names no class, in a cluster with no
+    /// IngressClass marked default, is served by no controller and nothing
+    /// said so (k8sgpt flags it); a Gateway's GatewayClass that does not
+    /// exist was no finding either. Either is said only once its kind was
+    /// read, and a default class (or the named class) clears it.
+    #[test]
+    fn an_ingress_with_no_class_and_no_default_and_a_gateway_with_a_missing_class_are_l004() {
+        let mut bare = object("Ingress", "shop", "bare");
+        bare.object.api_version = "networking.k8s.io/v1".into();
+        bare.state.refs = vec![crate::model::DEFAULT_INGRESS_CLASS_REF.into()];
+        let mut nginx = object("IngressClass", "", "nginx");
+        nginx.object.api_version = "networking.k8s.io/v1".into();
+        let mut gw = object("Gateway", "shop", "edge");
+        gw.object.api_version = "gateway.networking.k8s.io/v1".into();
+        gw.state.refs = vec!["GatewayClass/istio".into()];
+        let mut class = object("GatewayClass", "", "cilium");
+        class.object.api_version = "gateway.networking.k8s.io/v1".into();
+        let f = check(
+            &snapshot(vec![bare.clone(), nginx.clone(), gw.clone(), class.clone()]),
+            &Options::default(),
+        );
+        let said: Vec<(&str, &str)> = f
+            .iter()
+            .map(|f| (f.object.name.as_str(), f.summary.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "bare",
+                    "it names no IngressClass and none is marked the cluster's default: \
+                     no Ingress controller is bound to serve it"
+                ),
+                (
+                    "edge",
+                    "it needs GatewayClass/istio that does not exist in shop (a GatewayClass: in the cluster)"
+                ),
+            ],
+            "{f:#?}"
+        );
+        // The default class serves it; the named class exists.
+        nginx.state.is_default = true;
+        let mut istio = class.clone();
+        istio.object.name = "istio".into();
+        let f = check(
+            &snapshot(vec![bare.clone(), nginx, gw.clone(), istio]),
+            &Options::default(),
+        );
+        assert!(f.is_empty(), "{f:#?}");
+        // Neither class kind was read: no claim.
+        assert!(check(&snapshot(vec![bare, gw]), &Options::default()).is_empty());
     }
 }

@@ -100,7 +100,11 @@ pub fn check(s: &Snapshot, others: &[Finding]) -> Vec<Finding> {
             || e.first > s.at
             || i.kind.is_empty()
             || (s.has_objects && judged_by_state(&i.kind))
-            || (i.kind == "Pod" && !bare_pods.contains(&(i.namespace.as_str(), i.name.as_str())))
+            // NB: with no objects at all (Events imported alone: a pasted
+            // `kubectl events`), no R001 reads a Pod's Warnings: they speak.
+            || (i.kind == "Pod"
+                && s.has_objects
+                && !bare_pods.contains(&(i.namespace.as_str(), i.name.as_str())))
             || (i.kind == "PersistentVolumeClaim"
                 && s.has_objects
                 && !pending_claims.contains(&(i.namespace.as_str(), i.name.as_str())))
@@ -288,6 +292,35 @@ mod tests {
         );
     }
 
+    /// Regression (a pasted `kubectl events` table, imported alone): a Pod
+    /// in ImagePullBackOff ×42 was "No findings", since a Pod's Warnings
+    /// were left to its controller's R001, which needs objects that an
+    /// Events-only import does not have. With objects, they still are.
+    #[test]
+    fn a_pods_recurring_warnings_speak_when_only_events_are_known() {
+        let mut pulled = warning(
+            "Pod",
+            "web-7d9c6b5f4-2xkqp",
+            "Failed",
+            "Error: ImagePullBackOff",
+            42,
+        );
+        pulled.reporting = "kubelet".into();
+        let s = snapshot(vec![pulled]);
+        let f = check(&s, &[]);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].code, Code::R004);
+        assert_eq!(f[0].object.name, "web-7d9c6b5f4-2xkqp");
+        assert!(
+            f[0].summary.contains("Failed ×42") && f[0].summary.contains("ImagePullBackOff"),
+            "{}",
+            f[0].summary
+        );
+        let mut with_objects = s.clone();
+        with_objects.has_objects = true;
+        assert!(check(&with_objects, &[]).is_empty());
+    }
+
     /// Regression guard: a quota raised, the CronJob's next Job created; its
     /// Warnings of minutes ago are history, not a finding.
     #[test]
@@ -423,6 +456,7 @@ mod tests {
         }];
         let mut s = snapshot(vec![probe("debug"), probe("web-1-abc"), probe("gone")]);
         s.objects = vec![bare, owned];
+        s.has_objects = true;
         let f = check(&s, &[]);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].object.name, "debug");

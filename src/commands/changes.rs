@@ -14,6 +14,7 @@ use crate::units::rfc3339;
 
 pub fn run(
     global: &GlobalArgs,
+    history: &super::source::Source,
     args: &ChangesArgs,
     out: &mut dyn Write,
     paint: Paint,
@@ -29,10 +30,10 @@ pub fn run(
             rfc3339(until)
         );
     }
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     // NB: as `timeline`: the first run is during the incident, with no
     // recording; the live cluster still says who last changed what.
-    if global.db.is_none() && std::env::var_os("KUBECTL_DIAG_DB").is_none() && !path.exists() {
+    if !history.has_recording() {
         return reconstructed(global, args, since, until, out, paint);
     }
     let recording = store::Recording::open(&path, Mode::ReadOnly)?;

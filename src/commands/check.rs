@@ -76,6 +76,7 @@ pub fn choose_cluster(
 
 pub fn run(
     global: &GlobalArgs,
+    history: &super::source::Source,
     args: &CheckArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -90,22 +91,20 @@ pub fn run(
     }
     // NB: `--at` with no recording at all (none given, none at the default
     // path) is answered from the live cluster as far as its evidence reaches.
-    let no_recording = global.db.is_none()
-        && std::env::var_os("KUBECTL_DIAG_DB").is_none()
-        && !crate::paths::db_path(None).exists();
+    let no_recording = !history.has_recording();
     let reconstructed_at = args.at.filter(|_| no_recording);
-    let recorded = (global.db.is_some() || args.at.is_some()) && reconstructed_at.is_none();
+    let recorded = (history.on_command_line() || args.at.is_some()) && reconstructed_at.is_none();
     if args.all_clusters {
         if !recorded {
             anyhow::bail!(
                 "--all-clusters reads a recording or a store: pass --db PATH or --store clickhouse://…"
             );
         }
-        return all_clusters(global, args, namespace.as_deref(), out, err, paint);
+        return all_clusters(history, args, namespace.as_deref(), out, err, paint);
     }
 
     let (snap, source) = if recorded {
-        let path = crate::paths::db_path(global.db.as_ref());
+        let path = history.path().to_path_buf();
         let recording = Recording::open(&path, Mode::ReadOnly)?;
         let (cluster, uid, label) = choose_cluster(&recording, args.cluster.as_deref())?;
         let latest = recording.latest_time(cluster)?;
@@ -176,7 +175,7 @@ pub fn run(
 /// `check --all-clusters`: each cluster of the recording checked at its own
 /// latest moment (or --at), the findings in one report with a CLUSTER column.
 fn all_clusters(
-    global: &GlobalArgs,
+    history: &super::source::Source,
     args: &CheckArgs,
     namespace: Option<&str>,
     out: &mut dyn Write,
@@ -184,7 +183,7 @@ fn all_clusters(
     paint: Paint,
 ) -> anyhow::Result<u8> {
     let options = options(args);
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let clusters = recording.clusters(None)?;
     if clusters.is_empty() {

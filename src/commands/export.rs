@@ -54,13 +54,18 @@ fn in_namespace(row: &OccurrenceRow, namespace: &str) -> bool {
     row.event_namespace == namespace || row.object.namespace == namespace
 }
 
-pub fn run(global: &GlobalArgs, args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub fn run(
+    global: &GlobalArgs,
+    history: &super::source::Source,
+    args: &ExportArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
     let since = args.since.unwrap_or(i64::MIN);
     let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
     if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
         anyhow::bail!("-n {several}: export takes one namespace (or -A for all)");
     }
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     let recording = store::Recording::open(&path, Mode::ReadOnly)?;
     let mut buf = std::io::BufWriter::new(out);
     recording.for_each_occurrence(since, args.cluster.as_deref(), |row| {

@@ -7,5 +7,6 @@ pub mod import;
 pub mod mcp;
 pub mod query;
 pub mod ship;
+pub mod source;
 pub mod sql;
 pub mod timeline;

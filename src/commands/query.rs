@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 
 use super::sql::{StreamError, parse_params, stream};
-use crate::cli::{GlobalArgs, QueryArgs};
+use crate::cli::QueryArgs;
 use crate::store::{self, Mode};
 use crate::units::parse_time_ms;
 
@@ -228,7 +228,7 @@ pub fn bind(
 }
 
 pub fn run(
-    global: &GlobalArgs,
+    history: &super::source::Source,
     args: &QueryArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -262,7 +262,7 @@ pub fn run(
         given.push(("since".into(), crate::units::rfc3339(since)));
     }
     let params = bind(q, &given, chrono::Utc::now())?;
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     let conn = store::open(&path, Mode::ReadOnly)?;
     if args.all_clusters || args.cluster.is_some() {
         return by_cluster(&conn, &path, q, &params, args, out);

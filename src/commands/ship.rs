@@ -7,7 +7,7 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use crate::cli::{GlobalArgs, ShipArgs};
+use crate::cli::ShipArgs;
 use crate::ship::{self, Destination, outbox};
 use crate::store::{Mode, Recording};
 
@@ -24,7 +24,7 @@ pub fn password_from(flag: &str, path: Option<&std::path::Path>) -> anyhow::Resu
 }
 
 pub fn run(
-    global: &GlobalArgs,
+    history: &super::source::Source,
     args: &ShipArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -43,7 +43,7 @@ pub fn run(
             "--header/--header-file: headers are for an OTLP --to (otlp+http://…); ClickHouse takes a password (--password-file)"
         );
     }
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let clusters = recording.clusters(None)?;
     let conn = recording.into_connection();

@@ -16,7 +16,7 @@ use std::time::Duration;
 use anyhow::Context;
 use rusqlite::types::ValueRef;
 
-use crate::cli::{GlobalArgs, RowsOutput, SqlArgs};
+use crate::cli::{RowsOutput, SqlArgs};
 use crate::store::{self, Mode};
 
 /// A result set as text cells, with SQL NULL kept apart from the empty string.
@@ -289,11 +289,15 @@ impl Deadline {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub fn run(
+    history: &super::source::Source,
+    args: &SqlArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
     if let Some(store) = &args.store.store {
         return run_clickhouse(store, args, out);
     }
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     let limit = args
         .timeout
         .filter(|ms| *ms > 0)

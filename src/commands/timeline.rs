@@ -44,6 +44,7 @@ pub fn store_slice(global: &GlobalArgs, args: &TimelineArgs) -> Option<Vec<Strin
 
 pub fn run(
     global: &GlobalArgs,
+    history: &super::source::Source,
     args: &TimelineArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -62,10 +63,10 @@ pub fn run(
         );
     }
 
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     // NB: most people meet kubectl-diag during the incident, with no
     // recording yet: the live cluster still holds most of the story.
-    if global.db.is_none() && std::env::var_os("KUBECTL_DIAG_DB").is_none() && !path.exists() {
+    if !history.has_recording() {
         return reconstructed(global, args, &type_name, &name, None, out, err, paint);
     }
     let recording = Recording::open(&path, Mode::ReadOnly)?;
@@ -848,7 +849,7 @@ fn rebuild(
             .filter(|e| e.at_ms >= since_ms && e.at_ms <= until_ms)
             .cloned(),
     );
-    timeline.entries.sort_by_key(|e| e.at_ms);
+    crate::timeline::sort_entries(&mut timeline.entries, &timeline.objects);
     crate::timeline::reconstruct::mark(&mut timeline.entries);
     (r, timeline)
 }
@@ -938,7 +939,7 @@ fn complete(
         .collect();
     let added = before.len();
     timeline.entries.extend(before);
-    timeline.entries.sort_by_key(|e| e.at_ms);
+    crate::timeline::sort_entries(&mut timeline.entries, &timeline.objects);
     added
 }
 

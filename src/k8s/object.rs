@@ -57,6 +57,45 @@ struct SlimMeta {
     managed_fields: Vec<SlimManaged>,
     /// Kept for Nodes only (what selectors match); other kinds drop them.
     labels: Option<BTreeMap<String, String>>,
+    /// Only the annotations a check reads; every other one is skipped unread.
+    annotations: Option<SlimAnnotations>,
+}
+
+/// The annotations a check reads (issue 47): an Ingress's legacy class, and
+/// whether an IngressClass is the cluster's default. NB: not the whole map,
+/// which often holds a whole `last-applied-configuration`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SlimAnnotations {
+    #[serde(rename = "kubernetes.io/ingress.class")]
+    ingress_class: Option<String>,
+    #[serde(rename = "ingressclass.kubernetes.io/is-default-class")]
+    default_class: Option<String>,
+}
+
+/// The annotation that names an Ingress's class the way before `ingressClassName`.
+pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+/// The annotation that makes an IngressClass the one a classless Ingress gets.
+pub const DEFAULT_CLASS_ANNOTATION: &str = "ingressclass.kubernetes.io/is-default-class";
+
+impl SlimAnnotations {
+    fn into_map(self) -> Option<BTreeMap<String, String>> {
+        let map: BTreeMap<String, String> = [
+            (INGRESS_CLASS_ANNOTATION, self.ingress_class),
+            (DEFAULT_CLASS_ANNOTATION, self.default_class),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.to_string(), v?)))
+        .collect();
+        (!map.is_empty()).then_some(map)
+    }
+}
+
+/// Only the annotations [`SlimAnnotations`] keeps, from a whole map.
+fn kept_annotations(all: Option<BTreeMap<String, String>>) -> Option<BTreeMap<String, String>> {
+    let mut all = all?;
+    all.retain(|k, _| k == INGRESS_CLASS_ANNOTATION || k == DEFAULT_CLASS_ANNOTATION);
+    (!all.is_empty()).then_some(all)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -107,6 +146,7 @@ fn slim_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Er
         deletion_timestamp: k8s_time(&m.deletion_timestamp),
         finalizers: m.finalizers,
         labels: m.labels,
+        annotations: m.annotations.and_then(SlimAnnotations::into_map),
         owner_references: m.owner_references.map(|owners| {
             owners
                 .into_iter()
@@ -524,6 +564,8 @@ struct SlimStatus {
     conditions: Vec<SlimCondition>,
     /// A Gateway API route's status: its conditions are per parent Gateway.
     parents: Vec<SlimRouteParent>,
+    /// An OLM v0 CatalogSource's connection to its registry.
+    connection_state: Option<SlimConnectionState>,
     container_statuses: Vec<SlimContainerStatus>,
     init_container_statuses: Vec<SlimContainerStatus>,
     // NB: every counter in COUNTERS; serde needs them spelled out.
@@ -590,6 +632,14 @@ struct SlimCondition {
     message: String,
     observed_generation: Option<i64>,
     last_transition_time: Option<String>,
+}
+
+/// An OLM v0 CatalogSource's `status.connectionState`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SlimConnectionState {
+    address: String,
+    last_observed_state: String,
 }
 
 /// One parent of a route's `status.parents`: which Gateway, and what its
@@ -803,7 +853,15 @@ impl WireObject {
             &resource.kind,
             self.spec.as_deref(),
             controlled,
+            meta.annotations.as_ref(),
         );
+        let is_default = resource.group == "networking.k8s.io"
+            && resource.kind == "IngressClass"
+            && meta
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(DEFAULT_CLASS_ANNOTATION))
+                .is_some_and(|v| v == "true");
         let churns = crate::model::churns(&resource.group, &resource.kind);
         // NB: only a Node's field sets name `f:taints` (under `f:spec`).
         let taint_writes: Vec<&k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry> =
@@ -913,6 +971,28 @@ impl WireObject {
                     .map(|c| condition(c, Some(&parent_ref)))
                     .collect::<Vec<_>>()
             }))
+            // NB: a CatalogSource has no conditions; its registry connection
+            // is kept as one named after its field (issue 47).
+            .chain(
+                status
+                    .connection_state
+                    .filter(|c| {
+                        resource.group == "operators.coreos.com"
+                            && !c.last_observed_state.is_empty()
+                    })
+                    .map(|c| Condition {
+                        type_: crate::model::CONNECTION_STATE.to_string(),
+                        status: c.last_observed_state,
+                        reason: String::new(),
+                        message: if c.address.is_empty() {
+                            String::new()
+                        } else {
+                            format!("registry at {}", c.address)
+                        },
+                        observed_generation: None,
+                        last_transition: None,
+                    }),
+            )
             .collect();
         let halted = match (spec.suspend, spec.paused) {
             (Some(true), _) => "spec.suspend",
@@ -1001,6 +1081,7 @@ impl WireObject {
             } else {
                 Vec::new()
             },
+            is_default,
             node_selector: scheduling.node_selector,
             spread: {
                 let mut keys: Vec<String> = scheduling
@@ -1115,7 +1196,7 @@ pub fn metadata_observation(mut meta: ObjectMeta, resource: &ApiResource) -> Obj
         }
     }
     meta.labels = None;
-    meta.annotations = None;
+    meta.annotations = kept_annotations(meta.annotations.take());
     WireObject {
         metadata: meta,
         ..WireObject::default()
@@ -1424,6 +1505,119 @@ mod tests {
         .into_observation(&route);
         assert_eq!(ok.state.conditions.len(), 2);
         assert!(crate::checks::progress::bad_condition(&ok.state).is_none());
+    }
+
+    /// Issue 47: a CatalogSource's registry connection (the shape of
+    /// "Viewing Operator catalog source status by using the CLI",
+    /// docs.openshift.com/rosa/operators/admin/olm-status.html) is kept as a
+    /// condition named after its field; no other kind gets one.
+    #[test]
+    fn a_catalog_sources_connection_state_is_kept_as_a_condition_named_after_its_field() {
+        let of = |group: &str, kind: &str| ApiResource {
+            group: group.into(),
+            version: "v1alpha1".into(),
+            api_version: format!("{group}/v1alpha1"),
+            kind: kind.into(),
+            plural: format!("{}s", kind.to_lowercase()),
+        };
+        let body = json!({
+            "metadata": {"name": "example-catalog", "namespace": "openshift-marketplace", "uid": "c"},
+            "spec": {"sourceType": "grpc", "image": "quay.io/example-org/example-catalog:v1"},
+            "status": {"connectionState": {
+                "address": "example-catalog.openshift-marketplace.svc:50051",
+                "lastConnect": "2026-11-29T03:00:00Z",
+                "lastObservedState": "TRANSIENT_FAILURE"}}
+        });
+        let c = serde_json::from_value::<WireObject>(body.clone())
+            .unwrap()
+            .into_observation(&of("operators.coreos.com", "CatalogSource"));
+        let bad = crate::checks::progress::bad_condition(&c.state).expect("a bad condition");
+        assert_eq!(
+            (
+                bad.type_.as_str(),
+                bad.status.as_str(),
+                bad.message.as_str()
+            ),
+            (
+                crate::model::CONNECTION_STATE,
+                "TRANSIENT_FAILURE",
+                "registry at example-catalog.openshift-marketplace.svc:50051"
+            )
+        );
+        let other = serde_json::from_value::<WireObject>(body)
+            .unwrap()
+            .into_observation(&of("example.com", "Widget"));
+        assert!(other.state.conditions.is_empty());
+    }
+
+    /// Issue 47: of all annotations, the slim decoder keeps an Ingress's
+    /// legacy class and an IngressClass's default mark, watched whole or
+    /// as metadata only.
+    #[test]
+    fn the_ingress_class_annotations_are_kept_and_no_other() {
+        let ingress = ApiResource {
+            group: "networking.k8s.io".into(),
+            version: "v1".into(),
+            api_version: "networking.k8s.io/v1".into(),
+            kind: "Ingress".into(),
+            plural: "ingresses".into(),
+        };
+        let class = ApiResource {
+            kind: "IngressClass".into(),
+            plural: "ingressclasses".into(),
+            ..ingress.clone()
+        };
+        let spec = json!({"rules": [{"http": {"paths": [{"path": "/", "pathType": "Prefix",
+            "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]});
+        let legacy = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "old", "namespace": "shop", "uid": "i",
+                "annotations": {"kubernetes.io/ingress.class": "nginx",
+                    "kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+            "spec": spec
+        }))
+        .unwrap();
+        assert_eq!(
+            legacy.metadata.annotations.as_ref().map(|a| a.len()),
+            Some(1),
+            "only the class annotation is kept"
+        );
+        assert_eq!(
+            legacy.into_observation(&ingress).state.refs,
+            ["Service/web"]
+        );
+        let bare = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "bare", "namespace": "shop", "uid": "j"}, "spec": spec
+        }))
+        .unwrap()
+        .into_observation(&ingress);
+        assert_eq!(
+            bare.state.refs,
+            [crate::model::DEFAULT_INGRESS_CLASS_REF, "Service/web"]
+        );
+        let default = serde_json::from_value::<WireObject>(json!({
+            "metadata": {"name": "nginx", "uid": "k",
+                "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},
+            "spec": {"controller": "k8s.io/ingress-nginx"}
+        }))
+        .unwrap()
+        .into_observation(&class);
+        assert!(default.state.is_default);
+        // As the recorder watches IngressClasses: metadata only.
+        let meta = ObjectMeta {
+            name: Some("nginx".into()),
+            uid: Some("k".into()),
+            annotations: Some(
+                [
+                    ("ingressclass.kubernetes.io/is-default-class", "true"),
+                    ("kubectl.kubernetes.io/last-applied-configuration", "{}"),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ),
+            ..ObjectMeta::default()
+        };
+        assert!(metadata_observation(meta, &class).state.is_default);
     }
 
     #[test]

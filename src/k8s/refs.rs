@@ -147,6 +147,13 @@ impl RouteRef {
     }
 }
 
+/// A Gateway's spec: the class whose controller would program it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct GatewaySpec {
+    gateway_class_name: String,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 struct IngressSpec {
@@ -308,8 +315,15 @@ fn decode<T: Default + serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> T
 
 /// The relationship fields of an object of built-in `group`/`kind`;
 /// `controlled`: a controller owns it (its Pods' references are its
-/// template's, kept once there).
-pub fn read(group: &str, kind: &str, spec: Option<&RawValue>, controlled: bool) -> Fields {
+/// template's, kept once there); `annotations`: the ones the slim decoder
+/// keeps (`object::SlimAnnotations`).
+pub fn read(
+    group: &str,
+    kind: &str,
+    spec: Option<&RawValue>,
+    controlled: bool,
+    annotations: Option<&BTreeMap<String, String>>,
+) -> Fields {
     match (group, kind) {
         ("", "Service") => {
             let s: ServiceSpec = decode(spec);
@@ -395,11 +409,28 @@ pub fn read(group: &str, kind: &str, spec: Option<&RawValue>, controlled: bool) 
             // NB: cluster-scoped: `checks::relations` looks it up outside the namespace.
             if !s.ingress_class_name.is_empty() {
                 refs.push(format!("IngressClass/{}", s.ingress_class_name));
+            } else if !annotations
+                .is_some_and(|a| a.contains_key(super::object::INGRESS_CLASS_ANNOTATION))
+            {
+                // No class, by field or by the older annotation: only the
+                // cluster's default IngressClass (if one is marked) serves it.
+                refs.push(crate::model::DEFAULT_INGRESS_CLASS_REF.to_string());
             }
             refs.sort();
             refs.dedup();
             Fields {
                 refs,
+                ..Fields::default()
+            }
+        }
+        // NB: a GatewayClass is cluster-scoped, as an IngressClass is.
+        ("gateway.networking.k8s.io", "Gateway") => {
+            let s: GatewaySpec = decode(spec);
+            Fields {
+                refs: (!s.gateway_class_name.is_empty())
+                    .then(|| format!("GatewayClass/{}", s.gateway_class_name))
+                    .into_iter()
+                    .collect(),
                 ..Fields::default()
             }
         }
@@ -543,7 +574,13 @@ mod tests {
                 .to_string(),
         )
         .unwrap();
-        let f = read("gateway.networking.k8s.io", "HTTPRoute", Some(&spec), false);
+        let f = read(
+            "gateway.networking.k8s.io",
+            "HTTPRoute",
+            Some(&spec),
+            false,
+            None,
+        );
         assert_eq!(f.refs, ["Gateway/web-gw", "Service/api", "Service/web"]);
     }
 
@@ -555,24 +592,28 @@ mod tests {
     fn a_service_selector_is_a_list_of_in_requirements() {
         let spec =
             raw(serde_json::json!({"selector": {"app": "web", "tier": "front"}, "ports": []}));
-        let f = read("", "Service", Some(&spec), false);
+        let f = read("", "Service", Some(&spec), false, None);
         let texts: Vec<String> = f.pod_selector.iter().map(Requirement::text).collect();
         assert_eq!(texts, ["app In [web]", "tier In [front]"]);
-        assert!(read("", "Service", None, false).pod_selector.is_empty());
+        assert!(
+            read("", "Service", None, false, None)
+                .pod_selector
+                .is_empty()
+        );
     }
 
     #[test]
     fn an_empty_budget_selector_selects_all_and_a_missing_one_none() {
         let all = raw(serde_json::json!({"selector": {}, "minAvailable": 1}));
-        let f = read("policy", "PodDisruptionBudget", Some(&all), false);
+        let f = read("policy", "PodDisruptionBudget", Some(&all), false, None);
         assert!(f.selects_all && f.pod_selector.is_empty());
         let none = raw(serde_json::json!({"minAvailable": 1}));
-        assert!(!read("policy", "PodDisruptionBudget", Some(&none), false).selects_all);
+        assert!(!read("policy", "PodDisruptionBudget", Some(&none), false, None).selects_all);
         let expr = raw(
             serde_json::json!({"selector": {"matchLabels": {"app": "db"},
             "matchExpressions": [{"key": "role", "operator": "NotIn", "values": ["backup"]}]}}),
         );
-        let f = read("policy", "PodDisruptionBudget", Some(&expr), false);
+        let f = read("policy", "PodDisruptionBudget", Some(&expr), false, None);
         let texts: Vec<String> = f.pod_selector.iter().map(Requirement::text).collect();
         assert_eq!(texts, ["app In [db]", "role NotIn [backup]"]);
     }
@@ -594,7 +635,7 @@ mod tests {
                         {"name": "P", "value": "plain"}],
                 "envFrom": [{"secretRef": {"name": "db-creds"}}, {"configMapRef": {"name": "opt", "optional": true}}]}]
         }}}));
-        let f = read("apps", "Deployment", Some(&spec), false);
+        let f = read("apps", "Deployment", Some(&spec), false, None);
         assert_eq!(
             f.refs,
             [
@@ -608,7 +649,7 @@ mod tests {
             ]
         );
         assert!(
-            read("apps", "ReplicaSet", Some(&spec), true)
+            read("apps", "ReplicaSet", Some(&spec), true, None)
                 .refs
                 .is_empty(),
             "a Deployment's ReplicaSet: its template is the Deployment's"
@@ -624,7 +665,7 @@ mod tests {
                 {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}},
                 {"path": "/x", "pathType": "Prefix", "backend": {"resource": {"kind": "Bucket", "name": "b"}}}]}}]}));
         assert_eq!(
-            read("networking.k8s.io", "Ingress", Some(&spec), false).refs,
+            read("networking.k8s.io", "Ingress", Some(&spec), false, None).refs,
             [
                 "IngressClass/nginx",
                 "Secret/a-tls",
@@ -636,7 +677,7 @@ mod tests {
             serde_json::json!({"serviceName": "db", "template": {"spec": {"containers": [{"name": "c"}]}}}),
         );
         assert_eq!(
-            read("apps", "StatefulSet", Some(&sts), false).refs,
+            read("apps", "StatefulSet", Some(&sts), false, None).refs,
             ["Service/db"]
         );
     }
@@ -661,15 +702,58 @@ mod tests {
             "containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "nightly"}}]}]}}}}}),
         );
         assert_eq!(
-            read("batch", "CronJob", Some(&spec), false).refs,
+            read("batch", "CronJob", Some(&spec), false, None).refs,
             ["ConfigMap/nightly"]
         );
         let pod = raw(
             serde_json::json!({"priority": 1000, "priorityClassName": "high",
             "serviceAccountName": "default", "containers": [{"name": "c"}]}),
         );
-        let f = read("", "Pod", Some(&pod), true);
+        let f = read("", "Pod", Some(&pod), true, None);
         assert_eq!((f.priority, f.priority_class.as_str()), (1000, "high"));
         assert!(f.refs.is_empty(), "default ServiceAccount, and owned");
+    }
+
+    /// Issue 47: an Ingress that names no class, by field or by the older
+    /// annotation, needs the cluster's default; a Gateway names its class.
+    #[test]
+    fn an_ingress_with_no_class_needs_the_default_and_a_gateway_its_class() {
+        let spec = raw(serde_json::json!({"rules": [{"http": {"paths": [
+            {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}));
+        assert_eq!(
+            read("networking.k8s.io", "Ingress", Some(&spec), false, None).refs,
+            [crate::model::DEFAULT_INGRESS_CLASS_REF, "Service/web"]
+        );
+        let legacy: BTreeMap<String, String> = [(
+            crate::k8s::object::INGRESS_CLASS_ANNOTATION.to_string(),
+            "nginx".to_string(),
+        )]
+        .into();
+        assert_eq!(
+            read(
+                "networking.k8s.io",
+                "Ingress",
+                Some(&spec),
+                false,
+                Some(&legacy)
+            )
+            .refs,
+            ["Service/web"],
+            "the annotation names a controller's class, not necessarily an object"
+        );
+        let gw = raw(
+            serde_json::json!({"gatewayClassName": "istio", "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}),
+        );
+        assert_eq!(
+            read(
+                "gateway.networking.k8s.io",
+                "Gateway",
+                Some(&gw),
+                false,
+                None
+            )
+            .refs,
+            ["GatewayClass/istio"]
+        );
     }
 }

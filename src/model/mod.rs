@@ -217,6 +217,67 @@ pub struct ObjectState {
     /// which, and whether a call that fails refuses the write.
     #[serde(rename = "wh", skip_serializing_if = "Vec::is_empty")]
     pub webhooks: Vec<WebhookRef>,
+    /// An IngressClass marked `ingressclass.kubernetes.io/is-default-class:
+    /// "true"`: the one an Ingress that names no class gets.
+    #[serde(rename = "dflt", skip_serializing_if = "std::ops::Not::not")]
+    pub is_default: bool,
+}
+
+/// The kinds a built-in controller of `kind` makes, each with the test of
+/// the names it gives them: `<parent>-<pod-template-hash>` for a
+/// Deployment's ReplicaSets, `<parent>-<5 random>` for the Pods of a
+/// ReplicaSet, DaemonSet or Job, `<parent>-<ordinal>` for a StatefulSet's,
+/// `<parent>-<minutes>` for a CronJob's Jobs. What ties objects known only
+/// from Events (no owner reference was ever seen) to their owner: an
+/// inference from names, said as one.
+pub fn named_by_controller(parent_kind: &str, parent: &str, child_kind: &str, child: &str) -> bool {
+    let Some(suffix) = child
+        .strip_prefix(parent)
+        .and_then(|rest| rest.strip_prefix('-'))
+    else {
+        return false;
+    };
+    // NB: apimachinery's rand.String and SafeEncodeString draw from these
+    // (no vowels, no 0, 1 or 3): `web-7d9c6b5f4-debug` is a name someone chose.
+    let alnum = |s: &str| {
+        s.bytes()
+            .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match (parent_kind, child_kind) {
+        ("Deployment", "ReplicaSet") => (5..=10).contains(&suffix.len()) && alnum(suffix),
+        ("ReplicaSet" | "DaemonSet" | "Job", "Pod") => suffix.len() == 5 && alnum(suffix),
+        ("StatefulSet", "Pod") => digits(suffix),
+        ("CronJob", "Job") => digits(suffix),
+        _ => false,
+    }
+}
+
+/// The kind a built-in controller of `kind` makes (see [`named_by_controller`]).
+pub fn made_by_controller(kind: &str) -> Option<&'static str> {
+    match kind {
+        "Deployment" => Some("ReplicaSet"),
+        "ReplicaSet" | "DaemonSet" | "Job" | "StatefulSet" => Some("Pod"),
+        "CronJob" => Some("Job"),
+        _ => None,
+    }
+}
+
+/// An OLM v0 CatalogSource's `status.connectionState.lastObservedState`,
+/// kept as a condition of this type (its status has no conditions): the
+/// registry's gRPC connection, `READY`, `IDLE`, `CONNECTING` or
+/// `TRANSIENT_FAILURE`, with the registry's address as its message.
+pub const CONNECTION_STATE: &str = "connectionState";
+
+/// The reference of an Ingress that names no class (neither
+/// `ingressClassName` nor the older annotation): only an IngressClass marked
+/// as the cluster's default serves it.
+pub const DEFAULT_INGRESS_CLASS_REF: &str = "IngressClass/";
+
+/// Whether a reference to `kind` names an object outside its referrer's
+/// namespace: the classes are the cluster's.
+pub fn cluster_scoped_ref(kind: &str) -> bool {
+    matches!(kind, "IngressClass" | "GatewayClass")
 }
 
 /// One webhook of a Validating/MutatingWebhookConfiguration that calls a Service.
@@ -937,19 +998,7 @@ pub fn manager_key(m: &ManagerEntry) -> i64 {
 /// manager within the same second leaves the time alone). Without a previous
 /// observation, or when nothing moved, the entries with the latest time.
 pub fn writers(previous: Option<&[ManagerMark]>, now: &[ManagerEntry]) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    if let Some(previous) = previous {
-        for m in now {
-            let key = manager_key(m);
-            let changed = match previous.iter().find(|p| p.0 == key) {
-                None => true,
-                Some(&(_, time, fields)) => time != m.time || m.fields > fields,
-            };
-            if changed {
-                found.push(m.label());
-            }
-        }
-    }
+    let mut found = previous.map_or_else(Vec::new, |p| moved_writers(p, now));
     if found.is_empty() {
         let latest = now.iter().filter_map(|m| m.time).max();
         if latest.is_some() {
@@ -963,6 +1012,69 @@ pub fn writers(previous: Option<&[ManagerMark]>, now: &[ManagerEntry]) -> Vec<St
     found.sort();
     found.dedup();
     found
+}
+
+/// The managers whose entries moved since `previous`: new, with a new time,
+/// or owning more fields. No guess: empty when none did (a write through
+/// the scale subresource leaves no entry of its own, issue 47).
+pub fn moved_writers(previous: &[ManagerMark], now: &[ManagerEntry]) -> Vec<String> {
+    let mut found: Vec<String> = now
+        .iter()
+        .filter(|m| {
+            let key = manager_key(m);
+            match previous.iter().find(|p| p.0 == key) {
+                None => true,
+                Some(&(_, time, fields)) => time != m.time || m.fields > fields,
+            }
+        })
+        .map(ManagerEntry::label)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Digest of what a write through `/status` cannot change (spec, labels,
+/// finalizers, owners, the deletion mark, the node binding): equal across an
+/// update whose managedFields entries did not move, that update was a status
+/// write, and a spec writer of the same second did not make it.
+pub fn outside_status_digest(s: &ObjectState) -> i64 {
+    let text = format!(
+        "{}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{}",
+        s.spec_digest,
+        s.deletion,
+        s.finalizers,
+        s.labels,
+        s.owners,
+        s.images,
+        s.replicas.get("spec.replicas"),
+        s.node_name,
+    );
+    crate::units::fnv1a(&text)
+}
+
+/// Who wrote an update whose managedFields entries did not move (two writes
+/// of one manager within a second; a DELETE, which leaves no entry), of the
+/// `latest` entries [`writers`] falls back to: a status write was made by a
+/// `/status` writer, anything else not; a deletion mark by no entry at all
+/// (unknown, not the last writer).
+pub fn unmoved_writers(
+    latest: Vec<String>,
+    status_only: bool,
+    deletion_marked: bool,
+) -> Vec<String> {
+    if deletion_marked {
+        return Vec::new();
+    }
+    let (status, other): (Vec<String>, Vec<String>) =
+        latest.into_iter().partition(|w| w.ends_with("/status"));
+    match (status_only, status.is_empty(), other.is_empty()) {
+        (true, false, _) => status,
+        (false, _, false) => other,
+        (true, true, _) => other,
+        // A spec or metadata change no spec writer can have made: unknown.
+        (false, _, true) => Vec::new(),
+    }
 }
 
 /// The marks of managedFields entries, for the next [`writers`] call.
@@ -1141,5 +1253,54 @@ mod tests {
             vec!["b"]
         );
         assert!(writers(None, &[]).is_empty());
+    }
+
+    #[test]
+    fn the_names_controllers_give_tie_what_only_events_know() {
+        assert!(named_by_controller(
+            "Deployment",
+            "web",
+            "ReplicaSet",
+            "web-7d9c6b5f4"
+        ));
+        assert!(named_by_controller(
+            "ReplicaSet",
+            "web-7d9c6b5f4",
+            "Pod",
+            "web-7d9c6b5f4-2xkqp"
+        ));
+        assert!(named_by_controller("StatefulSet", "db", "Pod", "db-0"));
+        assert!(named_by_controller(
+            "CronJob",
+            "nightly",
+            "Job",
+            "nightly-29400001"
+        ));
+        // Another Deployment's ReplicaSet whose name starts the same, a
+        // hand-made Pod, and a StatefulSet's Pod of another set are not.
+        assert!(!named_by_controller(
+            "Deployment",
+            "web",
+            "ReplicaSet",
+            "web-api-7d9c6b5f4"
+        ));
+        assert!(!named_by_controller(
+            "ReplicaSet",
+            "web-7d9c6b5f4",
+            "Pod",
+            "web-7d9c6b5f4-debug"
+        ));
+        assert!(!named_by_controller(
+            "StatefulSet",
+            "db",
+            "Pod",
+            "db-backup-0"
+        ));
+        assert!(!named_by_controller(
+            "Deployment",
+            "web",
+            "Pod",
+            "web-7d9c6b5f4"
+        ));
     }
 }

@@ -147,9 +147,38 @@ impl Recording {
             }
             let mut ids = Vec::new();
             for s in &frontier {
+                let mut owned = false;
                 for (id, rel) in self.children(cluster, &s.object.object)? {
-                    if rel == "owner" && seen.insert(id) {
-                        ids.push(id);
+                    if rel == "owner" {
+                        owned = true;
+                        if seen.insert(id) {
+                            ids.push(id);
+                        }
+                    }
+                }
+                // NB: an object known only from Events (a pasted `kubectl
+                // events`, an Events-only recording) has no owner reference
+                // anywhere: what its controller made is tied to it by the
+                // names controllers give (`model::named_by_controller`), and
+                // only objects as unknown as it is (the summary's `Tied:`
+                // says so).
+                if !owned
+                    && s.object.first_seen.is_none()
+                    && let Some(kind) = crate::model::made_by_controller(&s.object.object.kind)
+                {
+                    let parent = &s.object.object;
+                    for o in self.of_kind_in(cluster, kind, &parent.namespace)? {
+                        if o.first_seen.is_none()
+                            && crate::model::named_by_controller(
+                                &parent.kind,
+                                &parent.name,
+                                kind,
+                                &o.object.name,
+                            )
+                            && seen.insert(o.id)
+                        {
+                            ids.push(o.id);
+                        }
                     }
                 }
             }
@@ -259,8 +288,10 @@ impl Recording {
             for v in &s.versions {
                 for r in &v.state.refs {
                     // NB: a claim is already there, as a Pod's (Relation::Claim).
+                    // NB: an Ingress that names no class names no object (`IngressClass/`).
                     if let Some((kind, name)) = r.split_once('/')
                         && kind != "PersistentVolumeClaim"
+                        && !name.is_empty()
                     {
                         let names = named.entry((ns.to_string(), kind.to_string())).or_default();
                         if !names.iter().any(|(n, _)| n == name) {
@@ -284,8 +315,8 @@ impl Recording {
         let mut related: Vec<(RecordedObject, Relation, u32)> = Vec::new();
         for ((ns, kind), names) in &named {
             let list: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
-            // NB: an IngressClass is the cluster's.
-            let ns = if kind == "IngressClass" {
+            // NB: the classes are the cluster's.
+            let ns = if crate::model::cluster_scoped_ref(kind) {
                 ""
             } else {
                 ns.as_str()

@@ -637,12 +637,18 @@ impl Writer {
 
         // NB: client-go re-creates an Event whose update got 404 (its TTL ran out)
         // under the same name with the next count and a new uid. The occurrences
-        // its predecessor already stored must not be counted again.
+        // its predecessor already stored must not be counted again. An Event
+        // with no name (kubectl text) has no such predecessor: "the same name"
+        // is then every such Event of the object, and a kubelet's three `Failed`
+        // Events of one Pod (ErrImagePull ×4, ImagePullBackOff ×42, …) are
+        // three Events (regression: ImagePullBackOff ×42 stored as 38
+        // occurrences after ErrImagePull's 4, from a pasted `kubectl events`).
+        let unnamed = matches!(&name, rusqlite::types::Value::Text(t) if t.is_empty());
         let predecessor = same_name
             .iter()
             .filter(|e| e.object == object && e.reason == reason)
             .max_by_key(|e| e.state.last)
-            .filter(|_| o.count > 1)
+            .filter(|_| o.count > 1 && !unnamed)
             .map(|e| (e.state.count, e.state.last));
         let (n, first) = match predecessor {
             Some((count, last)) if count < o.count => since(count, last, o),

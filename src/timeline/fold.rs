@@ -110,9 +110,13 @@ fn flip_runs(entries: &[Entry]) -> Vec<(Vec<usize>, Flips)> {
 /// Entries a creation burst needs before it folds into one line.
 pub const BURST_MIN: usize = 8;
 
+/// The longest a creation burst spans, from its first entry.
+pub const BURST_SPAN_MS: i64 = 60_000;
+
 /// A creation that went as planned: from the first entry (a `Created`), the
-/// Normal entries within [`FOLD_MS`] of it, up to the first Warning, spec
-/// change, deletion or gap. Returns how many entries it spans, when at least
+/// Normal entries each within [`FOLD_MS`] of the one before and within
+/// [`BURST_SPAN_MS`] of the first, up to the first Warning, spec change,
+/// deletion or gap. Returns how many entries it spans, when at least
 /// [`BURST_MIN`]: the first rows of the table are then the story, not a
 /// Deployment's, ReplicaSet's and Pods' 26 entries of the same second.
 fn creation_burst(entries: &[Entry]) -> Option<usize> {
@@ -120,7 +124,15 @@ fn creation_burst(entries: &[Entry]) -> Option<usize> {
     if first.entry != EntryKind::Transition || first.reason != "Created" {
         return None;
     }
-    let within = |e: &Entry| e.at_ms - first.at_ms <= FOLD_MS;
+    // NB: measured from the entry before, not from the first alone: a busy
+    // controller manager may act 10 s after the Deployment was created
+    // (regression: a CI run's burst ended at the ReplicaSet's first
+    // condition, 10.4 s after the Deployment, and 14 creation rows filled the
+    // first screen).
+    let span = |e: &Entry| e.at_ms - first.at_ms <= BURST_SPAN_MS;
+    let within = |i: usize| {
+        span(&entries[i]) && (i == 0 || entries[i].at_ms - entries[i - 1].at_ms <= FOLD_MS)
+    };
     // NB: a new Deployment is `Available False` until its Pods are ready: a
     // bad condition that turns True within the burst is part of it.
     let mended = |i: usize| {
@@ -130,7 +142,7 @@ fn creation_burst(entries: &[Entry]) -> Option<usize> {
         };
         e.entry == EntryKind::Transition
             && e.reason == "Condition"
-            && entries[i + 1..].iter().take_while(|n| within(n)).any(|n| {
+            && entries[i + 1..].iter().take_while(|n| span(n)).any(|n| {
                 n.object.uid == e.object.uid
                     && n.reason == "Condition"
                     && n.message.starts_with(&format!("{kind} "))
@@ -140,7 +152,7 @@ fn creation_burst(entries: &[Entry]) -> Option<usize> {
     let end = (0..entries.len())
         .find(|&i| {
             let e = &entries[i];
-            !within(e)
+            !within(i)
                 || (e.type_ != "Normal" && !mended(i))
                 || e.entry == EntryKind::Gap
                 || matches!(
@@ -359,6 +371,60 @@ mod tests {
             "created: replicas 2 (then within 0s: 1 ReplicaSet, 2 Pods created, 10 more entries; ready 2, available 2 of 2; -o wide lists each)"
         );
         assert_eq!(folded[1].entry.reason, "Failed");
+    }
+
+    /// Regression (a CI run of relations_cluster, two cores busy): the
+    /// controller manager made the ReplicaSet 10 s after the Deployment, so
+    /// the burst, measured from its first entry alone, ended there and 14
+    /// creation rows filled the first screen.
+    #[test]
+    fn a_creation_burst_survives_a_slow_controller() {
+        let mut entries = vec![created(
+            2_000,
+            "Deployment",
+            "web",
+            "Created",
+            "created: replicas 2",
+        )];
+        entries.push(created(12_000, "ReplicaSet", "web-1", "Created", "created"));
+        for pod in ["web-1-a", "web-1-b"] {
+            entries.push(created(12_000, "Pod", pod, "Created", "created"));
+        }
+        for pod in ["web-1-a", "web-1-b"] {
+            entries.push(created(12_300, "Pod", pod, "Phase", "phase none → Pending"));
+            entries.push(created(12_400, "Pod", pod, "Bound", "bound to node n1"));
+        }
+        entries.push(created(
+            12_500,
+            "Deployment",
+            "web",
+            "Condition",
+            "Progressing none → True",
+        ));
+        let mut patched = created(16_000, "Deployment", "web", "SpecChanged", "spec changed");
+        patched.type_ = "Normal".into();
+        entries.push(patched);
+        let folded = fold(&entries);
+        let reasons: Vec<&str> = folded.iter().map(|f| f.entry.reason.as_str()).collect();
+        assert_eq!(reasons, ["Created", "SpecChanged"], "{folded:#?}");
+        assert!(
+            folded[0].entry.message.contains("then within 10s"),
+            "{}",
+            folded[0].entry.message
+        );
+        // Quiet for longer than a fold's step: the burst ends there.
+        let mut late = entries.clone();
+        late[1].at_ms = 13_000;
+        for e in &mut late[2..8] {
+            e.at_ms += 1_000;
+        }
+        let folded = fold(&late);
+        assert_eq!(folded[0].entry.reason, "Created");
+        assert!(
+            !folded[0].entry.message.contains("then within"),
+            "{}",
+            folded[0].entry.message
+        );
     }
 
     #[test]

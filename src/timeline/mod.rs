@@ -254,7 +254,7 @@ pub fn refusal_lines(
     refusals: &[crate::model::Refusal],
 ) -> Vec<EventSummary> {
     let none = std::collections::HashMap::new();
-    let mut lines: Vec<(String, EventSummary)> = Vec::new();
+    let mut lines: Vec<(String, EventSummary, Vec<&crate::model::Refusal>)> = Vec::new();
     for r in refusals {
         let kind = crate::checks::hotloop::kind_of_resource(&none, &r.group, &r.resource);
         let Some(s) = subjects.iter().find(|s| {
@@ -271,11 +271,12 @@ pub fn refusal_lines(
             s.object.object.uid
         );
         match lines.last_mut() {
-            Some((k, line)) if *k == key => {
+            Some((k, line, run)) if *k == key => {
                 line.count += 1;
                 line.in_window += 1;
                 line.last = r.at;
                 line.message = refusal_message(r);
+                run.push(r);
             }
             _ => lines.push((
                 key,
@@ -291,10 +292,27 @@ pub fn refusal_lines(
                     reporting: "audit log".into(),
                     host: String::new(),
                 },
+                vec![r],
             )),
         }
     }
-    lines.into_iter().map(|(_, l)| l).collect()
+    // NB: a controller meets 409 Conflict (a stale read, retried at once),
+    // 404 (a delete that raced another) and a short run of 429s in its
+    // normal work: those are Normal lines, or they break the folding of a
+    // creation burst and fill the first screen (regression: 26 creation
+    // rows after a Deployment's creation). A loop by H004's rule, a 401/403,
+    // a 422 or a 5xx still warns.
+    lines
+        .into_iter()
+        .map(|(_, mut line, run)| {
+            let routine =
+                matches!(run[0].code, 404 | 409 | 429) && !crate::checks::hotloop::a_loop(&run);
+            if routine {
+                line.type_ = "Normal".into();
+            }
+            line
+        })
+        .collect()
 }
 
 /// Writes of the subjects an audit log names without their bodies
@@ -566,20 +584,7 @@ pub fn assemble(
             e.group = g.clone();
         }
     }
-    // Stable order: time, then gaps first (they frame what follows), then objects in list order.
-    let order = |e: &Entry| match e.entry {
-        EntryKind::Gap => 0,
-        EntryKind::Transition => 1,
-        EntryKind::Event => 2,
-    };
-    entries.sort_by(|a, b| {
-        a.at_ms
-            .cmp(&b.at_ms)
-            .then(order(a).cmp(&order(b)))
-            .then(a.object.kind.cmp(&b.object.kind))
-            .then(a.object.name.cmp(&b.object.name))
-            .then(a.reason.cmp(&b.reason))
-    });
+    sort_entries(&mut entries, &objects);
     Timeline {
         since: rfc(since),
         until: rfc(until),
@@ -589,6 +594,71 @@ pub fn assemble(
         entries,
         summary: None,
     }
+}
+
+/// The table's order: time, and within one second the causal order the
+/// evidence cannot give (see below); then gaps first (they frame what
+/// follows), transitions before Events, then by name. Every path that adds
+/// entries after [`assemble`] (a reconstruction's revisions and last writes,
+/// a recording completed from the live cluster) sorts again with this.
+pub fn sort_entries(entries: &mut [Entry], objects: &[ObjectLine]) {
+    // Stable order: time, then gaps first (they frame what follows), then objects in list order.
+    let order = |e: &Entry| match e.entry {
+        EntryKind::Gap => 0,
+        EntryKind::Transition => 1,
+        EntryKind::Event => 2,
+    };
+    // Within one second, the order the evidence cannot give is the causal
+    // one. A spec change is dated when the watch saw it, some milliseconds
+    // after the write; what it made (a ReplicaSet and its Pods, whose
+    // `creationTimestamp` has whole seconds) can carry an earlier time in
+    // the same second (regression: Pod and ReplicaSet "created" and "Scaled
+    // up replica set" told before the Deployment's spec change that made
+    // them). So in a second, spec writes and creations known to the second
+    // only come first, an
+    // owner's before what it owns (its place in the story: owners, the
+    // target, what it owns by depth), a creation before the writes of the
+    // same object; then the rest by time. NB: times read from kubectl's
+    // ages are whole minutes: at one time, an owner's Event comes before
+    // its Pods', and the one that lasted longer later.
+    // NB: by name, not uid: what is known from kubectl text has none.
+    let place: std::collections::HashMap<(&str, &str, &str), usize> = objects
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, o)| ((o.kind.as_str(), o.namespace.as_str(), o.name.as_str()), i))
+        .collect();
+    let key = |e: &Entry| {
+        let second = e.at_ms.div_euclid(1_000);
+        let place = place
+            .get(&(
+                e.object.kind.as_str(),
+                e.object.namespace.as_str(),
+                e.object.name.as_str(),
+            ))
+            .copied()
+            .unwrap_or(usize::MAX);
+        let until = e.until_ms.unwrap_or(e.at_ms);
+        match (e.entry, e.reason.as_str()) {
+            (EntryKind::Gap, _) => (second, 0, e.at_ms, 0, 0, until),
+            // NB: a creation dated to the millisecond keeps its place in time.
+            (EntryKind::Transition, "Created") if e.at_ms.rem_euclid(1_000) == 0 => {
+                (second, 1, 0, place, 0, e.at_ms)
+            }
+            (EntryKind::Transition, "SpecChanged" | "LastWrite" | "Revision") => {
+                (second, 1, 0, place, 1, e.at_ms)
+            }
+            _ => (second, 2, e.at_ms, place, 0, until),
+        }
+    };
+    entries.sort_by(|a, b| {
+        key(a)
+            .cmp(&key(b))
+            .then(order(a).cmp(&order(b)))
+            .then(a.object.kind.cmp(&b.object.kind))
+            .then(a.object.name.cmp(&b.object.name))
+            .then(a.reason.cmp(&b.reason))
+    });
 }
 
 /// Each writer once, the one named most often first (ties by name): who
@@ -743,6 +813,83 @@ mod tests {
             .filter(|e| e.reason.starts_with("Type"))
             .map(|e| (e.object.name.clone(), e.reason.clone(), e.at_ms))
             .collect()
+    }
+
+    /// Regression (played on the local cluster, audit log imported): a
+    /// ReplicaSet controller's routine 409 Conflicts were Warning `Refused`
+    /// lines that broke the folding of the creation burst. A 409 retried at
+    /// once is a Normal line; a 403 warns from the first; a 409 that goes on
+    /// (H004's rule) warns.
+    #[test]
+    fn a_controllers_routine_conflicts_are_normal_and_a_403_warns() {
+        let mut rs = widget("web-2", 0, 0, None);
+        rs.object.object.kind = "ReplicaSet".into();
+        let refusal = |at: i64, user: &str, code: u16| crate::model::Refusal {
+            at,
+            verb: "update".into(),
+            user: user.into(),
+            group: "apps".into(),
+            resource: "replicasets".into(),
+            name: "web-2".into(),
+            namespace: "shop".into(),
+            code,
+            ..Default::default()
+        };
+        let lines = refusal_lines(
+            std::slice::from_ref(&rs),
+            &[
+                refusal(
+                    1_000,
+                    "system:serviceaccount:kube-system:replicaset-controller",
+                    409,
+                ),
+                refusal(2_000, "mallory", 403),
+            ],
+        );
+        let types: Vec<(&str, i64)> = lines.iter().map(|l| (l.type_.as_str(), l.count)).collect();
+        assert_eq!(types, [("Normal", 1), ("Warning", 1)]);
+        // Conflicts that go on for minutes are a loop: a warning.
+        let stuck: Vec<_> = (0..6)
+            .map(|i| refusal(i * 30_000, "operator", 409))
+            .collect();
+        let lines = refusal_lines(std::slice::from_ref(&rs), &stuck);
+        assert_eq!(lines.len(), 1);
+        assert_eq!((lines[0].type_.as_str(), lines[0].count), ("Warning", 6));
+    }
+
+    /// Regression (played on the local cluster): within one second, the
+    /// ReplicaSet and Pods a Deployment's spec change made (their
+    /// `creationTimestamp` has whole seconds) were told before that change,
+    /// which the watch dated some milliseconds after the write.
+    #[test]
+    fn within_a_second_a_spec_change_comes_before_what_it_made() {
+        let version = |at: i64, generation: i64| crate::model::Version {
+            at,
+            state: crate::model::ObjectState {
+                generation,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut deploy = widget("web", 0, 0, None);
+        deploy.object.object.kind = "Deployment".into();
+        deploy.versions = vec![version(0, 1), version(33_400, 2)];
+        let mut rs = widget("web-2", 33_000, 33_450, None);
+        rs.object.object.kind = "ReplicaSet".into();
+        rs.versions = vec![version(33_450, 1)];
+        let t = assemble(&[deploy, rs], &[], &[], &[], 0, 60_000);
+        let order: Vec<(&str, &str)> = t
+            .entries
+            .iter()
+            .filter(|e| e.at_ms >= 33_000)
+            .map(|e| (e.object.kind.as_str(), e.reason.as_str()))
+            .collect();
+        assert_eq!(
+            order.first(),
+            Some(&("Deployment", "SpecChanged")),
+            "{order:?}"
+        );
+        assert!(order.contains(&("ReplicaSet", "Created")), "{order:?}");
     }
 
     #[test]

@@ -1055,7 +1055,7 @@ mod tests {
         let t = super::super::assemble(&r.subjects, &[], &[], &[], 0, 100_000);
         let mut entries = t.entries;
         entries.extend(r.extra);
-        entries.sort_by_key(|e| e.at_ms);
+        super::super::sort_entries(&mut entries, &t.objects);
         mark(&mut entries);
         entries
     }
@@ -1320,7 +1320,7 @@ mod tests {
         let r = reconstruct(objects);
         let mut t = super::super::assemble(&r.subjects, &[], &[], &[], 0, 100_000);
         t.entries.extend(r.extra.iter().cloned());
-        t.entries.sort_by_key(|e| e.at_ms);
+        super::super::sort_entries(&mut t.entries, &t.objects);
         mark(&mut t.entries);
         let s = super::super::summary::summarize(&r.subjects, &t, 1, Vec::new());
         super::super::summary::lines(&s)

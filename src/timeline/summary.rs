@@ -319,10 +319,17 @@ fn rollout(subjects: &[Subject], t: &Timeline) -> Option<String> {
         )
     } else {
         let end = newest.object.deleted.unwrap_or(t.until_ms).min(t.until_ms);
-        let mut line = format!(
-            "{name} NOT ready: {ready} of {want} ready after {}",
-            human_duration(end - start)
-        );
+        // NB: a Deployment scaled to 0 has nothing to make ready (regression:
+        // "NOT ready: 0 of 0 ready after 1m" of a Deployment scaled to 0 on
+        // purpose; `Stopped:` says by whom and when).
+        let mut line = if want == 0 {
+            format!("{name} asked for no Pod (scaled to 0)")
+        } else {
+            format!(
+                "{name} NOT ready: {ready} of {want} ready after {}",
+                human_duration(end - start)
+            )
+        };
         if let Some(v) = versions.iter().rev().find(|v| {
             let w = count(&v.state, "spec.replicas");
             w > 0 && count(&v.state, "readyReplicas") >= w
@@ -457,7 +464,30 @@ pub fn summarize(
                 }
                 (c, f) => format!("created {}", at(c.or(f))),
             };
-            format!("{} {ns}{}: {created}, {end}", r.kind, r.name)
+            // NB: known from Events only, what it owns was tied to it by the
+            // names controllers give (`store::timeline`): an inference, said.
+            let tied: Vec<String> = subjects
+                .iter()
+                .filter(|t| {
+                    o.first_seen.is_none()
+                        && t.relation == Some(Relation::Owned)
+                        && t.object.first_seen.is_none()
+                        && t.versions.is_empty()
+                })
+                .map(|t| format!("{} {}", t.object.object.kind, t.object.object.name))
+                .collect();
+            let tied = match tied.len() {
+                0 => String::new(),
+                n => format!(
+                    "; known from Events only, with {} tied to it by name (no owner reference was seen)",
+                    if n <= 3 {
+                        tied.join(", ")
+                    } else {
+                        format!("{}, … ({n} in all)", tied[..3].join(", "))
+                    }
+                ),
+            };
+            format!("{} {ns}{}: {created}, {end}{tied}", r.kind, r.name)
         }
         None => String::new(),
     };
@@ -518,7 +548,25 @@ pub fn summarize(
             )
         })
         .collect();
-    let why = check.iter().find_map(|c| c.cause.clone());
+    // NB: `Why:` answers for the story's own line (the target, its owners,
+    // what it owns), not for a neighbour shown beside it (regression: a
+    // healthy Deployment's `Why:` was its Pods' Node's recurring Warning).
+    // A neighbour's finding stays a `Check:` line; a control-plane component
+    // that is gone (C001) stops everyone's story.
+    let own: std::collections::HashSet<String> = subjects
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.relation,
+                Some(Relation::Target | Relation::Owner | Relation::Owned)
+            )
+        })
+        .map(|s| format!("{}/{}", s.object.object.kind, s.object.object.name))
+        .collect();
+    let why = check
+        .iter()
+        .filter(|c| own.contains(&c.object) || c.code == "C001")
+        .find_map(|c| c.cause.clone());
     Summary {
         subject,
         incarnations,
@@ -1055,6 +1103,66 @@ mod tests {
             s.rollout.as_deref(),
             Some("ReplicaSet web-2 (web:2) NOT ready: 1 of 2 ready after 3m")
         );
+    }
+
+    /// Regression (played on the local cluster): the `Why:` of a healthy
+    /// Deployment was the recurring Warning of the Node its Pods ran on.
+    #[test]
+    fn a_neighbours_finding_is_not_the_storys_why() {
+        let deploy = subject("Deployment", "web", Relation::Target, 0);
+        let node = subject("Node", "kwok-node-0", Relation::Node, 0);
+        let line = |object: &str, cause: &str| CheckLine {
+            code: "R004".into(),
+            severity: "warning".into(),
+            object: object.into(),
+            summary: String::new(),
+            cause: Some(cause.into()),
+        };
+        let s = summarize(
+            &[deploy.clone(), node.clone()],
+            &timeline(60_000),
+            1,
+            vec![line("Node/kwok-node-0", "NodeNotReady ×40")],
+        );
+        assert_eq!(s.why, None);
+        // The story's own finding still is.
+        let s = summarize(
+            &[deploy, node],
+            &timeline(60_000),
+            1,
+            vec![
+                line("Node/kwok-node-0", "NodeNotReady ×40"),
+                line("Deployment/web", "ImagePullBackOff"),
+            ],
+        );
+        assert_eq!(s.why.as_deref(), Some("ImagePullBackOff"));
+    }
+
+    /// Regression (played on the local cluster): a Deployment scaled to 0
+    /// on purpose read "NOT ready: 0 of 0 ready after 1m".
+    #[test]
+    fn a_deployment_scaled_to_zero_is_not_a_rollout_that_is_not_ready() {
+        let mut deploy = subject("Deployment", "web", Relation::Target, 0);
+        let mut three = ObjectState::default();
+        three.replicas.insert("spec.replicas".into(), 3);
+        let mut zero = ObjectState::default();
+        zero.replicas.insert("spec.replicas".into(), 0);
+        deploy.versions = vec![version(0, three), version(60_000, zero)];
+        let mut rs = subject("ReplicaSet", "web-2", Relation::Owned, 0);
+        rs.versions = vec![
+            version(0, rs_state(3, 0)),
+            version(5_000, rs_state(3, 3)),
+            version(61_000, rs_state(0, 0)),
+        ];
+        let s = summarize(&[deploy, rs], &timeline(120_000), 1, Vec::new());
+        let rollout = s.rollout.unwrap_or_default();
+        assert!(
+            rollout.starts_with(
+                "ReplicaSet web-2 (web:2) asked for no Pod (scaled to 0); last fully ready"
+            ),
+            "{rollout}"
+        );
+        assert!(!rollout.contains("NOT ready"), "{rollout}");
     }
 
     #[test]

@@ -153,7 +153,13 @@ fn diff(
     } else if !fields.is_empty() {
         // No generation to bump (a Node, a ConfigMap): the diff says it all.
         push("Normal", "SpecChanged", format!("changed: {fields}"));
-    } else if cur.generation > prev.generation {
+    } else if cur.generation > prev.generation
+        && !(cur.deletion.is_some() && prev.deletion.is_none() && cur.images == prev.images)
+    {
+        // NB: the apiserver bumps the generation when it marks an object for
+        // graceful deletion (a Pod deleted by its ReplicaSet, a Deployment
+        // deleted in the foreground): no spec changed then, and
+        // "DeletionStarted" below tells it.
         let images = if cur.images != prev.images {
             format!(
                 ": image {} → {}",
@@ -575,6 +581,23 @@ mod tests {
             ),
             "{lines:#?}"
         );
+    }
+
+    /// Regression: a Pod deleted by its ReplicaSet read "spec changed,
+    /// generation 1 → 2": the apiserver bumps the generation when it marks
+    /// an object for graceful deletion; no spec changed.
+    #[test]
+    fn a_graceful_deletion_is_not_a_spec_change() {
+        let versions = vec![
+            version(1_000, |s| s.generation = 1),
+            version(2_000, |s| {
+                s.generation = 2;
+                s.deletion = Some(2_000);
+            }),
+        ];
+        let t = of(&deployment(), Some(1_000), &versions);
+        let reasons: Vec<&str> = t.iter().map(|t| t.reason.as_str()).collect();
+        assert_eq!(reasons, vec!["Created", "DeletionStarted"]);
     }
 
     #[test]

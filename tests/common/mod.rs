@@ -452,3 +452,22 @@ pub fn kubectl(args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `(code, Kind/name)` of each finding of a `check -o json` document, in its order.
+pub fn finding_keys(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                format!(
+                    "{}/{}",
+                    f["object"]["kind"].as_str().unwrap(),
+                    f["object"]["name"].as_str().unwrap()
+                ),
+            )
+        })
+        .collect()
+}

@@ -32,6 +32,11 @@ pub(super) struct Tracked {
     managers: Vec<ManagerMark>,
     /// Digest of the document its next spec diff compares against; None: none stored.
     doc_h: Option<i64>,
+    /// [`crate::model::outside_status_digest`] of the state last seen; 0
+    /// when read back from the file (then `managers` is empty too).
+    outside_h: i64,
+    /// The state last seen had a deletion mark.
+    deleting: bool,
 }
 
 /// An object's last stored version as `version_last.sql` reads it: the state
@@ -108,6 +113,8 @@ impl Writer {
                 generation,
                 managers: Vec::new(),
                 doc_h,
+                outside_h: 0,
+                deleting: false,
             }
         }))
     }
@@ -189,6 +196,7 @@ impl Writer {
             o.state.generation,
             o.state.observed_generation,
         );
+        let outside_h = crate::model::outside_status_digest(&o.state);
         let who = writers(
             previous
                 .as_ref()
@@ -208,13 +216,34 @@ impl Writer {
         // entry moved, which cannot tell two writes within one second apart.
         // A spec change is never written through /status: when no owner is left
         // (a field removed), a status writer that moved meanwhile is not it.
+        // NB: nor is a writer whose entry did not move (issue 47: a scale to 0
+        // through the scale subresource leaves no entry and owns nothing; the
+        // latest entry, an earlier `kubectl` write, was named as its writer):
+        // with no owner and no moved entry, the writer is unknown.
         let who = match (owners.is_empty(), diff.is_empty()) {
             (false, _) => owners,
-            (true, false) => who
+            (true, false) => previous
+                .as_ref()
+                .filter(|p| !p.managers.is_empty())
+                .map(|p| crate::model::moved_writers(&p.managers, &o.managers))
+                .unwrap_or(who)
                 .into_iter()
                 .filter(|w| !w.ends_with("/status"))
                 .collect(),
-            (true, true) => who,
+            // NB: nothing moved, so `who` is every entry of the latest second
+            // (regression: a Deployment's status writes in the second of its
+            // creation were "by kube-controller-manager/status, kubectl-create";
+            // a Pod's deletion mark was by whoever wrote it last).
+            (true, true) => match previous.as_ref().filter(|p| !p.managers.is_empty()) {
+                Some(p) if crate::model::moved_writers(&p.managers, &o.managers).is_empty() => {
+                    crate::model::unmoved_writers(
+                        who,
+                        p.outside_h == outside_h,
+                        o.state.deletion.is_some() && !p.deleting,
+                    )
+                }
+                _ => who,
+            },
         };
         let who = match by {
             Some(by) => vec![by.to_string()],
@@ -302,6 +331,8 @@ impl Writer {
                     generation: o.state.generation,
                     managers: manager_marks(&o.managers),
                     doc_h: doc_h.or(previous.and_then(|p| p.doc_h)),
+                    outside_h,
+                    deleting: o.state.deletion.is_some(),
                 },
             );
         }
@@ -854,5 +885,86 @@ mod tests {
         let versions = w.recording().versions(1).unwrap();
         let diff: Vec<String> = versions[1].diff.iter().map(|c| c.text()).collect();
         assert_eq!(diff, ["spec.v 1 → 2"]);
+    }
+
+    /// Regression (issue 47, played on the local cluster): a Deployment
+    /// scaled to 0 through the scale subresource by `cost-bot` was told as
+    /// `kubectl`'s change. That write leaves no managedFields entry of its
+    /// own and `spec.replicas` no owner; the latest entry (an earlier
+    /// `kubectl` write) was taken as its writer. Nothing moved, so the
+    /// writer is unknown; a write whose entry moved is still named.
+    #[test]
+    fn a_scale_through_the_subresource_is_not_told_as_the_last_writers_change() {
+        let (_dir, mut w) = crate::store::testing::recording();
+        let entry = |manager: &str, sub: &str, time: i64, fields: u32, set: &str| {
+            crate::model::ManagerEntry {
+                manager: manager.into(),
+                operation: "Update".into(),
+                subresource: sub.into(),
+                time: Some(time),
+                fields,
+                fields_v1: set.into(),
+            }
+        };
+        let apply = r#"{"f:spec":{"f:replicas":{},"f:template":{}}}"#;
+        let image = r#"{"f:spec":{"f:template":{"f:spec":{}}}}"#;
+        let deployment = |doc: &str, at: i64, managers: Vec<crate::model::ManagerEntry>| {
+            let Change::Object(mut c) = crd(doc.to_string(), at) else {
+                unreachable!()
+            };
+            c.observation.object = ObjectRef {
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into(),
+                namespace: "shop".into(),
+                name: "api".into(),
+                uid: "d".into(),
+                ..ObjectRef::default()
+            };
+            c.observation.managers = managers;
+            Change::Object(c)
+        };
+        let mut b = w.begin().unwrap();
+        b.apply_change(&deployment(
+            r#"{"spec":{"replicas":3,"image":"api:1"}}"#,
+            1_000,
+            vec![entry("kubectl-client-side-apply", "", 1_000, 4, apply)],
+        ))
+        .unwrap();
+        // kubectl sets the image: its entry is new.
+        b.apply_change(&deployment(
+            r#"{"spec":{"replicas":3,"image":"api:2"}}"#,
+            2_000,
+            vec![
+                entry("kubectl-client-side-apply", "", 1_000, 3, apply),
+                entry("kubectl", "", 2_000, 1, image),
+            ],
+        ))
+        .unwrap();
+        // cost-bot scales to 0 through /scale: replicas loses its owner, no entry moves.
+        b.apply_change(&deployment(
+            r#"{"spec":{"replicas":0,"image":"api:2"}}"#,
+            3_000,
+            vec![
+                entry(
+                    "kubectl-client-side-apply",
+                    "",
+                    1_000,
+                    2,
+                    r#"{"f:spec":{"f:template":{}}}"#,
+                ),
+                entry("kubectl", "", 2_000, 1, image),
+            ],
+        ))
+        .unwrap();
+        b.commit().unwrap();
+        let versions = w.recording().versions(1).unwrap();
+        let diff: Vec<String> = versions[2].diff.iter().map(|c| c.text()).collect();
+        assert_eq!(diff, ["spec.replicas 3 → 0"]);
+        assert!(
+            versions[2].writers.is_empty(),
+            "no entry moved: the writer is unknown, not {:?}",
+            versions[2].writers
+        );
+        assert_eq!(versions[1].writers, ["kubectl"]);
     }
 }
