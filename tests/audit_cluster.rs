@@ -275,6 +275,17 @@ spec:
             .any(|l| l.contains("bob (kubectl-set)") && l.contains("shop:1 → shop:2")),
         "{changes}"
     );
+    // Regression: alice's `kubectl scale` went through the scale subresource,
+    // whose answer is a Scale, not the Deployment: the recorded version
+    // stayed "kubectl/scale" with no person.
+    let scaled: Vec<&str> = changes
+        .lines()
+        .filter(|l| l.contains("Deployment/web") && l.contains("spec.replicas 1 → 3"))
+        .collect();
+    assert!(
+        scaled.len() == 1 && scaled[0].contains("alice (kubectl"),
+        "{changes}"
+    );
     assert!(!contains(&recording_bytes(&live), &encoded));
 }
 

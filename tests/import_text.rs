@@ -427,3 +427,29 @@ fn a_pasted_kubectl_events_table_tells_the_deployments_story_tied_by_name() {
     );
     assert!(check.contains("Failed ×42"), "{check}");
 }
+
+/// Regression: a plain `kubectl get events` table (no COUNT column) of a
+/// storm was stored as one occurrence per row, and `import` said nothing:
+/// read later, the storm was "×1". Now `import` says how many rows show no
+/// count and which commands print it; a layout with counts says nothing.
+#[test]
+fn a_table_without_counts_says_how_often_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("diag.db");
+    let plain = import(&db, "get-events-v1.37.txt");
+    let rows = std::fs::read_to_string(fixture("get-events-v1.37.txt"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .count();
+    let stderr = String::from_utf8_lossy(&plain.stderr).into_owned();
+    assert!(
+        stderr.contains(&format!("{rows} row(s) show no count")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("kubectl get events -o wide"), "{stderr}");
+    let wide = import(&db, "get-events-wide-v1.37.txt");
+    let stderr = String::from_utf8_lossy(&wide.stderr).into_owned();
+    assert!(!stderr.contains("show no count"), "{stderr}");
+}

@@ -309,7 +309,7 @@ pub fn text_observations(
     notes: &mut Vec<String>,
 ) -> Vec<TextObservation> {
     let mut unplaced_namespace = 0;
-    let out = parsed
+    let out: Vec<TextObservation> = parsed
         .events
         .iter()
         .filter_map(|e| {
@@ -325,7 +325,24 @@ pub fn text_observations(
     if let Some(note) = unplaced_note(unplaced_namespace) {
         notes.push(note);
     }
+    if let Some(note) = uncounted_note(out.iter().filter(|o| !o.counted).count()) {
+        notes.push(note);
+    }
     out
+}
+
+/// What is said of the rows whose layout shows no count, if any: each is
+/// stored as one occurrence at its last time, so a storm of such a row
+/// reads as once (regression: a `kubectl get events` table of a storm of 16
+/// was stored, and later told, as one occurrence, with nothing said).
+fn uncounted_note(rows: usize) -> Option<String> {
+    (rows > 0).then(|| {
+        format!(
+            "{rows} row(s) show no count (plain `kubectl get events` prints none): each is \
+             stored as seen once, at its last time, though it may have happened more often; \
+             `kubectl get events -o wide`, `kubectl events` and `kubectl describe` print the count"
+        )
+    })
 }
 
 /// What is said of the rows of a table without a NAMESPACE column, if any.
@@ -852,6 +869,8 @@ struct TextStore<'w, 'a> {
     events: usize,
     occurrences: u64,
     unplaced_namespace: usize,
+    /// Rows whose layout shows no count (see [`uncounted_note`]).
+    uncounted: usize,
 }
 
 impl<'w, 'a> TextStore<'w, 'a> {
@@ -877,6 +896,7 @@ impl<'w, 'a> TextStore<'w, 'a> {
             events: 0,
             occurrences: 0,
             unplaced_namespace: 0,
+            uncounted: 0,
         })
     }
 
@@ -925,6 +945,7 @@ impl<'w, 'a> TextStore<'w, 'a> {
             writeln!(err, "{}: {note}", self.file)?;
         }
         if let Some(row) = row {
+            self.uncounted += usize::from(!row.counted);
             self.chunk.push(row);
             if self.chunk.len() >= CHUNK {
                 self.store_chunk()?;
@@ -991,6 +1012,9 @@ impl<'w, 'a> TextStore<'w, 'a> {
         }
         self.store_chunk()?;
         if let Some(note) = unplaced_note(self.unplaced_namespace) {
+            writeln!(err, "{file}: {note}")?;
+        }
+        if let Some(note) = uncounted_note(self.uncounted) {
             writeln!(err, "{file}: {note}")?;
         }
         self.batch

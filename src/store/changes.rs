@@ -203,6 +203,6 @@ impl Recording {
         // NB: stable, so that at one moment a type comes before its objects and
         // a spec change before the deletions it caused, as read.
         items.sort_by_key(|i| i.at);
-        Ok(items)
+        Ok(crate::changes::join_touches(items))
     }
 }

@@ -384,6 +384,20 @@ fn scale_replicas(response: Option<&Value>, request: Option<&Value>) -> Option<V
     request.and_then(|q| q.pointer("/spec/replicas")).cloned()
 }
 
+/// The scaled object's uid and the resourceVersion a write of the `scale`
+/// subresource gave it, from the answered Scale (its metadata is the
+/// object's).
+fn scale_identity(response: Option<&Value>) -> Option<(String, String)> {
+    let r = response.filter(|r| r.get("kind").and_then(Value::as_str) == Some("Scale"))?;
+    let field = |name: &str| {
+        r.pointer(&format!("/metadata/{name}"))
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    Some((field("uid")?, field("resourceVersion")?))
+}
+
 /// What a write the import keeps as a touch tells of its change, read off
 /// the body it has (a Scale, a patch, DeleteOptions, a Binding): empty
 /// when it has none.
@@ -876,6 +890,9 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
     }
 
     fn object(&mut self, mut e: AuditEntry) -> anyhow::Result<()> {
+        if self.merged_scale(&e)? {
+            return Ok(());
+        }
         let deleting = matches!(e.verb.as_str(), "delete" | "deletecollection");
         let (text, wire, patched) = match Self::whole_text(&e) {
             Some((text, wire)) => (text, wire, false),
@@ -1019,6 +1036,32 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             self.bases.put(&e, &uid, &api_version, text);
         }
         Ok(())
+    }
+
+    /// A write of the `scale` subresource, matched to the version the
+    /// recording holds of it: the answered Scale names the scaled object's
+    /// uid and the resourceVersion this write gave it, so the version gains
+    /// its person as a whole body's does (regression: `kubectl scale` by
+    /// alice, recorded and then joined by the audit log, stayed
+    /// "kubectl/scale" with no person: the Scale is no whole object, and the
+    /// recording already held the moment). False: not such a write, or no
+    /// recorded version matches (the entry goes on as before).
+    fn merged_scale(&mut self, e: &AuditEntry) -> anyhow::Result<bool> {
+        if !self.recorded || e.subresource != "scale" || e.code >= 300 {
+            return Ok(false);
+        }
+        let Some((uid, rv)) = scale_identity(parse_body(&e.response).as_ref()) else {
+            return Ok(false);
+        };
+        // NB: merge_writer sets the same writer again on a second import,
+        // so it comes before take (which counts the entry as imported).
+        if !self.batch.merge_writer(&uid, &rv, &e.writer(""))? {
+            return Ok(false);
+        }
+        if self.take(e)? {
+            self.sum().merged += 1;
+        }
+        Ok(true)
     }
 
     /// Who deleted an object the import made a version of the deletion of.
@@ -2157,6 +2200,23 @@ fn cluster_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scale_names_the_scaled_objects_uid_and_resource_version() {
+        let answered = serde_json::json!({"kind": "Scale",
+            "metadata": {"name": "web", "uid": "u-1", "resourceVersion": "42"},
+            "spec": {"replicas": 3}});
+        assert_eq!(
+            scale_identity(Some(&answered)),
+            Some(("u-1".to_string(), "42".to_string()))
+        );
+        let deployment = serde_json::json!({"kind": "Deployment",
+            "metadata": {"uid": "u-1", "resourceVersion": "42"}});
+        assert_eq!(scale_identity(Some(&deployment)), None);
+        let no_rv = serde_json::json!({"kind": "Scale", "metadata": {"uid": "u-1"}});
+        assert_eq!(scale_identity(Some(&no_rv)), None);
+        assert_eq!(scale_identity(None), None);
+    }
 
     /// Regression: a Scale answered for 0 replicas has an empty `spec`
     /// (`replicas` is omitted when zero): the scale to 0 was kept as a touch
