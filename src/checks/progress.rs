@@ -354,6 +354,31 @@ struct Evidence {
     also: Vec<String>,
 }
 
+impl Evidence {
+    /// Evidence stated once, `(first, last)`, by `via`: no refusal, no
+    /// finding, nothing folded in yet.
+    fn said(
+        rank: u8,
+        via: String,
+        reason: String,
+        text: String,
+        (first, last): (i64, i64),
+    ) -> Self {
+        Evidence {
+            rank,
+            via,
+            reason,
+            text,
+            count: 1,
+            first,
+            last,
+            refused: false,
+            finding: false,
+            also: Vec::new(),
+        }
+    }
+}
+
 type Key<'a> = (&'a str, &'a str, &'a str);
 
 fn key(o: &RecordedObject) -> Key<'_> {
@@ -591,11 +616,49 @@ fn declared_failure(st: &Stall) -> bool {
 
 /// The findings, given the `scheduling` and `pods` findings of the same
 /// snapshot (a Pod's own explanation is handed over, not redone).
-pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<Finding> {
+pub fn check(s: &Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<Finding> {
+    let stalls = stalls(s);
+    if stalls.is_empty() {
+        return Vec::new();
+    }
     let index = Index::new(&s.objects);
+    let stalled: HashSet<Key> = stalls.iter().map(|st| key(st.object)).collect();
+    let mut evidence: HashMap<Key, Vec<Evidence>> = HashMap::new();
+    let sources = [
+        scheduler_down(s, &index),
+        event_evidence(s, &index),
+        object_evidence(s, &index),
+        pod_finding_evidence(s, &index, pod_findings),
+    ];
+    for (objects, e) in sources.into_iter().flatten() {
+        for o in objects {
+            if stalled.contains(&key(o)) {
+                evidence.entry(key(o)).or_default().push(e.clone());
+            }
+        }
+    }
+    stalls
+        .iter()
+        // Reported once, at the top: a Deployment's stalled ReplicaSet is its evidence.
+        .filter(|st| {
+            !index
+                .chain(st.object)
+                .iter()
+                .skip(1)
+                .any(|up| stalled.contains(&key(up)))
+        })
+        .filter_map(|st| {
+            let list = fold(evidence.remove(&key(st.object)).unwrap_or_default());
+            finding(s, o, st, list)
+        })
+        .collect()
+}
+
+/// The workloads that do not reach what they want; and, while the
+/// controller-manager is gone, a change no controller acts on: the status
+/// still tells of the generation before, and looks fine.
+fn stalls(s: &Snapshot) -> Vec<Stall<'_>> {
     let mut stalls: Vec<Stall> = s.objects.iter().filter_map(stall).collect();
-    // A change no controller acts on while its controller is gone: the
-    // status still tells of the generation before, and looks fine.
     let manager_down = super::leases::down(s, "kube-controller-manager").is_some();
     stalls.extend(
         s.objects
@@ -622,10 +685,63 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
                 })
             }),
     );
-    if stalls.is_empty() {
+    stalls
+}
+
+/// Evidence with the objects it explains (each kept only when stalled).
+type Stated<'a> = Vec<(Vec<&'a RecordedObject>, Evidence)>;
+
+/// Pods no scheduler places while the scheduler is gone: nothing else says
+/// why (the FailedScheduling Event is the scheduler's own).
+fn scheduler_down<'a>(s: &'a Snapshot, index: &Index<'a>) -> Stated<'a> {
+    let Some(down) = super::leases::down(s, "kube-scheduler") else {
         return Vec::new();
-    }
-    let stalled: HashSet<Key> = stalls.iter().map(|st| key(st.object)).collect();
+    };
+    s.objects
+        .iter()
+        .filter(|o| {
+            o.object.kind == "Pod" && o.state.node_name.is_empty() && o.state.deletion.is_none()
+        })
+        .map(|pod| {
+            let since = down.1.max(pod.created.unwrap_or(down.1));
+            (
+                index.chain(pod),
+                controller_down(down.0.clone(), since, s.at),
+            )
+        })
+        .collect()
+}
+
+/// The troubling Events, each given to the objects it explains.
+fn event_evidence<'a>(s: &'a Snapshot, index: &Index<'a>) -> Stated<'a> {
+    s.events
+        .iter()
+        .filter(|e| causes::troubling(&e.type_, &e.reason))
+        .filter_map(|e| {
+            let i = &e.involved;
+            let explained = index.explained(&i.kind, &i.namespace, &i.name, &i.uid);
+            if explained.is_empty() {
+                return None;
+            }
+            let (text, refused) = event_text(&e.reason, &e.message);
+            let evidence = Evidence {
+                count: e.count.max(1),
+                refused,
+                ..Evidence::said(
+                    causes::rank(&e.reason),
+                    format!("{}/{}", i.kind, i.name),
+                    e.reason.clone(),
+                    text,
+                    (e.first, e.last),
+                )
+            };
+            Some((explained, evidence))
+        })
+        .collect()
+}
+
+/// What the objects' own conditions, specs and container states say.
+fn object_evidence<'a>(s: &'a Snapshot, index: &Index<'a>) -> Stated<'a> {
     let nodes: HashSet<&str> = s
         .objects
         .iter()
@@ -636,383 +752,301 @@ pub fn check<'a>(s: &'a Snapshot, o: &Options, pod_findings: &[Finding]) -> Vec<
         (s.all_nodes && !nodes.contains(name))
             || s.absent.iter().any(|r| r.kind == "Node" && r.name == name)
     };
-    let mut evidence: HashMap<Key, Vec<Evidence>> = HashMap::new();
-    let mut add = |objects: Vec<&'a RecordedObject>, e: Evidence| {
-        for o in objects {
-            if stalled.contains(&key(o)) {
-                evidence.entry(key(o)).or_default().push(e.clone());
-            }
-        }
-    };
-    // Pods no scheduler places while the scheduler is gone: nothing else
-    // says why (the FailedScheduling Event is the scheduler's own).
-    if let Some(down) = super::leases::down(s, "kube-scheduler") {
-        for pod in s.objects.iter().filter(|o| {
-            o.object.kind == "Pod" && o.state.node_name.is_empty() && o.state.deletion.is_none()
-        }) {
-            let since = down.1.max(pod.created.unwrap_or(down.1));
-            add(
-                index.chain(pod),
-                controller_down(down.0.clone(), since, s.at),
-            );
-        }
-    }
-    for e in s
-        .events
-        .iter()
-        .filter(|e| causes::troubling(&e.type_, &e.reason))
-    {
-        let i = &e.involved;
-        let explained = index.explained(&i.kind, &i.namespace, &i.name, &i.uid);
-        if explained.is_empty() {
-            continue;
-        }
-        let (text, refused) = event_text(&e.reason, &e.message);
-        add(
-            explained,
-            Evidence {
-                rank: causes::rank(&e.reason),
-                via: format!("{}/{}", i.kind, i.name),
-                reason: e.reason.clone(),
-                text,
-                count: e.count.max(1),
-                first: e.first,
-                last: e.last,
-                refused,
-                finding: false,
-                also: Vec::new(),
-            },
-        );
-    }
+    let mut out = Vec::new();
     for object in &s.objects {
-        let st = &object.state;
-        // A ReplicaSet's (or the Deployment's copy of its) refusal outlives the Events.
-        if let Some(c) = condition(st, "ReplicaFailure").filter(|c| c.status == "True") {
-            let (text, refused) = event_text("FailedCreate", &c.message);
-            add(
-                index.chain(object),
-                Evidence {
-                    rank: 0,
-                    via: format!("{}/{}", object.object.kind, object.object.name),
-                    reason: format!("ReplicaFailure ({})", c.reason),
-                    text,
-                    count: 1,
-                    first: c.last_transition.unwrap_or(s.at),
-                    last: c.last_transition.unwrap_or(s.at),
-                    refused,
-                    finding: false,
-                    also: Vec::new(),
-                },
-            );
+        let chain = || index.chain(object);
+        if let Some(e) = replica_failure(object, s.at) {
+            out.push((chain(), e));
         }
-        // NB: a paused Deployment says so as Progressing=Unknown (DeploymentPaused):
-        // no ReplicaSet for a new template comes, and that is the whole cause.
-        if let Some(c) = condition(st, "Progressing")
-            .filter(|c| c.status != "True" && object.object.kind == "Deployment")
-        {
-            let paused = c.reason == "DeploymentPaused";
-            add(
-                vec![object],
-                Evidence {
-                    rank: if paused { 1 } else { 5 },
-                    via: format!("Deployment/{}", object.object.name),
-                    reason: c.reason.clone(),
-                    text: cut(&c.message),
-                    count: 1,
-                    first: c.last_transition.unwrap_or(s.at),
-                    last: c.last_transition.unwrap_or(s.at),
-                    refused: false,
-                    finding: false,
-                    also: Vec::new(),
-                },
-            );
+        if let Some(e) = not_progressing(object, s.at) {
+            out.push((vec![object], e));
         }
         // A rollout its own spec holds back: the new template reaches a Pod
         // only when someone deletes it (OnDelete), or never below a partition.
         if let Some(text) = held_back(object) {
-            add(
-                vec![object],
-                Evidence {
-                    rank: 1,
-                    via: format!("{}/{}", object.object.kind, object.object.name),
-                    reason: "UpdateStrategy".to_string(),
-                    text,
-                    count: 1,
-                    first: object.generation_since.or(object.created).unwrap_or(s.at),
-                    last: s.at,
-                    refused: false,
-                    finding: false,
-                    also: Vec::new(),
-                },
-            );
+            let since = object.generation_since.or(object.created).unwrap_or(s.at);
+            let via = format!("{}/{}", object.object.kind, object.object.name);
+            let e = Evidence::said(1, via, "UpdateStrategy".into(), text, (since, s.at));
+            out.push((vec![object], e));
         }
+        if object.object.kind != "Pod" {
+            continue;
+        }
+        let st = &object.state;
         // NB: a Pod bound to a Node the cluster does not have (its spec.nodeName
         // names it, or the Node was deleted) is never run, and no component
         // says so: the scheduler never saw it, the kubelet does not exist, and
         // the pod garbage collector deletes it without an Event, so its
         // controller makes another, for ever. Only said when the Nodes were
         // all read, or the apiserver said this one is not found.
-        if object.object.kind == "Pod"
-            && !st.node_name.is_empty()
+        if !st.node_name.is_empty()
             && st.deletion.is_none()
             && st.phase == "Pending"
             && no_such_node(&st.node_name)
         {
-            add(
-                index.chain(object),
-                Evidence {
-                    rank: 2,
-                    via: format!("Pod/{}", object.object.name),
-                    reason: "NodeNotFound".to_string(),
-                    text: format!(
-                        "bound to Node {}, which does not exist (deleted, or named in spec.nodeName): nothing runs it",
-                        st.node_name
-                    ),
-                    count: 1,
-                    first: object.created.unwrap_or(s.at),
-                    last: s.at,
-                    refused: false,
-                    finding: false,
-                    also: Vec::new(),
-                },
+            let text = format!(
+                "bound to Node {}, which does not exist (deleted, or named in spec.nodeName): nothing runs it",
+                st.node_name
             );
+            let since = object.created.unwrap_or(s.at);
+            let via = format!("Pod/{}", object.object.name);
+            let e = Evidence::said(2, via, "NodeNotFound".into(), text, (since, s.at));
+            out.push((chain(), e));
         }
-        // A Pod that runs but is not ready: its Ready condition says which
-        // containers (or which readiness gate); the probe's own words are in
-        // its Unhealthy Events while they last, which rank alike and lead by count.
-        if object.object.kind == "Pod"
-            && st.deletion.is_none()
-            && st.phase == "Running"
-            && let Some(text) = unready_text(st)
-        {
-            let ready = condition(st, "Ready");
-            add(
-                index.chain(object),
-                Evidence {
-                    rank: 4,
-                    via: format!("Pod/{}", object.object.name),
-                    reason: ready
-                        .map(|c| c.reason.clone())
-                        .filter(|r| !r.is_empty())
-                        .unwrap_or_else(|| "NotReady".to_string()),
-                    text,
-                    count: 1,
-                    first: ready
-                        .and_then(|c| c.last_transition)
-                        .or(object.created)
-                        .unwrap_or(s.at),
-                    last: s.at,
-                    refused: false,
-                    finding: false,
-                    also: Vec::new(),
-                },
-            );
+        if let Some(e) = unready(object, s.at) {
+            out.push((chain(), e));
         }
-        // A Pod that failed or never got ready, when nothing better is said.
-        if object.object.kind == "Pod"
-            && let Some(c) = st
-                .containers
-                .iter()
-                .find(|c| c.state == "terminated" && (c.exit_code.unwrap_or(0) != 0))
-                .or_else(|| st.containers.iter().find(|c| !c.last_reason.is_empty()))
-        {
-            let (reason, code) = if c.state == "terminated" {
-                (c.reason.as_str(), c.exit_code)
-            } else {
-                (c.last_reason.as_str(), c.last_exit_code)
-            };
-            let exit = code.map_or(String::new(), |x| format!(", exit code {x}"));
-            add(
-                index.chain(object),
-                Evidence {
-                    rank: 5,
-                    via: format!("Pod/{}", object.object.name),
-                    reason: reason.to_string(),
-                    text: format!("container {} terminated ({reason}{exit})", c.name),
-                    count: 1,
-                    first: s.at,
-                    last: s.at,
-                    refused: false,
-                    finding: false,
-                    also: Vec::new(),
-                },
-            );
+        if let Some(e) = terminated(object, s.at) {
+            out.push((chain(), e));
         }
     }
-    for f in pod_findings {
-        let Some(pod) = index
-            .by_uid
-            .get(f.object.uid.as_str())
-            .copied()
-            .or_else(|| {
-                index
-                    .by_name
-                    .get(&("Pod", f.object.namespace.as_str(), f.object.name.as_str()))
-                    .copied()
-            })
-        else {
-            continue;
-        };
-        add(
-            index.chain(pod),
-            Evidence {
-                rank: if f.code == Code::S001 { 2 } else { 3 },
-                via: format!("Pod/{}", f.object.name),
-                reason: f.code.to_string(),
-                text: f.summary.clone(),
-                count: 1,
-                first: f.since_ms.unwrap_or(s.at),
-                last: s.at,
-                refused: false,
-                finding: true,
-                also: Vec::new(),
-            },
-        );
-    }
+    out
+}
 
-    let mut found = Vec::new();
-    for st in &stalls {
-        // Reported once, at the top: a Deployment's stalled ReplicaSet is its evidence.
-        if index
-            .chain(st.object)
-            .iter()
-            .skip(1)
-            .any(|up| stalled.contains(&key(up)))
-        {
-            continue;
-        }
-        let mut list = fold(evidence.remove(&key(st.object)).unwrap_or_default());
-        // The controller that would make it progress is gone: that leads.
-        if let Some(down) =
-            super::controllers::for_kind(&st.object.object.api_version, &st.object.object.kind)
-                .and_then(super::leases::component_of)
-                .and_then(|c| super::leases::down(s, c))
-        {
-            let since = down.1.max(st.object.created.unwrap_or(down.1));
-            list.insert(0, controller_down(down.0, since, s.at));
-        }
-        let since = st
-            .since
-            .or_else(|| earliest(list.iter().map(|e| Some(e.first))))
-            .or(st.object.generation_since)
-            .or(st.object.created);
-        if !declared_failure(st)
-            && !waiting_cannot_mend(list.first())
-            && since.is_some_and(|t| s.at - t < o.stuck_after_ms)
-        {
-            continue;
-        }
-        let how_long = since
-            .map(|t| format!(" for {}", human_duration(s.at - t)))
-            .unwrap_or_default();
-        let condition_text = st
-            .condition
-            .map(|c| {
-                let words = [c.reason.as_str(), c.message.as_str()]
-                    .into_iter()
-                    .filter(|w| !w.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(": ");
-                cut(&words)
-            })
-            .or_else(|| {
-                (st.code == Code::R003 && st.condition.is_none())
-                    .then(|| cut(&st.object.state.phase_reason))
-            });
-        // An R003's own condition is its first cause; a Job's failure reason is in `what`.
-        if st.code == Code::R003
-            && let Some(text) = condition_text.clone().filter(|t| !t.is_empty())
-        {
-            list.insert(
-                0,
-                Evidence {
-                    rank: 0,
-                    via: format!("{}/{}", st.object.object.kind, st.object.object.name),
-                    reason: st.what.clone(),
-                    text,
-                    count: 1,
-                    first: since.unwrap_or(s.at),
-                    last: s.at,
-                    refused: false,
-                    finding: false,
-                    also: Vec::new(),
-                },
-            );
-        }
-        let cause = match list.first() {
-            Some(e) if e.reason == CONTROLLER_DOWN => e.text.clone(),
-            // An R003's own condition: its words follow `Ready=False` directly,
-            // then what the objects it controls state beneath it (an operator's
-            // "waiting for StatefulSet db" ← the StatefulSet's refused Pods).
-            Some(e) if st.code == Code::R003 && e.reason == st.what => {
-                match list.iter().skip(1).find(|d| d.via != e.via) {
-                    Some(d) => format!("{} ← {}", e.text, beneath(d)),
-                    None => e.text.clone(),
-                }
-            }
-            Some(e) if e.refused && st.missing > 0 => {
-                format!("{} Pod(s) not created: {}", st.missing, e.text)
-            }
-            Some(e) if e.refused => format!("Pods refused: {}", e.text),
-            Some(e) if e.finding && e.also.is_empty() => format!("{}: {}", e.via, e.text),
-            Some(e) if e.finding => format!("{} Pods ({}, …): {}", e.also.len() + 1, e.via, e.text),
-            Some(e) if !e.also.is_empty() => format!(
-                "{} ×{} on {} objects ({}, …): {}",
-                e.reason,
-                e.count,
-                e.also.len() + 1,
-                e.via,
-                e.text
-            ),
-            Some(e) if e.count > 1 => format!("{} ×{} on {}: {}", e.reason, e.count, e.via, e.text),
-            Some(e) if e.via.ends_with(&format!("/{}", st.object.object.name)) => {
-                format!("{}: {}", e.reason, e.text)
-            }
-            Some(e) => format!("{} on {}: {}", e.reason, e.via, e.text),
-            None => "no cause stated: no Warning Event, condition or container state of it or of what it owns says why".to_string(),
-        };
-        // A Job held by `spec.suspend` runs nothing on purpose (issue 47: it
-        // read "no cause stated"); said as such, as information.
-        let suspended_job = st.object.object.kind == "Job"
-            && st.condition.is_none()
-            && condition(&st.object.state, "Suspended").is_some_and(|c| c.status == "True");
-        let suspended = suspended_job || suspended_cron(st.object);
-        let cause = if suspended_job {
-            "suspended (Suspended=True: spec.suspend is true): it runs nothing until resumed"
-                .to_string()
-        } else if suspended {
-            "suspended (spec.suspend is true): it creates no Job until resumed".to_string()
-        } else {
-            cause
-        };
-        let summary = format!("{}{how_long} — {cause}", st.what);
-        let severity = match st.code {
-            _ if suspended => Severity::Info,
-            Code::R001 if st.ready == 0 => Severity::Error,
-            code => code.severity(),
-        };
-        let explains: Vec<String> = list
-            .iter()
-            .flat_map(|e| std::iter::once(&e.via).chain(&e.also))
-            .cloned()
-            .collect();
-        let details = json!({
-            "wanted": st.wanted,
-            "ready": st.ready,
-            "not_created": st.missing,
-            "cause": cause,
-            "causes": list.iter().map(|e| json!({
-                "object": e.via, "reason": e.reason, "count": e.count,
-                "message": e.text, "last": crate::units::rfc3339(e.last),
-            })).collect::<Vec<_>>(),
-            "explains": explains,
-        });
-        found.push(
-            Finding::new(st.code, &st.object.object, summary, since, details)
-                .with_severity(severity),
+/// A ReplicaSet's (or the Deployment's copy of its) refusal: outlives the Events.
+fn replica_failure(object: &RecordedObject, at: i64) -> Option<Evidence> {
+    let c = condition(&object.state, "ReplicaFailure").filter(|c| c.status == "True")?;
+    let (text, refused) = event_text("FailedCreate", &c.message);
+    let when = c.last_transition.unwrap_or(at);
+    Some(Evidence {
+        refused,
+        ..Evidence::said(
+            0,
+            format!("{}/{}", object.object.kind, object.object.name),
+            format!("ReplicaFailure ({})", c.reason),
+            text,
+            (when, when),
+        )
+    })
+}
+
+/// A Deployment's Progressing condition when not True. NB: a paused
+/// Deployment says so as Progressing=Unknown (DeploymentPaused): no
+/// ReplicaSet for a new template comes, and that is the whole cause.
+fn not_progressing(object: &RecordedObject, at: i64) -> Option<Evidence> {
+    let c = condition(&object.state, "Progressing")
+        .filter(|c| c.status != "True" && object.object.kind == "Deployment")?;
+    let paused = c.reason == "DeploymentPaused";
+    let when = c.last_transition.unwrap_or(at);
+    Some(Evidence::said(
+        if paused { 1 } else { 5 },
+        format!("Deployment/{}", object.object.name),
+        c.reason.clone(),
+        cut(&c.message),
+        (when, when),
+    ))
+}
+
+/// A Pod that runs but is not ready: its Ready condition says which
+/// containers (or which readiness gate); the probe's own words are in its
+/// Unhealthy Events while they last, which rank alike and lead by count.
+fn unready(object: &RecordedObject, at: i64) -> Option<Evidence> {
+    let st = &object.state;
+    if st.deletion.is_some() || st.phase != "Running" {
+        return None;
+    }
+    let text = unready_text(st)?;
+    let ready = condition(st, "Ready");
+    let since = ready
+        .and_then(|c| c.last_transition)
+        .or(object.created)
+        .unwrap_or(at);
+    Some(Evidence::said(
+        4,
+        format!("Pod/{}", object.object.name),
+        ready
+            .map(|c| c.reason.clone())
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "NotReady".to_string()),
+        text,
+        (since, at),
+    ))
+}
+
+/// A Pod's container that failed or never got ready, when nothing better is said.
+fn terminated(object: &RecordedObject, at: i64) -> Option<Evidence> {
+    let containers = &object.state.containers;
+    let c = containers
+        .iter()
+        .find(|c| c.state == "terminated" && (c.exit_code.unwrap_or(0) != 0))
+        .or_else(|| containers.iter().find(|c| !c.last_reason.is_empty()))?;
+    let (reason, code) = if c.state == "terminated" {
+        (c.reason.as_str(), c.exit_code)
+    } else {
+        (c.last_reason.as_str(), c.last_exit_code)
+    };
+    let exit = code.map_or(String::new(), |x| format!(", exit code {x}"));
+    Some(Evidence::said(
+        5,
+        format!("Pod/{}", object.object.name),
+        reason.to_string(),
+        format!("container {} terminated ({reason}{exit})", c.name),
+        (at, at),
+    ))
+}
+
+/// The Pods' own findings (S001, P001…), quoted as they are.
+fn pod_finding_evidence<'a>(
+    s: &'a Snapshot,
+    index: &Index<'a>,
+    pod_findings: &[Finding],
+) -> Stated<'a> {
+    pod_findings
+        .iter()
+        .filter_map(|f| {
+            let pod = index
+                .by_uid
+                .get(f.object.uid.as_str())
+                .copied()
+                .or_else(|| {
+                    index
+                        .by_name
+                        .get(&("Pod", f.object.namespace.as_str(), f.object.name.as_str()))
+                        .copied()
+                })?;
+            let evidence = Evidence {
+                finding: true,
+                ..Evidence::said(
+                    if f.code == Code::S001 { 2 } else { 3 },
+                    format!("Pod/{}", f.object.name),
+                    f.code.to_string(),
+                    f.summary.clone(),
+                    (f.since_ms.unwrap_or(s.at), s.at),
+                )
+            };
+            Some((index.chain(pod), evidence))
+        })
+        .collect()
+}
+
+/// One stall's finding with its evidence, or None while it may still
+/// converge (younger than `--stuck-after`, and nothing says waiting cannot mend it).
+fn finding(s: &Snapshot, o: &Options, st: &Stall, mut list: Vec<Evidence>) -> Option<Finding> {
+    // The controller that would make it progress is gone: that leads.
+    if let Some(down) =
+        super::controllers::for_kind(&st.object.object.api_version, &st.object.object.kind)
+            .and_then(super::leases::component_of)
+            .and_then(|c| super::leases::down(s, c))
+    {
+        let since = down.1.max(st.object.created.unwrap_or(down.1));
+        list.insert(0, controller_down(down.0, since, s.at));
+    }
+    let since = st
+        .since
+        .or_else(|| earliest(list.iter().map(|e| Some(e.first))))
+        .or(st.object.generation_since)
+        .or(st.object.created);
+    if !declared_failure(st)
+        && !waiting_cannot_mend(list.first())
+        && since.is_some_and(|t| s.at - t < o.stuck_after_ms)
+    {
+        return None;
+    }
+    let how_long = since
+        .map(|t| format!(" for {}", human_duration(s.at - t)))
+        .unwrap_or_default();
+    // An R003's own condition is its first cause; a Job's failure reason is in `what`.
+    if st.code == Code::R003
+        && let Some(text) = condition_text(st).filter(|t| !t.is_empty())
+    {
+        let via = format!("{}/{}", st.object.object.kind, st.object.object.name);
+        let first = since.unwrap_or(s.at);
+        list.insert(
+            0,
+            Evidence::said(0, via, st.what.clone(), text, (first, s.at)),
         );
     }
-    found
+    // A Job held by `spec.suspend` runs nothing on purpose (issue 47: it
+    // read "no cause stated"); said as such, as information.
+    let suspended_job = st.object.object.kind == "Job"
+        && st.condition.is_none()
+        && condition(&st.object.state, "Suspended").is_some_and(|c| c.status == "True");
+    let suspended = suspended_job || suspended_cron(st.object);
+    let cause = if suspended_job {
+        "suspended (Suspended=True: spec.suspend is true): it runs nothing until resumed"
+            .to_string()
+    } else if suspended {
+        "suspended (spec.suspend is true): it creates no Job until resumed".to_string()
+    } else {
+        cause_text(st, &list)
+    };
+    let summary = format!("{}{how_long} — {cause}", st.what);
+    let severity = match st.code {
+        _ if suspended => Severity::Info,
+        Code::R001 if st.ready == 0 => Severity::Error,
+        code => code.severity(),
+    };
+    let explains: Vec<String> = list
+        .iter()
+        .flat_map(|e| std::iter::once(&e.via).chain(&e.also))
+        .cloned()
+        .collect();
+    let details = json!({
+        "wanted": st.wanted,
+        "ready": st.ready,
+        "not_created": st.missing,
+        "cause": cause,
+        "causes": list.iter().map(|e| json!({
+            "object": e.via, "reason": e.reason, "count": e.count,
+            "message": e.text, "last": crate::units::rfc3339(e.last),
+        })).collect::<Vec<_>>(),
+        "explains": explains,
+    });
+    Some(Finding::new(st.code, &st.object.object, summary, since, details).with_severity(severity))
+}
+
+/// The words of the condition an R003 is about (its reason and message), or
+/// of its phase when no condition states it.
+fn condition_text(st: &Stall) -> Option<String> {
+    st.condition
+        .map(|c| {
+            let words = [c.reason.as_str(), c.message.as_str()]
+                .into_iter()
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(": ");
+            cut(&words)
+        })
+        .or_else(|| {
+            (st.code == Code::R003 && st.condition.is_none())
+                .then(|| cut(&st.object.state.phase_reason))
+        })
+}
+
+/// The cause a finding's summary states, from its leading evidence.
+fn cause_text(st: &Stall, list: &[Evidence]) -> String {
+    match list.first() {
+        Some(e) if e.reason == CONTROLLER_DOWN => e.text.clone(),
+        // An R003's own condition: its words follow `Ready=False` directly,
+        // then what the objects it controls state beneath it (an operator's
+        // "waiting for StatefulSet db" ← the StatefulSet's refused Pods).
+        Some(e) if st.code == Code::R003 && e.reason == st.what => {
+            match list.iter().skip(1).find(|d| d.via != e.via) {
+                Some(d) => format!("{} ← {}", e.text, beneath(d)),
+                None => e.text.clone(),
+            }
+        }
+        Some(e) if e.refused && st.missing > 0 => {
+            format!("{} Pod(s) not created: {}", st.missing, e.text)
+        }
+        Some(e) if e.refused => format!("Pods refused: {}", e.text),
+        Some(e) if e.finding && e.also.is_empty() => format!("{}: {}", e.via, e.text),
+        Some(e) if e.finding => format!("{} Pods ({}, …): {}", e.also.len() + 1, e.via, e.text),
+        Some(e) if !e.also.is_empty() => format!(
+            "{} ×{} on {} objects ({}, …): {}",
+            e.reason,
+            e.count,
+            e.also.len() + 1,
+            e.via,
+            e.text
+        ),
+        Some(e) if e.count > 1 => format!("{} ×{} on {}: {}", e.reason, e.count, e.via, e.text),
+        Some(e) if e.via.ends_with(&format!("/{}", st.object.object.name)) => {
+            format!("{}: {}", e.reason, e.text)
+        }
+        Some(e) => format!("{} on {}: {}", e.reason, e.via, e.text),
+        None => "no cause stated: no Warning Event, condition or container state of it or of what it owns says why".to_string(),
+    }
 }
 
 /// A cause stated by an object below the one a finding is about, with that object.
@@ -1039,18 +1073,13 @@ fn beneath(e: &Evidence) -> String {
 const CONTROLLER_DOWN: &str = "ControllerDown";
 
 fn controller_down(text: String, since: i64, at: i64) -> Evidence {
-    Evidence {
-        rank: 0,
-        via: "Lease".to_string(),
-        reason: CONTROLLER_DOWN.to_string(),
+    Evidence::said(
+        0,
+        "Lease".to_string(),
+        CONTROLLER_DOWN.to_string(),
         text,
-        count: 1,
-        first: since,
-        last: at,
-        refused: false,
-        finding: false,
-        also: Vec::new(),
-    }
+        (since, at),
+    )
 }
 
 fn fold(list: Vec<Evidence>) -> Vec<Evidence> {

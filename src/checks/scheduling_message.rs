@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn v1_37_as_the_local_scheduler_writes_it() {
-        // Captured from the test cluster (tests/cluster_smoke.rs).
+        // Captured from the test cluster (tests/it/cluster_smoke.rs).
         let m = parsed(
             "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
         );

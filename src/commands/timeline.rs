@@ -42,6 +42,38 @@ pub fn store_slice(global: &GlobalArgs, args: &TimelineArgs) -> Option<Vec<Strin
     Some(vec![namespace, String::new(), "default".to_string()])
 }
 
+/// What `timeline` was asked, shared by its modes: recorded (and completed
+/// from the live cluster), reconstructed from the live cluster, told from an
+/// audit log's writes, or from the Events the apiserver still holds.
+struct Ask<'a> {
+    global: &'a GlobalArgs,
+    args: &'a TimelineArgs,
+    /// The type as given (`deploy`, `deployments.apps`…) and the name.
+    type_name: &'a str,
+    name: &'a str,
+    paint: Paint,
+}
+
+/// The recording's view of the object's type and namespace.
+struct InRecording<'a> {
+    recording: &'a Recording,
+    cluster: i64,
+    label: &'a str,
+    t: &'a ResourceType,
+    namespace: &'a str,
+}
+
+impl InRecording<'_> {
+    /// " in namespace NS", or nothing for a cluster-scoped type.
+    fn where_(&self) -> String {
+        if self.namespace.is_empty() {
+            String::new()
+        } else {
+            format!(" in namespace {}", self.namespace)
+        }
+    }
+}
+
 pub fn run(
     global: &GlobalArgs,
     history: &super::source::Source,
@@ -51,9 +83,7 @@ pub fn run(
     paint: Paint,
 ) -> anyhow::Result<u8> {
     let (type_name, name) = split(&args.object)?;
-    let now = chrono::Utc::now();
-    let (since, until) = (args.since, args.until);
-    if let (Some(s), Some(u)) = (since, until)
+    if let (Some(s), Some(u)) = (args.since, args.until)
         && s > u
     {
         anyhow::bail!(
@@ -62,14 +92,19 @@ pub fn run(
             rfc3339(u)
         );
     }
-
-    let path = history.path().to_path_buf();
+    let ask = Ask {
+        global,
+        args,
+        type_name: &type_name,
+        name: &name,
+        paint,
+    };
     // NB: most people meet kubectl-diag during the incident, with no
     // recording yet: the live cluster still holds most of the story.
     if !history.has_recording() {
-        return reconstructed(global, args, &type_name, &name, None, out, err, paint);
+        return reconstructed(&ask, None, out, err);
     }
-    let recording = Recording::open(&path, Mode::ReadOnly)?;
+    let recording = Recording::open(history.path(), Mode::ReadOnly)?;
     let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
     let t = resource_type(&recording, cluster, &label, &type_name)?;
     let namespace = if t.namespaced {
@@ -77,94 +112,106 @@ pub fn run(
     } else {
         String::new()
     };
-    let where_ = if namespace.is_empty() {
-        String::new()
-    } else {
-        format!(" in namespace {namespace}")
+    let found = InRecording {
+        recording: &recording,
+        cluster,
+        label: &label,
+        t: &t,
+        namespace: &namespace,
     };
-
     let incarnations = incarnations(&recording, cluster, &t.kind, &namespace, &name)?;
-    if incarnations.is_empty()
-        && let Some(code) = from_audit_writes(
-            &recording,
-            cluster,
-            &label,
-            (&t, &namespace, &name),
-            args,
-            out,
-            err,
-            paint,
-        )?
-    {
+    if !incarnations.is_empty() {
+        return recorded(&ask, &found, &incarnations, out, err);
+    }
+    if let Some(code) = from_audit_writes(&ask, &found, out, err)? {
         return Ok(code);
     }
-    if incarnations.is_empty() {
-        let known = recording.names_of_kind(cluster, &t.kind, &namespace)?;
-        let hint = if known.is_empty() {
-            format!(
-                "the recording holds no {} at all{where_}: was the recorder watching (record -n, --kinds)?",
-                t.kind
-            )
-        } else {
-            // NB: stored names come from imports too, which no apiserver validated.
-            format!(
-                "recorded {}s{where_}: {}",
-                t.kind,
-                crate::render::escape(&known.join(", "))
-            )
-        };
-        let missing = format!(
-            "{type_name}/{name}: no {} named {name}{where_} in the recording {}; {hint}",
+    not_recorded(&ask, &found, out, err)
+}
+
+/// An object the recording does not hold: reconstructed from the live
+/// cluster if it has it, else the Events the apiserver still holds about
+/// it, else an error naming what the recording holds instead.
+fn not_recorded(
+    ask: &Ask,
+    found: &InRecording,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let (t, namespace, name) = (found.t, found.namespace, ask.name);
+    let where_ = found.where_();
+    let path = found.recording.path();
+    let known = found
+        .recording
+        .names_of_kind(found.cluster, &t.kind, namespace)?;
+    let hint = if known.is_empty() {
+        format!(
+            "the recording holds no {} at all{where_}: was the recorder watching (record -n, --kinds)?",
+            t.kind
+        )
+    } else {
+        // NB: stored names come from imports too, which no apiserver validated.
+        format!(
+            "recorded {}s{where_}: {}",
             t.kind,
-            path.display()
-        );
-        // NB: the recording may be of another namespace, or stopped before the
-        // object was made: the live cluster may still hold it, and its story.
-        let note = format!("Not in the recording {}.", path.display());
-        if let Ok(code) = reconstructed(
-            global,
-            args,
-            &type_name,
-            &name,
-            Some(&note),
-            out,
-            err,
-            paint,
-        ) {
-            return Ok(code);
-        }
-        // The cluster may still hold something: say so plainly, and show it.
-        return match live_events(global, &t, &namespace, &name) {
-            Ok(events) if !events.is_empty() => {
-                writeln!(
-                    err,
-                    "{missing}\nnote: not in the recording; the apiserver still holds {} Event(s) about it (up to an hour old), shown below",
-                    events.len()
-                )?;
-                let now_ms = now.timestamp_millis();
-                let begin = events.iter().map(|e| e.first).min().unwrap_or(now_ms);
-                let timeline = crate::timeline::assemble(
-                    &[],
-                    &events,
-                    &[],
-                    &[],
-                    since.unwrap_or(begin),
-                    until.unwrap_or(now_ms),
-                );
-                render(
-                    args.output,
-                    &timeline,
-                    &serde_json::json!({"kind": t.kind, "namespace": namespace, "name": name, "source": "apiserver"}),
-                    &format!("{}/{name}{where_} (from the apiserver)", t.kind),
-                    out,
-                    paint,
-                )?;
-                Ok(crate::exit::OK)
-            }
-            _ => Err(anyhow::anyhow!(missing)),
-        };
+            crate::render::escape(&known.join(", "))
+        )
+    };
+    let missing = format!(
+        "{}/{name}: no {} named {name}{where_} in the recording {}; {hint}",
+        ask.type_name,
+        t.kind,
+        path.display()
+    );
+    // NB: the recording may be of another namespace, or stopped before the
+    // object was made: the live cluster may still hold it, and its story.
+    let note = format!("Not in the recording {}.", path.display());
+    if let Ok(code) = reconstructed(ask, Some(&note), out, err) {
+        return Ok(code);
     }
-    let target = pick(&incarnations, args.uid.as_deref(), &t.kind, &name)?;
+    // The cluster may still hold something: say so plainly, and show it.
+    let events = match live_events(ask.global, t, namespace, name) {
+        Ok(events) if !events.is_empty() => events,
+        _ => return Err(anyhow::anyhow!(missing)),
+    };
+    writeln!(
+        err,
+        "{missing}\nnote: not in the recording; the apiserver still holds {} Event(s) about it (up to an hour old), shown below",
+        events.len()
+    )?;
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let begin = events.iter().map(|e| e.first).min().unwrap_or(now_ms);
+    let timeline = crate::timeline::assemble(
+        &[],
+        &events,
+        &[],
+        &[],
+        ask.args.since.unwrap_or(begin),
+        ask.args.until.unwrap_or(now_ms),
+    );
+    render(
+        ask.args.output,
+        &timeline,
+        &serde_json::json!({"kind": t.kind, "namespace": namespace, "name": name, "source": "apiserver"}),
+        &format!("{}/{name}{where_} (from the apiserver)", t.kind),
+        out,
+        ask.paint,
+    )?;
+    Ok(crate::exit::OK)
+}
+
+/// The recorded story of the latest (or `--uid`'s) object of that name,
+/// completed from the live cluster when the recording began after it was made.
+fn recorded(
+    ask: &Ask,
+    found: &InRecording,
+    incarnations: &[crate::model::RecordedObject],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let (recording, cluster, label, t) = (found.recording, found.cluster, found.label, found.t);
+    let (args, name, where_) = (ask.args, ask.name, found.where_());
+    let target = pick(incarnations, args.uid.as_deref(), &t.kind, name)?;
     if incarnations.len() > 1 && args.uid.is_none() {
         writeln!(
             err,
@@ -187,22 +234,22 @@ pub fn run(
         )?;
     }
 
-    let now_ms = now.timestamp_millis();
+    let now_ms = chrono::Utc::now().timestamp_millis();
     let (subjects, events, since_ms, until_ms) =
-        story(&recording, cluster, target.clone(), args, now_ms)?;
+        story(recording, cluster, target.clone(), args, now_ms)?;
     let gaps = recording.gaps(cluster, since_ms, until_ms)?;
     let types = recording.type_changes(cluster, since_ms, until_ms)?;
     let mut timeline =
         crate::timeline::assemble(&subjects, &events, &gaps, &types, since_ms, until_ms);
-    let completed = completion(global, args, &type_name, &name, &target, &mut timeline, err)?;
-    let check = check_lines(&recording, cluster, &timeline, err)?;
+    let completed = completion(ask, &target, &mut timeline, err)?;
+    let check = check_lines(recording, cluster, &timeline, err)?;
     timeline.summary = Some(crate::timeline::summary::summarize(
         &subjects,
         &timeline,
         incarnations.len(),
         check,
     ));
-    name_the_deleter(&recording, cluster, &target, &mut timeline)?;
+    name_the_deleter(recording, cluster, &target, &mut timeline)?;
 
     let mut target_json = serde_json::json!({
         "apiVersion": target.object.api_version, "kind": target.object.kind,
@@ -221,7 +268,7 @@ pub fn run(
         &target_json,
         &format!("{}/{}{where_} — {label}", t.kind, name),
         out,
-        paint,
+        ask.paint,
     )?;
     if timeline.entries.is_empty() {
         writeln!(
@@ -272,17 +319,15 @@ fn name_the_deleter(
 /// The story of an object the recording knows only from an audit log's
 /// writes without bodies (touches) and refusals: who did what to it, when.
 /// None when it holds none.
-#[allow(clippy::too_many_arguments)]
 fn from_audit_writes(
-    recording: &Recording,
-    cluster: i64,
-    label: &str,
-    (t, namespace, name): (&ResourceType, &str, &str),
-    args: &TimelineArgs,
+    ask: &Ask,
+    found: &InRecording,
     out: &mut dyn Write,
     err: &mut dyn Write,
-    paint: Paint,
 ) -> anyhow::Result<Option<u8>> {
+    let (recording, cluster, label) = (found.recording, found.cluster, found.label);
+    let (t, namespace, name, args, paint) =
+        (found.t, found.namespace, ask.name, ask.args, ask.paint);
     let now_ms = chrono::Utc::now().timestamp_millis();
     let (since, until) = (args.since.unwrap_or(0), args.until.unwrap_or(now_ms));
     let subject = crate::timeline::Subject {
@@ -681,18 +726,20 @@ fn lines_for(
 
 /// `timeline` with no recording: the story the live cluster still holds
 /// (`timeline::reconstruct`), headed by what it is and how far it reaches.
-#[allow(clippy::too_many_arguments)]
 fn reconstructed(
-    global: &GlobalArgs,
-    args: &TimelineArgs,
-    type_name: &str,
-    name: &str,
+    ask: &Ask,
     // Why a recording that exists is not used (it does not hold the object).
     not_recorded: Option<&str>,
     out: &mut dyn Write,
     err: &mut dyn Write,
-    paint: Paint,
 ) -> anyhow::Result<u8> {
+    let Ask {
+        global,
+        args,
+        type_name,
+        name,
+        paint,
+    } = *ask;
     let now = chrono::Utc::now().timestamp_millis();
     // NB: with a recording that lacks the object, a gone object keeps the
     // caller's own fallback (the Events about it, "not in the recording").
@@ -857,16 +904,19 @@ fn rebuild(
 /// [`complete`]s a recorded story from the live cluster when the recording
 /// first saw its target over 10 s after it was made (more than clock skew). Says on `err` why
 /// not when the cluster cannot be read; returns the line that heads the story.
-#[allow(clippy::too_many_arguments)]
 fn completion(
-    global: &GlobalArgs,
-    args: &TimelineArgs,
-    type_name: &str,
-    name: &str,
+    ask: &Ask,
     target: &crate::model::RecordedObject,
     timeline: &mut crate::timeline::Timeline,
     err: &mut dyn Write,
 ) -> anyhow::Result<Option<String>> {
+    let Ask {
+        global,
+        args,
+        type_name,
+        name,
+        ..
+    } = *ask;
     let (Some(created), Some(first_seen)) = (target.created, target.first_seen) else {
         return Ok(None);
     };

@@ -863,34 +863,11 @@ impl WireObject {
                 .and_then(|a| a.get(DEFAULT_CLASS_ANNOTATION))
                 .is_some_and(|v| v == "true");
         let churns = crate::model::churns(&resource.group, &resource.kind);
-        // NB: only a Node's field sets name `f:taints` (under `f:spec`).
-        let taint_writes: Vec<&k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry> =
-            if core && resource.kind == "Node" {
-                meta.managed_fields
-                .iter()
-                .flatten()
-                .filter(|f| {
-                    matches!(&f.fields_v1, Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
-                        serde_json::Value::String(text),
-                    )) if text.contains("\"f:taints\""))
-                })
-                .collect()
-            } else {
-                Vec::new()
-            };
-        let taint_owners: Vec<String> = taint_writes
-            .iter()
-            .map(|f| match f.subresource.as_deref() {
-                Some(sub) if !sub.is_empty() => {
-                    format!("{}/{sub}", f.manager.as_deref().unwrap_or_default())
-                }
-                _ => f.manager.clone().unwrap_or_default(),
-            })
-            .collect();
-        let taint_written = taint_writes
-            .iter()
-            .filter_map(|f| f.time.as_ref().map(|t| t.0.as_millisecond()))
-            .max();
+        let (taint_owners, taint_written) = if core && resource.kind == "Node" {
+            taint_writers(&meta)
+        } else {
+            (Vec::new(), None)
+        };
         let diff_doc = if churns {
             None
         } else {
@@ -903,33 +880,9 @@ impl WireObject {
                 keep,
             )
         };
-        let mut replicas = BTreeMap::new();
-        for (name, value) in COUNTERS.iter().zip(status.counters()) {
-            if let Some(v) = value {
-                replicas.insert((*name).to_string(), v);
-            }
-        }
-        for (name, value) in [
-            ("spec.replicas", spec.replicas),
-            ("spec.parallelism", spec.parallelism),
-            ("spec.completions", spec.completions),
-        ] {
-            if let Some(v) = value {
-                replicas.insert(name.to_string(), v);
-            }
-        }
-        let images: Vec<String> = if spec.containers.is_empty() {
-            spec.template
-                .and_then(|t| t.spec)
-                .map(|s| s.containers.into_iter().map(|c| c.image).collect())
-                .unwrap_or_default()
-        } else {
-            spec.init_containers
-                .into_iter()
-                .chain(spec.containers)
-                .map(|c| c.image)
-                .collect()
-        };
+        let replicas = counters(&status, &spec);
+        let phase_reason = phase_reason(&status);
+        let images = images(spec.template, spec.init_containers, spec.containers);
         let containers = status
             .init_container_statuses
             .into_iter()
@@ -941,59 +894,13 @@ impl WireObject {
                     .map(|c| container(c, false)),
             )
             .collect();
-        let condition = |c: SlimCondition, parent: Option<&SlimParentRef>| Condition {
-            type_: c.type_,
-            status: c.status,
-            reason: c.reason,
-            message: super::event::truncate_utf8(
-                match parent {
-                    Some(p) => format!("{}: {}", p.text(), c.message),
-                    None => c.message,
-                },
-                MAX_CONDITION_MESSAGE,
-            ),
-            observed_generation: c.observed_generation,
-            last_transition: c.last_transition_time.as_deref().and_then(parse_k8s_time),
-        };
-        // NB: a route's conditions are its parents' (issue 47: a route a
-        // Gateway does not accept, or whose backend is missing, said nothing).
-        let conditions = status
-            .conditions
-            .into_iter()
-            .map(|c| condition(c, None))
-            .chain(status.parents.into_iter().flat_map(|p| {
-                let SlimRouteParent {
-                    parent_ref,
-                    conditions,
-                } = p;
-                conditions
-                    .into_iter()
-                    .map(|c| condition(c, Some(&parent_ref)))
-                    .collect::<Vec<_>>()
-            }))
-            // NB: a CatalogSource has no conditions; its registry connection
-            // is kept as one named after its field (issue 47).
-            .chain(
-                status
-                    .connection_state
-                    .filter(|c| {
-                        resource.group == "operators.coreos.com"
-                            && !c.last_observed_state.is_empty()
-                    })
-                    .map(|c| Condition {
-                        type_: crate::model::CONNECTION_STATE.to_string(),
-                        status: c.last_observed_state,
-                        reason: String::new(),
-                        message: if c.address.is_empty() {
-                            String::new()
-                        } else {
-                            format!("registry at {}", c.address)
-                        },
-                        observed_generation: None,
-                        last_transition: None,
-                    }),
-            )
-            .collect();
+        let conditions = conditions(
+            status.conditions,
+            status.parents,
+            status
+                .connection_state
+                .filter(|_| resource.group == "operators.coreos.com"),
+        );
         let halted = match (spec.suspend, spec.paused) {
             (Some(true), _) => "spec.suspend",
             (_, Some(true)) => "spec.paused",
@@ -1009,20 +916,7 @@ impl WireObject {
                 .and_then(parse_k8s_time),
             generation: meta.generation.unwrap_or(0),
             observed_generation: status.observed_generation,
-            // NB: only a Failed phase's words: a running Pod's state stays as
-            // compact as before.
-            phase_reason: match status.phase.as_deref() {
-                Some("Failed") => {
-                    let words = [status.reason.as_deref(), status.message.as_deref()]
-                        .into_iter()
-                        .flatten()
-                        .filter(|w| !w.is_empty())
-                        .collect::<Vec<_>>()
-                        .join(": ");
-                    crate::k8s::event::truncate_utf8(words, 256)
-                }
-                _ => String::new(),
-            },
+            phase_reason,
             phase: status.phase.unwrap_or_default(),
             conditions,
             containers,
@@ -1083,19 +977,7 @@ impl WireObject {
             },
             is_default,
             node_selector: scheduling.node_selector,
-            spread: {
-                let mut keys: Vec<String> = scheduling
-                    .topology_spread_constraints
-                    .into_iter()
-                    // NB: ScheduleAnyway only scores; it never keeps a Pod off a Node.
-                    .filter(|c| {
-                        c.when_unsatisfiable != "ScheduleAnyway" && !c.topology_key.is_empty()
-                    })
-                    .map(|c| c.topology_key)
-                    .collect();
-                keys.dedup();
-                keys
-            },
+            spread: spread(scheduling.topology_spread_constraints),
             // NB: a Pod's, or a PersistentVolume's; each decodes only the other empty.
             node_affinity: {
                 let mut aff = terms(
@@ -1137,27 +1019,7 @@ impl WireObject {
         } else {
             state
         };
-        let managers = meta
-            .managed_fields
-            .unwrap_or_default()
-            .into_iter()
-            .map(|f| ManagerEntry {
-                manager: f.manager.unwrap_or_default(),
-                operation: f.operation.unwrap_or_default(),
-                subresource: f.subresource.unwrap_or_default(),
-                time: f.time.map(|t| t.0.as_millisecond()),
-                fields: f.fields_type.and_then(|n| n.parse().ok()).unwrap_or(0),
-                fields_v1: match (&diff_doc, f.fields_v1) {
-                    (
-                        Some(_),
-                        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
-                            serde_json::Value::String(text),
-                        )),
-                    ) => text,
-                    _ => String::new(),
-                },
-            })
-            .collect();
+        let managers = managers(meta.managed_fields.unwrap_or_default(), diff_doc.is_some());
         ObjectObservation {
             object: ObjectRef {
                 api_version: resource.api_version.clone(),
@@ -1174,6 +1036,185 @@ impl WireObject {
             diff_doc,
         }
     }
+}
+
+/// Who last wrote a Node's taints (`manager` or `manager/subresource`), and
+/// when the latest of them did. NB: only a Node's field sets name `f:taints`
+/// (under `f:spec`).
+fn taint_writers(meta: &ObjectMeta) -> (Vec<String>, Option<i64>) {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
+    let writes: Vec<_> = meta
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|f| {
+            matches!(&f.fields_v1, Some(FieldsV1(serde_json::Value::String(text)))
+                if text.contains("\"f:taints\""))
+        })
+        .collect();
+    let owners = writes
+        .iter()
+        .map(|f| match f.subresource.as_deref() {
+            Some(sub) if !sub.is_empty() => {
+                format!("{}/{sub}", f.manager.as_deref().unwrap_or_default())
+            }
+            _ => f.manager.clone().unwrap_or_default(),
+        })
+        .collect();
+    let written = writes
+        .iter()
+        .filter_map(|f| f.time.as_ref().map(|t| t.0.as_millisecond()))
+        .max();
+    (owners, written)
+}
+
+/// The counters the status holds (every one of [`COUNTERS`] present) and the
+/// spec's replicas, parallelism and completions.
+fn counters(status: &SlimStatus, spec: &SlimSpec) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for (name, value) in COUNTERS.iter().zip(status.counters()) {
+        if let Some(v) = value {
+            out.insert((*name).to_string(), v);
+        }
+    }
+    for (name, value) in [
+        ("spec.replicas", spec.replicas),
+        ("spec.parallelism", spec.parallelism),
+        ("spec.completions", spec.completions),
+    ] {
+        if let Some(v) = value {
+            out.insert(name.to_string(), v);
+        }
+    }
+    out
+}
+
+/// A Pod's images (init containers first), or its template's.
+fn images(
+    template: Option<SlimTemplate>,
+    init_containers: Vec<SlimContainer>,
+    containers: Vec<SlimContainer>,
+) -> Vec<String> {
+    if containers.is_empty() {
+        template
+            .and_then(|t| t.spec)
+            .map(|s| s.containers.into_iter().map(|c| c.image).collect())
+            .unwrap_or_default()
+    } else {
+        init_containers
+            .into_iter()
+            .chain(containers)
+            .map(|c| c.image)
+            .collect()
+    }
+}
+
+/// The conditions of an object's status; a route's per parent Gateway, and
+/// an OLM CatalogSource's registry connection as one more.
+fn conditions(
+    own: Vec<SlimCondition>,
+    parents: Vec<SlimRouteParent>,
+    connection_state: Option<SlimConnectionState>,
+) -> Vec<Condition> {
+    let condition = |c: SlimCondition, parent: Option<&SlimParentRef>| Condition {
+        type_: c.type_,
+        status: c.status,
+        reason: c.reason,
+        message: super::event::truncate_utf8(
+            match parent {
+                Some(p) => format!("{}: {}", p.text(), c.message),
+                None => c.message,
+            },
+            MAX_CONDITION_MESSAGE,
+        ),
+        observed_generation: c.observed_generation,
+        last_transition: c.last_transition_time.as_deref().and_then(parse_k8s_time),
+    };
+    // NB: a route's conditions are its parents' (issue 47: a route a
+    // Gateway does not accept, or whose backend is missing, said nothing).
+    own.into_iter()
+        .map(|c| condition(c, None))
+        .chain(parents.into_iter().flat_map(|p| {
+            let SlimRouteParent {
+                parent_ref,
+                conditions,
+            } = p;
+            conditions
+                .into_iter()
+                .map(|c| condition(c, Some(&parent_ref)))
+                .collect::<Vec<_>>()
+        }))
+        // NB: a CatalogSource has no conditions; its registry connection
+        // is kept as one named after its field (issue 47).
+        .chain(
+            connection_state
+                .filter(|c| !c.last_observed_state.is_empty())
+                .map(|c| Condition {
+                    type_: crate::model::CONNECTION_STATE.to_string(),
+                    status: c.last_observed_state,
+                    reason: String::new(),
+                    message: if c.address.is_empty() {
+                        String::new()
+                    } else {
+                        format!("registry at {}", c.address)
+                    },
+                    observed_generation: None,
+                    last_transition: None,
+                }),
+        )
+        .collect()
+}
+
+/// The words of a Failed phase (`status.reason: status.message`). NB: only a
+/// Failed phase's: a running Pod's state stays as compact as before.
+fn phase_reason(status: &SlimStatus) -> String {
+    match status.phase.as_deref() {
+        Some("Failed") => {
+            let words = [status.reason.as_deref(), status.message.as_deref()]
+                .into_iter()
+                .flatten()
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(": ");
+            crate::k8s::event::truncate_utf8(words, 256)
+        }
+        _ => String::new(),
+    }
+}
+
+/// The topology keys a Pod's spread constraints may keep it off a Node by.
+/// NB: ScheduleAnyway only scores; it never keeps a Pod off a Node.
+fn spread(constraints: Vec<SlimSpread>) -> Vec<String> {
+    let mut keys: Vec<String> = constraints
+        .into_iter()
+        .filter(|c| c.when_unsatisfiable != "ScheduleAnyway" && !c.topology_key.is_empty())
+        .map(|c| c.topology_key)
+        .collect();
+    keys.dedup();
+    keys
+}
+
+/// The writers of `managedFields`; their field sets kept only when the
+/// object keeps a diff document (what they are read against).
+fn managers(
+    fields: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
+    keep_sets: bool,
+) -> Vec<ManagerEntry> {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
+    fields
+        .into_iter()
+        .map(|f| ManagerEntry {
+            manager: f.manager.unwrap_or_default(),
+            operation: f.operation.unwrap_or_default(),
+            subresource: f.subresource.unwrap_or_default(),
+            time: f.time.map(|t| t.0.as_millisecond()),
+            fields: f.fields_type.and_then(|n| n.parse().ok()).unwrap_or(0),
+            fields_v1: match f.fields_v1 {
+                Some(FieldsV1(serde_json::Value::String(text))) if keep_sets => text,
+                _ => String::new(),
+            },
+        })
+        .collect()
 }
 
 /// The observation of an object read through its metadata only (Secrets):

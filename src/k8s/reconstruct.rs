@@ -405,7 +405,50 @@ pub async fn fetch(
     let ar = api_resource(t);
     let target: Value = serde_json::to_value(api(client, &ar, t.namespaced, ns).get(name).await?)
         .unwrap_or_default();
+    let r = Reader {
+        client,
+        discovered,
+        ns,
+        now,
+    };
     let mut fetched = Fetched::default();
+    owners(r, &mut fetched, &target).await;
+    owned(r, &mut fetched, target, t, &ar).await;
+    scalers(r, &mut fetched, t, name).await;
+    nodes(r, &mut fetched).await;
+    scheduling_context(r, &mut fetched).await;
+    claim_users(r, &mut fetched, t, name).await;
+    claims(r, &mut fetched).await;
+    uses(r, &mut fetched).await;
+    selecting(r, &mut fetched).await;
+    leases(r, &mut fetched).await;
+    // NB: completing a recording needs no Events (the recording has the
+    // ones still held), and a busy namespace holds thousands.
+    if with_events {
+        events(r, &mut fetched).await?;
+        attach_target_events(&mut fetched);
+    }
+    Ok(fetched)
+}
+
+/// What each part of [`fetch`] reads with.
+#[derive(Clone, Copy)]
+struct Reader<'a> {
+    client: &'a kube::Client,
+    discovered: &'a Discovered,
+    ns: &'a str,
+    now: i64,
+}
+
+/// Up: the target's controllers, by name, up to four levels.
+async fn owners(r: Reader<'_>, fetched: &mut Fetched, target: &Value) {
+    let Reader {
+        client,
+        discovered,
+        ns,
+        now,
+        ..
+    } = r;
     // Up: the controllers, by name.
     let mut up = target.clone();
     for depth in 1..=4 {
@@ -437,11 +480,29 @@ pub async fn fetch(
         ));
         up = value;
     }
+}
+
+/// Down: the target, then its children by their owner's selector, kept
+/// when it controls them.
+async fn owned(
+    r: Reader<'_>,
+    fetched: &mut Fetched,
+    target: Value,
+    t: &ResourceType,
+    ar: &ApiResource,
+) {
+    let Reader {
+        client,
+        discovered,
+        ns,
+        now,
+        ..
+    } = r;
     // Down: children by their owner's selector, kept when it controls them.
     let mut frontier = vec![(target.clone(), t.group.clone(), t.kind.clone())];
     fetched
         .objects
-        .push(live_object(target, &ar, Relation::Target, 0, now));
+        .push(live_object(target, ar, Relation::Target, 0, now));
     // NB: three levels: a custom resource → its Deployment → ReplicaSet → Pods
     // is one more than a Deployment's own story needs.
     for depth in 1..=3 {
@@ -480,7 +541,16 @@ pub async fn fetch(
         }
         frontier = next;
     }
-    // The HPAs that scale the target: their conditions and last scale.
+}
+
+/// The HPAs that scale the target: their conditions and last scale.
+async fn scalers(r: Reader<'_>, fetched: &mut Fetched, t: &ResourceType, name: &str) {
+    let Reader {
+        client,
+        discovered,
+        ns,
+        now,
+    } = r;
     if matches!(t.kind.as_str(), "Deployment" | "StatefulSet" | "ReplicaSet")
         && let Some(ht) = type_of(discovered, "autoscaling", "HorizontalPodAutoscaler")
     {
@@ -500,6 +570,16 @@ pub async fn fetch(
             }
         }
     }
+}
+
+/// The Nodes of the chain's Pods (a few), with their Leases' heartbeats.
+async fn nodes(r: Reader<'_>, fetched: &mut Fetched) {
+    let Reader {
+        client,
+        discovered,
+        now,
+        ..
+    } = r;
     // The Nodes of the chain's Pods (a few): their conditions, NoExecute
     // taints and heartbeat.
     let mut nodes: Vec<(String, u32)> = Vec::new();
@@ -561,6 +641,16 @@ pub async fn fetch(
             fetched.objects.push(live);
         }
     }
+}
+
+/// For Pods the scheduler cannot place: what the Nodes hold and every Node.
+async fn scheduling_context(r: Reader<'_>, fetched: &mut Fetched) {
+    let Reader {
+        client,
+        discovered,
+        now,
+        ..
+    } = r;
     // NB: the story's `Why:` is the progress finding's cause; without the
     // Nodes it could only quote the scheduler's counts ("2 node(s) didn't
     // match Pod's node affinity/selector"), not which label no Node has.
@@ -591,6 +681,17 @@ pub async fn fetch(
             );
         }
     }
+}
+
+/// A claim being deleted: the Pods that still use it.
+async fn claim_users(r: Reader<'_>, fetched: &mut Fetched, t: &ResourceType, name: &str) {
+    let Reader {
+        client,
+        discovered,
+        ns,
+        now,
+        ..
+    } = r;
     // NB: a claim held by kubernetes.io/pvc-protection is deleted once no Pod
     // uses it; F001 names the Pods that still do.
     if t.kind == "PersistentVolumeClaim"
@@ -611,6 +712,17 @@ pub async fn fetch(
             );
         }
     }
+}
+
+/// The claims the chain's Pods mount (a few).
+async fn claims(r: Reader<'_>, fetched: &mut Fetched) {
+    let Reader {
+        client,
+        discovered,
+        ns,
+        now,
+        ..
+    } = r;
     // The claims the chain's Pods mount (a few): a Pending claim and its
     // Warnings (no StorageClass, a provisioner that fails) are why a Pod
     // waits, one level below it.
@@ -641,6 +753,17 @@ pub async fn fetch(
             }
         }
     }
+}
+
+/// The ConfigMaps and Secrets the chain names, as metadata only.
+async fn uses(r: Reader<'_>, fetched: &mut Fetched) {
+    let Reader {
+        client,
+        discovered,
+        ns,
+        now,
+        ..
+    } = r;
     // What the chain's template (or a bare Pod) names: a ConfigMap or Secret
     // edited just before a rollout is often its cause (issue 47). Read as
     // metadata only: their managedFields date each writer's last edit, and
@@ -676,6 +799,17 @@ pub async fn fetch(
                 .push(live_object(value, &uar, Relation::Uses, depth, now));
         }
     }
+}
+
+/// The Services and disruption budgets whose selector matches a Pod of the story.
+async fn selecting(r: Reader<'_>, fetched: &mut Fetched) {
+    let Reader {
+        client,
+        discovered,
+        ns,
+        now,
+        ..
+    } = r;
     // The Services and disruption budgets whose selector matches one of the
     // story's Pods now (issue 47: a budget tightened before a drain); their
     // writers' last edits come from managedFields. NB: a Service whose
@@ -720,6 +854,16 @@ pub async fn fetch(
             }
         }
     }
+}
+
+/// The control plane's leader Leases, for C001.
+async fn leases(r: Reader<'_>, fetched: &mut Fetched) {
+    let Reader {
+        client,
+        discovered,
+        now,
+        ..
+    } = r;
     // NB: what cannot be read here (RBAC) only leaves C001's question
     // unasked: the story itself does not depend on it.
     if let Some(lt) = type_of(discovered, "coordination.k8s.io", "Lease") {
@@ -737,11 +881,11 @@ pub async fn fetch(
                 .collect();
         }
     }
-    // NB: completing a recording needs no Events (the recording has the
-    // ones still held), and a busy namespace holds thousands.
-    if !with_events {
-        return Ok(fetched);
-    }
+}
+
+/// The Events of the namespace about the story's objects.
+async fn events(r: Reader<'_>, fetched: &mut Fetched) -> Result<(), kube::Error> {
+    let Reader { client, ns, .. } = r;
     // The Events of the namespace about any of them, or about Pods gone
     // that their controllers named `<controller>-…`.
     let events: Api<WireEvent> = if ns.is_empty() {
@@ -770,14 +914,13 @@ pub async fn fetch(
         .iter()
         .map(|o| (o.object.object.kind.clone(), o.object.object.name.clone()))
         .collect();
-    add_events_about(&events, &mut fetched, |i| {
+    add_events_about(&events, fetched, |i| {
         (!i.uid.is_empty() && uids.contains(&i.uid))
             || named.contains(&(i.kind.clone(), i.name.clone()))
             || (i.kind == "Pod" && prefixes.iter().any(|p| i.name.starts_with(p.as_str())))
     })
     .await?;
-    attach_target_events(&mut fetched);
-    Ok(fetched)
+    Ok(())
 }
 
 /// Gives the target the Events about it: its controller's `ScalingReplicaSet`

@@ -453,7 +453,7 @@ fn truncate_wal_if_idle(conn: &Connection) -> bool {
     // NB: a recorder sharing its file with another cluster's recorder must
     // keep the busy handler that asks it to commit: setting a busy timeout
     // here replaced it, and its next write then failed "database is locked"
-    // (tests/record_cluster.rs, a recorder sharing its file, failed in CI).
+    // (tests/it/record_cluster.rs, a recorder sharing its file, failed in CI).
     // Its WAL is left to SQLite's automatic checkpoints.
     if crate::store::ask::asking() {
         return true;
