@@ -456,135 +456,160 @@ pub fn render(
             writeln!(out)?;
         }
         CheckOutput::Table | CheckOutput::Wide => {
-            let wide = format == CheckOutput::Wide;
-            writeln!(
-                out,
-                "{}",
-                paint.dim(&format!(
-                    "checked {} {} at {}",
-                    source.kind,
-                    escape(&source.cluster),
-                    rfc3339(source.at)
-                ))
-            )?;
-            let mut folded = false;
-            let mut by_check: BTreeMap<Check, Vec<&Finding>> = BTreeMap::new();
-            for f in &report.findings {
-                by_check.entry(f.check).or_default().push(f);
-            }
-            if report.findings.is_empty() {
-                writeln!(out, "\nNo findings.")?;
-            }
-            for findings in by_check.values() {
-                writeln!(
-                    out,
-                    "\n{} ({})",
-                    paint.bold(&findings[0].check.name().to_uppercase()),
-                    findings.len()
-                )?;
-                // `--all-clusters`: which cluster, first.
-                let fleet = findings.iter().any(|f| f.object.cluster.is_some());
-                let mut header = if fleet { vec!["CLUSTER"] } else { Vec::new() };
-                header.extend([
-                    "SEVERITY",
-                    "CODE",
-                    "NAMESPACE",
-                    "OBJECT",
-                    "SINCE",
-                    "SUMMARY",
-                ]);
-                if wide {
-                    header.push("UID");
-                }
-                let (findings, stuck) = if findings[0].check == Check::Finalizers {
-                    under_namespaces(findings)
-                } else {
-                    (findings.clone(), Vec::new())
-                };
-                let groups = if wide {
-                    findings.iter().map(|f| vec![*f]).collect()
-                } else {
-                    fold(&findings)
-                };
-                folded |= groups.len() < findings.len();
-                let rows = groups.iter().map(|group| {
-                    let f = group[0];
-                    let object = match (group.len(), &f.owner) {
-                        (1, _) => object_name(f),
-                        (n, Some(owner)) => format!("{n} {}s of {owner}", f.object.kind),
-                        (n, None) => format!("{n} {}s", f.object.kind),
-                    };
-                    // What holds a stuck namespace hangs under its line.
-                    let held = f.code != Code::F002 && stuck.contains(&f.object.namespace.as_str());
-                    let object = if held {
-                        format!("└ {}", escape(&object))
-                    } else {
-                        escape(&object).into_owned()
-                    };
-                    let since = group.iter().filter_map(|f| f.since_ms).min();
-                    let mut row = if fleet {
-                        vec![escape(f.object.cluster.as_deref().unwrap_or("")).into_owned()]
-                    } else {
-                        Vec::new()
-                    };
-                    row.extend([
-                        paint_severity(paint, f.severity),
-                        f.code.to_string(),
-                        escape(&f.object.namespace).into_owned(),
-                        object,
-                        since
-                            .map(|s| human_duration(source.at - s))
-                            .unwrap_or_else(|| "-".into()),
-                        escape(&f.summary).into_owned(),
-                    ]);
-                    if wide {
-                        row.push(escape(&f.object.uid).into_owned());
-                    }
-                    let mut rows = vec![row];
-                    if f.check == Check::Progress {
-                        rows.extend(cause_rows(f, wide).into_iter().map(|mut r| {
-                            if fleet {
-                                r.insert(0, String::new());
-                            }
-                            r
-                        }));
-                    }
-                    rows
-                });
-                plain_table(out, header, rows.flatten())?;
-            }
-            if !report.summary.reasons.is_empty() {
-                writeln!(
-                    out,
-                    "\n{} ({} unschedulable Pod(s))",
-                    paint.bold("WHY PODS CANNOT SCHEDULE"),
-                    report.summary.unschedulable_pods
-                )?;
-                plain_table(
-                    out,
-                    ["REASON", "PODS", "NODES REJECTING"],
-                    report.summary.reasons.iter().map(|r| {
-                        vec![
-                            escape(&r.reason).into_owned(),
-                            r.pods.to_string(),
-                            r.nodes.map_or_else(|| "-".into(), |n| n.to_string()),
-                        ]
-                    }),
-                )?;
-            }
-            if folded {
-                writeln!(
-                    out,
-                    "\n{}",
-                    paint.dim("Objects with the same controller and the same finding share a line; -o wide or -o json lists each.")
-                )?;
-            }
-            for note in &report.notes {
-                writeln!(out, "\n{} {}", paint.yellow("note:"), escape(note))?;
-            }
+            table(report, source, format == CheckOutput::Wide, out, paint)?;
         }
     }
     Ok(())
+}
+
+/// `-o table|wide`: the source, a table per check, why Pods cannot schedule, the notes.
+fn table(
+    report: &Report,
+    source: &Source,
+    wide: bool,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        paint.dim(&format!(
+            "checked {} {} at {}",
+            source.kind,
+            escape(&source.cluster),
+            rfc3339(source.at)
+        ))
+    )?;
+    let mut folded = false;
+    let mut by_check: BTreeMap<Check, Vec<&Finding>> = BTreeMap::new();
+    for f in &report.findings {
+        by_check.entry(f.check).or_default().push(f);
+    }
+    if report.findings.is_empty() {
+        writeln!(out, "\nNo findings.")?;
+    }
+    for findings in by_check.values() {
+        folded |= check_table(findings, source, wide, out, paint)?;
+    }
+    if !report.summary.reasons.is_empty() {
+        writeln!(
+            out,
+            "\n{} ({} unschedulable Pod(s))",
+            paint.bold("WHY PODS CANNOT SCHEDULE"),
+            report.summary.unschedulable_pods
+        )?;
+        plain_table(
+            out,
+            ["REASON", "PODS", "NODES REJECTING"],
+            report.summary.reasons.iter().map(|r| {
+                vec![
+                    escape(&r.reason).into_owned(),
+                    r.pods.to_string(),
+                    r.nodes.map_or_else(|| "-".into(), |n| n.to_string()),
+                ]
+            }),
+        )?;
+    }
+    if folded {
+        writeln!(
+            out,
+            "\n{}",
+            paint.dim("Objects with the same controller and the same finding share a line; -o wide or -o json lists each.")
+        )?;
+    }
+    for note in &report.notes {
+        writeln!(out, "\n{} {}", paint.yellow("note:"), escape(note))?;
+    }
+    Ok(())
+}
+
+/// One check's table: a row per finding (or per group of alike findings
+/// with one controller, unless `wide`), a progress finding's causes under
+/// it. Returns whether any were folded.
+fn check_table(
+    findings: &[&Finding],
+    source: &Source,
+    wide: bool,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> anyhow::Result<bool> {
+    writeln!(
+        out,
+        "\n{} ({})",
+        paint.bold(&findings[0].check.name().to_uppercase()),
+        findings.len()
+    )?;
+    // `--all-clusters`: which cluster, first.
+    let fleet = findings.iter().any(|f| f.object.cluster.is_some());
+    let mut header = if fleet { vec!["CLUSTER"] } else { Vec::new() };
+    header.extend([
+        "SEVERITY",
+        "CODE",
+        "NAMESPACE",
+        "OBJECT",
+        "SINCE",
+        "SUMMARY",
+    ]);
+    if wide {
+        header.push("UID");
+    }
+    let (findings, stuck) = if findings[0].check == Check::Finalizers {
+        under_namespaces(findings)
+    } else {
+        (findings.to_vec(), Vec::new())
+    };
+    let groups = if wide {
+        findings.iter().map(|f| vec![*f]).collect()
+    } else {
+        fold(&findings)
+    };
+    let folded = groups.len() < findings.len();
+    let rows = groups.iter().map(|group| {
+        let f = group[0];
+        let object = match (group.len(), &f.owner) {
+            (1, _) => object_name(f),
+            (n, Some(owner)) => format!("{n} {}s of {owner}", f.object.kind),
+            (n, None) => format!("{n} {}s", f.object.kind),
+        };
+        // What holds a stuck namespace hangs under its line.
+        let held = f.code != Code::F002 && stuck.contains(&f.object.namespace.as_str());
+        let object = if held {
+            format!("└ {}", escape(&object))
+        } else {
+            escape(&object).into_owned()
+        };
+        let since = group.iter().filter_map(|f| f.since_ms).min();
+        let mut row = if fleet {
+            vec![escape(f.object.cluster.as_deref().unwrap_or("")).into_owned()]
+        } else {
+            Vec::new()
+        };
+        row.extend([
+            paint_severity(paint, f.severity),
+            f.code.to_string(),
+            escape(&f.object.namespace).into_owned(),
+            object,
+            since
+                .map(|s| human_duration(source.at - s))
+                .unwrap_or_else(|| "-".into()),
+            escape(&f.summary).into_owned(),
+        ]);
+        if wide {
+            row.push(escape(&f.object.uid).into_owned());
+        }
+        let mut rows = vec![row];
+        if f.check == Check::Progress {
+            rows.extend(cause_rows(f, wide).into_iter().map(|mut r| {
+                if fleet {
+                    r.insert(0, String::new());
+                }
+                r
+            }));
+        }
+        rows
+    });
+    plain_table(out, header, rows.flatten())?;
+    Ok(folded)
 }
 
 #[cfg(test)]

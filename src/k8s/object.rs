@@ -929,18 +929,7 @@ impl WireObject {
             replicas,
             deletion: meta.deletion_timestamp.map(|t| t.0.as_millisecond()),
             finalizers: meta.finalizers.unwrap_or_default(),
-            owners: meta
-                .owner_references
-                .unwrap_or_default()
-                .into_iter()
-                .map(|o| OwnerRef {
-                    api_version: o.api_version,
-                    kind: o.kind,
-                    name: o.name,
-                    uid: o.uid,
-                    controller: o.controller.unwrap_or(false),
-                })
-                .collect(),
+            owners: owners(meta.owner_references.unwrap_or_default()),
             spec_digest: match (&self.spec, &diff_doc) {
                 (Some(raw), _) => format!("{:016x}", crate::units::fnv1a(raw.get()) as u64),
                 // A ConfigMap's data stands for its spec.
@@ -950,18 +939,7 @@ impl WireObject {
                 _ => String::new(),
             },
             images,
-            taints: scheduling
-                .taints
-                .into_iter()
-                .map(|t| Taint {
-                    key: t.key,
-                    value: t.value,
-                    effect: t.effect,
-                    added: t.time_added.as_deref().and_then(parse_k8s_time),
-                    owners: taint_owners.clone(),
-                    written: taint_written,
-                })
-                .collect(),
+            taints: taints(scheduling.taints, &taint_owners, taint_written),
             unschedulable: scheduling.unschedulable,
             labels: kept_labels.cloned().unwrap_or_default(),
             pod_selector: related.pod_selector,
@@ -998,14 +976,7 @@ impl WireObject {
         };
         let lease =
             (keep.lease && resource.group == "coordination.k8s.io" && resource.kind == "Lease")
-                .then(|| {
-                    let l: SlimLeaseSpec = decode(&self.spec);
-                    crate::model::LeaseSpec {
-                        holder: l.holder_identity.unwrap_or_default(),
-                        renewed: l.renew_time.as_deref().and_then(parse_k8s_time),
-                        duration_s: l.lease_duration_seconds.unwrap_or(0),
-                    }
-                });
+                .then(|| lease(&self.spec));
         let state = if churns {
             // NB: a Lease renews every few seconds: only its life cycle makes versions,
             // its updates are still counted per minute and writer.
@@ -1035,6 +1006,46 @@ impl WireObject {
             managers,
             diff_doc,
         }
+    }
+}
+
+/// An object's owner references.
+fn owners(
+    refs: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>,
+) -> Vec<OwnerRef> {
+    refs.into_iter()
+        .map(|o| OwnerRef {
+            api_version: o.api_version,
+            kind: o.kind,
+            name: o.name,
+            uid: o.uid,
+            controller: o.controller.unwrap_or(false),
+        })
+        .collect()
+}
+
+/// A Node's taints, each with who last wrote the taints and when.
+fn taints(taints: Vec<SlimTaint>, owners: &[String], written: Option<i64>) -> Vec<Taint> {
+    taints
+        .into_iter()
+        .map(|t| Taint {
+            key: t.key,
+            value: t.value,
+            effect: t.effect,
+            added: t.time_added.as_deref().and_then(parse_k8s_time),
+            owners: owners.to_vec(),
+            written,
+        })
+        .collect()
+}
+
+/// A Lease's holder, renewal and duration (`check` asks whether the control plane runs).
+fn lease(spec: &Option<Box<RawValue>>) -> crate::model::LeaseSpec {
+    let l: SlimLeaseSpec = decode(spec);
+    crate::model::LeaseSpec {
+        holder: l.holder_identity.unwrap_or_default(),
+        renewed: l.renew_time.as_deref().and_then(parse_k8s_time),
+        duration_s: l.lease_duration_seconds.unwrap_or(0),
     }
 }
 

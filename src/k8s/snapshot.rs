@@ -396,6 +396,96 @@ async fn sample_type(client: Client, listed: Listed, sample: Duration) -> Vec<Ob
         .collect()
 }
 
+/// Every listable type but Events, namespaces first (which are terminating
+/// decides what else is kept), the rest [`PARALLEL_LISTS`] at a time; and
+/// what decided which objects are kept.
+async fn list_all(
+    client: &Client,
+    types: Vec<ResourceType>,
+    namespace: Option<&str>,
+    show: bool,
+) -> (crate::checks::Relevance, Vec<(ResourceType, ListResult)>) {
+    let total = types.len();
+    let done = Arc::new(AtomicUsize::new(0));
+    // Namespaces first: which are terminating decides what else is kept.
+    let mut relevance = crate::checks::Relevance::default();
+    let mut first: Vec<(ResourceType, ListResult)> = Vec::new();
+    let (namespaces, types): (Vec<ResourceType>, Vec<ResourceType>) = types
+        .into_iter()
+        .partition(|t| t.group.is_empty() && t.plural == "namespaces");
+    for t in namespaces {
+        let r = list_type(client, &t, namespace, &relevance).await;
+        if let Ok((objects, _, _, _)) = &r {
+            for o in objects {
+                relevance.keep(o);
+            }
+        }
+        done.fetch_add(1, Ordering::Relaxed);
+        first.push((t, r));
+    }
+    let kept = &relevance;
+    let results: Vec<(ResourceType, ListResult)> =
+        futures::stream::iter(types.into_iter().map(|t| {
+            let done = done.clone();
+            async move {
+                let r = list_type(client, &t, namespace, kept).await;
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(show, format_args!("listing {n}/{total} resource types…"));
+                (t, r)
+            }
+        }))
+        .buffer_unordered(PARALLEL_LISTS)
+        .collect()
+        .await;
+    first.extend(results);
+    (relevance, first)
+}
+
+/// A type (or the Events) that could not be listed: named, and counted as
+/// failing unless RBAC refused it.
+fn not_examined(snapshot: &mut Snapshot, what: String, why: super::connect::ClusterError) {
+    if !matches!(why, super::connect::ClusterError::Forbidden { .. }) {
+        snapshot.failing.push(what.clone());
+    }
+    snapshot
+        .unreadable
+        .push(format!("{what} not examined: {why}"));
+    snapshot.not_examined.push(what);
+}
+
+/// `--sample`: every watchable type's updates watched for a while (hot loops).
+async fn sample_updates(
+    client: &Client,
+    listed: Vec<(ResourceType, Listed)>,
+    options: &LiveOptions,
+    sample: std::time::Duration,
+    show: bool,
+    snapshot: &mut Snapshot,
+) {
+    // NB: said once the cluster has answered (issue 27.20: it was said
+    // before connecting), and always: otherwise the default `check` sits
+    // silent for half a minute, which in an incident reads as a hang.
+    progress(show, format_args!(""));
+    eprintln!(
+        "hot loops: watching every type's updates for {} (--sample); --db reads a recording's counters at once",
+        crate::units::human_duration(sample.as_millis() as i64)
+    );
+    let noisy = crate::checks::hotloop::NOISY;
+    let watches = listed
+        .into_iter()
+        .filter(|(t, _)| {
+            t.can("watch") && (options.include_noisy || !noisy.contains(&t.kind.as_str()))
+        })
+        .map(|(_, l)| sample_type(client.clone(), l, sample));
+    let sampled: Vec<Vec<ObjectUpdates>> = futures::future::join_all(watches).await;
+    snapshot.updates = sampled.into_iter().flatten().collect();
+    // NB: Event rates were computed per minute; object updates are over the sample.
+    for e in snapshot.events.iter_mut() {
+        e.in_window = (e.in_window as f64 * sample.as_secs_f64() / 60.0).round() as i64;
+    }
+    snapshot.window_ms = sample.as_millis() as i64;
+}
+
 /// Builds the snapshot of the live cluster.
 pub async fn live(
     client: &Client,
@@ -415,40 +505,9 @@ pub async fn live(
         })
         .cloned()
         .collect();
-    let total = types.len();
-    let done = Arc::new(AtomicUsize::new(0));
     let namespace = options.namespace.as_deref();
-    // Namespaces first: which are terminating decides what else is kept.
-    let mut relevance = crate::checks::Relevance::default();
-    let mut first: Vec<(ResourceType, ListResult)> = Vec::new();
-    let (namespaces, types): (Vec<ResourceType>, Vec<ResourceType>) = types
-        .into_iter()
-        .partition(|t| t.group.is_empty() && t.plural == "namespaces");
-    for t in namespaces {
-        let r = list_type(client, &t, namespace, &relevance).await;
-        if let Ok((objects, _, _, _)) = &r {
-            for o in objects {
-                relevance.keep(o);
-            }
-        }
-        done.fetch_add(1, Ordering::Relaxed);
-        first.push((t, r));
-    }
+    let (relevance, results) = list_all(client, types, namespace, show).await;
     let relevance = &relevance;
-    let results: Vec<(ResourceType, ListResult)> =
-        futures::stream::iter(types.into_iter().map(|t| {
-            let done = done.clone();
-            async move {
-                let r = list_type(client, &t, namespace, relevance).await;
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(show, format_args!("listing {n}/{total} resource types…"));
-                (t, r)
-            }
-        }))
-        .buffer_unordered(PARALLEL_LISTS)
-        .collect()
-        .await;
-    let results = first.into_iter().chain(results);
 
     let mut snapshot = Snapshot {
         at: chrono::Utc::now().timestamp_millis(),
@@ -476,13 +535,7 @@ pub async fn live(
             Err(e) => {
                 let why =
                     super::connect::explain(e, "list", &t.full_name(), namespace, &options.server);
-                snapshot.not_examined.push(t.full_name());
-                if !matches!(why, super::connect::ClusterError::Forbidden { .. }) {
-                    snapshot.failing.push(t.full_name());
-                }
-                snapshot
-                    .unreadable
-                    .push(format!("{} not examined: {why}", t.full_name()));
+                not_examined(&mut snapshot, t.full_name(), why);
             }
         }
     }
@@ -528,13 +581,7 @@ pub async fn live(
         }
         Err(e) => {
             let why = super::connect::explain(e, "list", "events", namespace, &options.server);
-            snapshot.not_examined.push("events".into());
-            if !matches!(why, super::connect::ClusterError::Forbidden { .. }) {
-                snapshot.failing.push("events".into());
-            }
-            snapshot
-                .unreadable
-                .push(format!("events not examined: {why}"));
+            not_examined(&mut snapshot, "events".into(), why);
         }
     }
     // NB: the check's moment is when its evidence is in, the Events listed
@@ -543,28 +590,7 @@ pub async fn live(
     snapshot.at = snapshot.at.max(chrono::Utc::now().timestamp_millis());
     snapshot.window_ms = 60_000;
     if let Some(sample) = options.sample {
-        // NB: said once the cluster has answered (issue 27.20: it was said
-        // before connecting), and always: otherwise the default `check` sits
-        // silent for half a minute, which in an incident reads as a hang.
-        progress(show, format_args!(""));
-        eprintln!(
-            "hot loops: watching every type's updates for {} (--sample); --db reads a recording's counters at once",
-            crate::units::human_duration(sample.as_millis() as i64)
-        );
-        let noisy = crate::checks::hotloop::NOISY;
-        let watches = listed
-            .into_iter()
-            .filter(|(t, _)| {
-                t.can("watch") && (options.include_noisy || !noisy.contains(&t.kind.as_str()))
-            })
-            .map(|(_, l)| sample_type(client.clone(), l, sample));
-        let sampled: Vec<Vec<ObjectUpdates>> = futures::future::join_all(watches).await;
-        snapshot.updates = sampled.into_iter().flatten().collect();
-        // NB: Event rates were computed per minute; object updates are over the sample.
-        for e in snapshot.events.iter_mut() {
-            e.in_window = (e.in_window as f64 * sample.as_secs_f64() / 60.0).round() as i64;
-        }
-        snapshot.window_ms = sample.as_millis() as i64;
+        sample_updates(client, listed, options, sample, show, &mut snapshot).await;
     }
     progress(show, format_args!(""));
     snapshot.all_nodes = snapshot.examined.iter().any(|t| t == "nodes");

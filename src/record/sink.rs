@@ -155,6 +155,21 @@ struct Batch {
 }
 
 impl Batch {
+    /// What the committed batch stored, counted into `stats`.
+    fn count_into(&mut self, stats: &Stats) {
+        stats.rows.fetch_add(self.applied.rows, Ordering::Relaxed);
+        stats.events.add_all(self.rates.drain(..));
+        stats
+            .occurrences
+            .fetch_add(self.applied.occurrences, Ordering::Relaxed);
+        stats
+            .recording_occurrences
+            .fetch_add(self.applied.occurrences, Ordering::Relaxed);
+        stats
+            .versions
+            .fetch_add(self.applied.versions, Ordering::Relaxed);
+    }
+
     /// Stores one message in the open transaction.
     fn take(
         &mut self,
@@ -315,7 +330,7 @@ pub fn run(
         let now = now_ms();
         // The position lands in the same transaction as the data it covers:
         // after a crash, a resumed watch never skips what was not committed.
-        for (resource, rv) in batch.positions {
+        for (resource, rv) in std::mem::take(&mut batch.positions) {
             tx.save_position(&resource, &rv, now)?;
         }
         // The budget applies to the checkpoint that follows this commit.
@@ -329,17 +344,7 @@ pub fn run(
             // NB: the reader may have given up waiting; nothing to tell then.
             let _ = done.send(());
         }
-        stats.rows.fetch_add(batch.applied.rows, Ordering::Relaxed);
-        stats.events.add_all(batch.rates.drain(..));
-        stats
-            .occurrences
-            .fetch_add(batch.applied.occurrences, Ordering::Relaxed);
-        stats
-            .recording_occurrences
-            .fetch_add(batch.applied.occurrences, Ordering::Relaxed);
-        stats
-            .versions
-            .fetch_add(batch.applied.versions, Ordering::Relaxed);
+        batch.count_into(&stats);
         if let Some(received) = batch.oldest {
             stats
                 .lag_ms
@@ -362,24 +367,7 @@ pub fn run(
             burst = false;
         }
         if batch.maintain {
-            let cluster = writer.cluster();
-            let outcome = writer
-                .delete_with(|conn, path| retention::apply(conn, path, &retention, cluster, now))?;
-            // Once while it stays over: a maintenance every 10 minutes would
-            // say it again and again.
-            match outcome.over {
-                Some(used) if !warned_over => {
-                    warned_over = true;
-                    // NB: the writer thread has no borrow of the command's
-                    // writer; stderr as the watch tasks write it.
-                    eprintln!(
-                        "\n{}",
-                        retention::over_limit_warning(&path, used, &retention)
-                    );
-                }
-                Some(_) => {}
-                None => warned_over = false,
-            }
+            maintain(&mut writer, &path, &retention, now, &mut warned_over)?;
             count_recording(&writer, &stats)?;
         }
         stats
@@ -399,6 +387,33 @@ pub fn run(
     let _ = writer
         .connection()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
+    Ok(())
+}
+
+/// Retention, asked for by a maintenance tick; says once while the file
+/// stays over `--max-db-size`.
+fn maintain(
+    writer: &mut Writer,
+    path: &std::path::Path,
+    retention: &Retention,
+    now: i64,
+    warned_over: &mut bool,
+) -> Result<(), StoreError> {
+    let cluster = writer.cluster();
+    let outcome =
+        writer.delete_with(|conn, path| retention::apply(conn, path, retention, cluster, now))?;
+    // Once while it stays over: a maintenance every 10 minutes would
+    // say it again and again.
+    match outcome.over {
+        Some(used) if !*warned_over => {
+            *warned_over = true;
+            // NB: the writer thread has no borrow of the command's
+            // writer; stderr as the watch tasks write it.
+            eprintln!("\n{}", retention::over_limit_warning(path, used, retention));
+        }
+        Some(_) => {}
+        None => *warned_over = false,
+    }
     Ok(())
 }
 

@@ -185,215 +185,20 @@ pub fn page(t: &Timeline, title: &str, out: &mut dyn Write) -> std::io::Result<(
         .max()
         .unwrap_or(t.until_ms);
     let span = ((last - first) as f64).max(1000.0);
-    let (t0, t1) = (first as f64 - span * 0.02, last as f64 + span * 0.02);
-    let plot = WIDTH - LABEL - 20.0;
-    let x = |ms: i64| LABEL + ((ms as f64 - t0) / (t1 - t0)).clamp(0.0, 1.0) * plot;
+    let axis = Axis {
+        t0: first as f64 - span * 0.02,
+        t1: last as f64 + span * 0.02,
+    };
     let (order, parents) = lane_order(t);
     let lanes = t.objects.len().max(1) as f64;
     let height = TOP + lanes * LANE + 30.0;
-    let lane_by_key: std::collections::HashMap<(&str, &str), usize> = order
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(l, i)| {
-            (
-                (t.objects[*i].kind.as_str(), t.objects[*i].name.as_str()),
-                l,
-            )
-        })
-        .collect();
-    let lane_of = |kind: &str, name: &str| lane_by_key.get(&(kind, name)).copied().unwrap_or(0);
-    let mid = LANE / 2.0;
-
     let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="system-ui, sans-serif" font-size="12">
-<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff3e0"/><line x1="0" y1="0" x2="0" y2="8" stroke="#e65100" stroke-width="3" opacity="0.5"/></pattern><clipPath id="plotclip"><rect id="cliprect" x="{LABEL}" y="0" width="{}" height="{height}"/></clipPath></defs>"##,
-        WIDTH - LABEL
-    );
-    // Time axis: five ticks.
-    for i in 0..=4 {
-        let ms = (t0 + (t1 - t0) * i as f64 / 4.0) as i64;
-        let px = x(ms);
-        let anchor = match i {
-            0 => "start",
-            4 => "end",
-            _ => "middle",
-        };
-        let _ = writeln!(
-            svg,
-            r##"<line class="z tick" x1="{px:.1}" y1="{}" x2="{px:.1}" y2="{:.1}" stroke="#e0e0e0"/><text class="z" x="{px:.1}" y="{}" text-anchor="{anchor}" fill="#555">{}</text>"##,
-            TOP - 6.0,
-            height - 24.0,
-            TOP - 12.0,
-            esc(&axis_label(ms, (t1 - t0) / 4.0))
-        );
-    }
-    // One group a lane, in lane-local coordinates, so that folding moves whole lanes.
-    for (l, i) in order.iter().enumerate() {
-        let o = &t.objects[*i];
-        let fill = if l % 2 == 0 { "#fafafa" } else { "#ffffff" };
-        let rel = relation(o.relation);
-        let label = format!(
-            "{}{}/{}{}",
-            "  ".repeat(o.depth.min(6) as usize),
-            o.kind,
-            o.name,
-            if rel.is_empty() {
-                String::new()
-            } else {
-                format!(" ({rel})")
-            }
-        );
-        let _ = writeln!(
-            svg,
-            r##"<g class="lane" data-parent="{}" transform="translate(0,{:.1})"><rect class="bg" x="0" y="0" width="{WIDTH}" height="{LANE}" fill="{fill}"/><text x="8" y="{:.1}" fill="#212121" xml:space="preserve"{}>{}<title>{}</title></text><text class="tog" x="{:.1}" y="{:.1}" text-anchor="end" fill="#1565c0"></text>"##,
-            parents[l].map_or(-1, |p| p as i64),
-            TOP + l as f64 * LANE,
-            mid + 4.0,
-            if o.relation == Some(Relation::Target) {
-                r#" font-weight="bold""#
-            } else {
-                ""
-            },
-            esc(&label),
-            esc(&format!(
-                "{} {}/{} uid {}",
-                o.api_version, o.namespace, o.name, o.uid
-            )),
-            LABEL - 6.0,
-            mid + 4.0,
-        );
-        if let Some(created) = o.created_ms {
-            let end = o.deleted_ms.unwrap_or(last);
-            let _ = writeln!(
-                svg,
-                r##"<line class="z" x1="{:.1}" y1="{mid:.1}" x2="{:.1}" y2="{mid:.1}" stroke="#bdbdbd" stroke-width="1"/>"##,
-                x(created),
-                x(end),
-            );
-        }
-        for (from, to, state) in &o.states {
-            let (x1, x2) = (x(*from), x(*to));
-            let _ = writeln!(
-                svg,
-                r##"<rect class="z zw" x="{x1:.1}" y="{:.1}" width="{:.1}" height="10" fill="{}" opacity="0.85"><title>{}</title></rect>"##,
-                mid - 5.0,
-                (x2 - x1).max(1.5),
-                state_colour(state),
-                esc(&format!(
-                    "{}/{}: {state} from {} to {}",
-                    o.kind,
-                    o.name,
-                    time(*from),
-                    time(*to)
-                ))
-            );
-        }
-        svg.push_str("</g>\n");
-    }
-    // NB: transitions and Events are not SVG elements but lines of a hidden <pre>
-    // that the script draws on a canvas, only for the lanes on screen: 50,000
-    // SVG marks took Chromium seconds to lay out and every zoom step to move
-    // (docs/performance.md). A line, fields apart by one space (a tab would be
-    // a control character in a page that must stay inert to `cat`): lane, kind
-    // (t/e), x, x of the last occurrence or empty, colour, hover text.
-    let mut marks = String::new();
-    for e in &t.entries {
-        let hover = esc(&format!(
-            "{} {} {}{}: {}{}",
-            time(e.at_ms),
-            e.type_,
-            e.reason,
-            if e.count > 1 {
-                format!(" ×{}", e.count)
-            } else {
-                String::new()
-            },
-            e.message,
-            if e.writers.is_empty() {
-                String::new()
-            } else {
-                format!(" (by {})", e.writers.join(", "))
-            }
-        ));
-        let warning = e.type_ == "Warning";
-        match e.entry {
-            EntryKind::Gap => {
-                let (x1, x2) = (x(e.at_ms), x(e.until_ms.unwrap_or(e.at_ms)));
-                let _ = writeln!(
-                    svg,
-                    r##"<rect class="z zw gap" x="{x1:.1}" y="{TOP}" width="{:.1}" height="{:.1}" fill="url(#hatch)" opacity="0.8"><title>{hover}</title></rect>"##,
-                    (x2 - x1).max(3.0),
-                    lanes * LANE
-                );
-            }
-            EntryKind::Transition | EntryKind::Event => {
-                let (kind, colour) = match (e.entry, warning) {
-                    (EntryKind::Transition, true) => ('t', MARK_COLOURS[3].0),
-                    (EntryKind::Transition, false) => ('t', MARK_COLOURS[2].0),
-                    (_, true) => ('e', MARK_COLOURS[1].0),
-                    (_, false) => ('e', MARK_COLOURS[0].0),
-                };
-                let until = match (e.entry, e.until_ms) {
-                    (EntryKind::Event, Some(until)) => format!("{:.1}", x(until)),
-                    _ => String::new(),
-                };
-                let _ = writeln!(
-                    marks,
-                    "{} {kind} {:.1} {until} {colour} {hover}",
-                    lane_of(&e.object.kind, &e.object.name),
-                    x(e.at_ms),
-                );
-            }
-        }
-    }
+    svg_axis(&mut svg, &axis, height);
+    svg_lanes(&mut svg, t, (&order, &parents), &axis, last);
+    let marks = marks(&mut svg, t, &order, &axis);
     svg.push_str("</svg>\n");
-
-    // NB: a table of 50,000 rows took Chromium three seconds to parse, the
-    // picture waiting behind it, and more to lay out. With scripts on, a
-    // <noscript> is read as plain text, so the script puts the rows in itself,
-    // a block (`<tbody>`) at a time between the user's own events, each block
-    // its own fixed-layout table in a `<div>` that is not laid out while off
-    // screen (`content-visibility`, which a `<tbody>` ignores). Without
-    // scripts the browser shows the one table as is.
-    let mut rows = String::new();
-    for (i, e) in t.entries.iter().enumerate() {
-        if i % ROWS_A_BLOCK == 0 {
-            rows.push_str(if i == 0 { "<tbody>" } else { "</tbody><tbody>" });
-        }
-        let class = match (e.entry, e.type_.as_str()) {
-            (EntryKind::Gap, _) => "gap",
-            (_, "Warning") => "warn",
-            _ => "",
-        };
-        let _ = writeln!(
-            rows,
-            "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&time(e.at_ms)),
-            esc(&format!("{}/{}", e.object.kind, e.object.name)),
-            esc(&format!("{:?}", e.entry).to_lowercase()),
-            esc(&e.reason),
-            esc(&if e.count > 1 {
-                format!("×{} {}", e.count, e.message)
-            } else {
-                e.message.clone()
-            }),
-            esc(&e.writers.join(", "))
-        );
-    }
-    if !t.entries.is_empty() {
-        rows.push_str("</tbody>");
-    }
-    let mut summary = String::new();
-    if let Some(sm) = &t.summary {
-        summary.push_str("<dl class=\"summary\">");
-        for (label, text) in crate::timeline::summary::lines(sm) {
-            let _ = write!(summary, "<dt>{}</dt><dd>{}</dd>", esc(label), esc(&text));
-        }
-        summary.push_str("</dl>\n");
-    }
+    let rows = rows(t);
+    let summary = summary(t);
     let legend = legend();
     write!(
         out,
@@ -445,6 +250,249 @@ svg .tog {{ cursor: pointer; }}
         title = esc(title),
         ZOOM_JS = zoom_js(),
     )
+}
+
+/// Where a time falls on the picture: the plot spans `t0..t1` (ms).
+struct Axis {
+    t0: f64,
+    t1: f64,
+}
+
+impl Axis {
+    fn x(&self, ms: i64) -> f64 {
+        let plot = WIDTH - LABEL - 20.0;
+        LABEL + ((ms as f64 - self.t0) / (self.t1 - self.t0)).clamp(0.0, 1.0) * plot
+    }
+}
+
+/// The picture's head and its time axis: five ticks.
+fn svg_axis(svg: &mut String, axis: &Axis, height: f64) {
+    let _ = writeln!(
+        svg,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="system-ui, sans-serif" font-size="12">
+<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff3e0"/><line x1="0" y1="0" x2="0" y2="8" stroke="#e65100" stroke-width="3" opacity="0.5"/></pattern><clipPath id="plotclip"><rect id="cliprect" x="{LABEL}" y="0" width="{}" height="{height}"/></clipPath></defs>"##,
+        WIDTH - LABEL
+    );
+    // Time axis: five ticks.
+    for i in 0..=4 {
+        let ms = (axis.t0 + (axis.t1 - axis.t0) * i as f64 / 4.0) as i64;
+        let px = axis.x(ms);
+        let anchor = match i {
+            0 => "start",
+            4 => "end",
+            _ => "middle",
+        };
+        let _ = writeln!(
+            svg,
+            r##"<line class="z tick" x1="{px:.1}" y1="{}" x2="{px:.1}" y2="{:.1}" stroke="#e0e0e0"/><text class="z" x="{px:.1}" y="{}" text-anchor="{anchor}" fill="#555">{}</text>"##,
+            TOP - 6.0,
+            height - 24.0,
+            TOP - 12.0,
+            esc(&axis_label(ms, (axis.t1 - axis.t0) / 4.0))
+        );
+    }
+}
+
+/// One group a lane, with its label, its life line and its states.
+fn svg_lanes(
+    svg: &mut String,
+    t: &Timeline,
+    (order, parents): (&[usize], &[Option<usize>]),
+    axis: &Axis,
+    last: i64,
+) {
+    let mid = LANE / 2.0;
+    // One group a lane, in lane-local coordinates, so that folding moves whole lanes.
+    for (l, i) in order.iter().enumerate() {
+        let o = &t.objects[*i];
+        let fill = if l % 2 == 0 { "#fafafa" } else { "#ffffff" };
+        let rel = relation(o.relation);
+        let label = format!(
+            "{}{}/{}{}",
+            "  ".repeat(o.depth.min(6) as usize),
+            o.kind,
+            o.name,
+            if rel.is_empty() {
+                String::new()
+            } else {
+                format!(" ({rel})")
+            }
+        );
+        let _ = writeln!(
+            svg,
+            r##"<g class="lane" data-parent="{}" transform="translate(0,{:.1})"><rect class="bg" x="0" y="0" width="{WIDTH}" height="{LANE}" fill="{fill}"/><text x="8" y="{:.1}" fill="#212121" xml:space="preserve"{}>{}<title>{}</title></text><text class="tog" x="{:.1}" y="{:.1}" text-anchor="end" fill="#1565c0"></text>"##,
+            parents[l].map_or(-1, |p| p as i64),
+            TOP + l as f64 * LANE,
+            mid + 4.0,
+            if o.relation == Some(Relation::Target) {
+                r#" font-weight="bold""#
+            } else {
+                ""
+            },
+            esc(&label),
+            esc(&format!(
+                "{} {}/{} uid {}",
+                o.api_version, o.namespace, o.name, o.uid
+            )),
+            LABEL - 6.0,
+            mid + 4.0,
+        );
+        if let Some(created) = o.created_ms {
+            let end = o.deleted_ms.unwrap_or(last);
+            let _ = writeln!(
+                svg,
+                r##"<line class="z" x1="{:.1}" y1="{mid:.1}" x2="{:.1}" y2="{mid:.1}" stroke="#bdbdbd" stroke-width="1"/>"##,
+                axis.x(created),
+                axis.x(end),
+            );
+        }
+        for (from, to, state) in &o.states {
+            let (x1, x2) = (axis.x(*from), axis.x(*to));
+            let _ = writeln!(
+                svg,
+                r##"<rect class="z zw" x="{x1:.1}" y="{:.1}" width="{:.1}" height="10" fill="{}" opacity="0.85"><title>{}</title></rect>"##,
+                mid - 5.0,
+                (x2 - x1).max(1.5),
+                state_colour(state),
+                esc(&format!(
+                    "{}/{}: {state} from {} to {}",
+                    o.kind,
+                    o.name,
+                    time(*from),
+                    time(*to)
+                ))
+            );
+        }
+        svg.push_str("</g>\n");
+    }
+}
+
+/// The gaps (drawn in the picture) and the lines of the marks the script
+/// draws: one per transition or Event.
+fn marks(svg: &mut String, t: &Timeline, order: &[usize], axis: &Axis) -> String {
+    let lanes = t.objects.len().max(1) as f64;
+    let lane_by_key: std::collections::HashMap<(&str, &str), usize> = order
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(l, i)| {
+            (
+                (t.objects[*i].kind.as_str(), t.objects[*i].name.as_str()),
+                l,
+            )
+        })
+        .collect();
+    let lane_of = |kind: &str, name: &str| lane_by_key.get(&(kind, name)).copied().unwrap_or(0);
+    // NB: transitions and Events are not SVG elements but lines of a hidden <pre>
+    // that the script draws on a canvas, only for the lanes on screen: 50,000
+    // SVG marks took Chromium seconds to lay out and every zoom step to move
+    // (docs/performance.md). A line, fields apart by one space (a tab would be
+    // a control character in a page that must stay inert to `cat`): lane, kind
+    // (t/e), x, x of the last occurrence or empty, colour, hover text.
+    let mut marks = String::new();
+    for e in &t.entries {
+        let hover = esc(&format!(
+            "{} {} {}{}: {}{}",
+            time(e.at_ms),
+            e.type_,
+            e.reason,
+            if e.count > 1 {
+                format!(" ×{}", e.count)
+            } else {
+                String::new()
+            },
+            e.message,
+            if e.writers.is_empty() {
+                String::new()
+            } else {
+                format!(" (by {})", e.writers.join(", "))
+            }
+        ));
+        let warning = e.type_ == "Warning";
+        match e.entry {
+            EntryKind::Gap => {
+                let (x1, x2) = (axis.x(e.at_ms), axis.x(e.until_ms.unwrap_or(e.at_ms)));
+                let _ = writeln!(
+                    svg,
+                    r##"<rect class="z zw gap" x="{x1:.1}" y="{TOP}" width="{:.1}" height="{:.1}" fill="url(#hatch)" opacity="0.8"><title>{hover}</title></rect>"##,
+                    (x2 - x1).max(3.0),
+                    lanes * LANE
+                );
+            }
+            EntryKind::Transition | EntryKind::Event => {
+                let (kind, colour) = match (e.entry, warning) {
+                    (EntryKind::Transition, true) => ('t', MARK_COLOURS[3].0),
+                    (EntryKind::Transition, false) => ('t', MARK_COLOURS[2].0),
+                    (_, true) => ('e', MARK_COLOURS[1].0),
+                    (_, false) => ('e', MARK_COLOURS[0].0),
+                };
+                let until = match (e.entry, e.until_ms) {
+                    (EntryKind::Event, Some(until)) => format!("{:.1}", axis.x(until)),
+                    _ => String::new(),
+                };
+                let _ = writeln!(
+                    marks,
+                    "{} {kind} {:.1} {until} {colour} {hover}",
+                    lane_of(&e.object.kind, &e.object.name),
+                    axis.x(e.at_ms),
+                );
+            }
+        }
+    }
+    marks
+}
+
+/// The entries' table rows, a `<tbody>` every [`ROWS_A_BLOCK`].
+fn rows(t: &Timeline) -> String {
+    // NB: a table of 50,000 rows took Chromium three seconds to parse, the
+    // picture waiting behind it, and more to lay out. With scripts on, a
+    // <noscript> is read as plain text, so the script puts the rows in itself,
+    // a block (`<tbody>`) at a time between the user's own events, each block
+    // its own fixed-layout table in a `<div>` that is not laid out while off
+    // screen (`content-visibility`, which a `<tbody>` ignores). Without
+    // scripts the browser shows the one table as is.
+    let mut rows = String::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if i % ROWS_A_BLOCK == 0 {
+            rows.push_str(if i == 0 { "<tbody>" } else { "</tbody><tbody>" });
+        }
+        let class = match (e.entry, e.type_.as_str()) {
+            (EntryKind::Gap, _) => "gap",
+            (_, "Warning") => "warn",
+            _ => "",
+        };
+        let _ = writeln!(
+            rows,
+            "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&time(e.at_ms)),
+            esc(&format!("{}/{}", e.object.kind, e.object.name)),
+            esc(&format!("{:?}", e.entry).to_lowercase()),
+            esc(&e.reason),
+            esc(&if e.count > 1 {
+                format!("×{} {}", e.count, e.message)
+            } else {
+                e.message.clone()
+            }),
+            esc(&e.writers.join(", "))
+        );
+    }
+    if !t.entries.is_empty() {
+        rows.push_str("</tbody>");
+    }
+    rows
+}
+
+/// The summary as a definition list, or nothing.
+fn summary(t: &Timeline) -> String {
+    let mut summary = String::new();
+    if let Some(sm) = &t.summary {
+        summary.push_str("<dl class=\"summary\">");
+        for (label, text) in crate::timeline::summary::lines(sm) {
+            let _ = write!(summary, "<dt>{}</dt><dd>{}</dd>", esc(label), esc(&text));
+        }
+        summary.push_str("</dl>\n");
+    }
+    summary
 }
 
 /// Rows of the entries' table put in and laid out together (a `<tbody>`).

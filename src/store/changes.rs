@@ -37,6 +37,9 @@ fn writers(text: Option<String>) -> Vec<String> {
     if main.is_empty() { all } else { main }
 }
 
+/// `(cluster, since, until, namespace)`: what `feed` reads.
+type Window<'a> = (i64, i64, i64, Option<&'a str>);
+
 impl Recording {
     /// Every change of `cluster` in `[since, until]`, in `namespace` when given
     /// (then cluster-scoped objects and types are left out), oldest first.
@@ -47,10 +50,29 @@ impl Recording {
         until: i64,
         namespace: Option<&str>,
     ) -> Result<Vec<Item>, StoreError> {
+        let window = (cluster, since, until, namespace);
+        let mut items: Vec<Item> = Vec::new();
+        self.spec_items(window, &mut items)?;
+        self.lifecycle_items(window, &mut items)?;
+        if namespace.is_none() {
+            self.type_items(window, &mut items)?;
+        }
+        self.touch_items(window, &mut items)?;
+        // NB: stable, so that at one moment a type comes before its objects and
+        // a spec change before the deletions it caused, as read.
+        items.sort_by_key(|i| i.at);
+        Ok(crate::changes::join_touches(items))
+    }
+
+    /// The spec changes, with their diffs and writers.
+    fn spec_items(
+        &self,
+        (cluster, since, until, namespace): Window,
+        items: &mut Vec<Item>,
+    ) -> Result<(), StoreError> {
         let params = named_params! {
             ":cluster": cluster, ":since": since, ":until": until, ":namespace": namespace,
         };
-        let mut items: Vec<Item> = Vec::new();
         let mut st = self
             .conn
             .prepare_cached(SQL_SPECS)
@@ -74,6 +96,18 @@ impl Recording {
         for row in rows {
             items.push(row.map_err(self.q("changes"))?);
         }
+        Ok(())
+    }
+
+    /// Creations, first sightings by a writer, and deletions.
+    fn lifecycle_items(
+        &self,
+        (cluster, since, until, namespace): Window,
+        items: &mut Vec<Item>,
+    ) -> Result<(), StoreError> {
+        let params = named_params! {
+            ":cluster": cluster, ":since": since, ":until": until, ":namespace": namespace,
+        };
         let mut st = self
             .conn
             .prepare_cached(SQL_LIFECYCLE)
@@ -133,36 +167,53 @@ impl Recording {
         for row in rows {
             items.extend(row.map_err(self.q("changes"))?);
         }
-        if namespace.is_none() {
-            let mut st = self
-                .conn
-                .prepare_cached(SQL_TYPES)
-                .map_err(self.q("changes"))?;
-            let rows = st
-                .query_map(
-                    named_params! {":cluster": cluster, ":since": since, ":until": until},
-                    |r| {
-                        let removed = r.get::<_, String>("change")? == "removed";
-                        Ok(Item {
-                            at: r.get("at")?,
-                            kind: r.get("kind")?,
-                            namespace: String::new(),
-                            name: r.get("resource")?,
-                            owner: None,
-                            writers: Vec::new(),
-                            what: if removed {
-                                What::TypeRemoved
-                            } else {
-                                What::TypeAppeared
-                            },
-                        })
-                    },
-                )
-                .map_err(self.q("changes"))?;
-            for row in rows {
-                items.push(row.map_err(self.q("changes"))?);
-            }
+        Ok(())
+    }
+
+    /// Types that appeared or were removed.
+    fn type_items(
+        &self,
+        (cluster, since, until, _): Window,
+        items: &mut Vec<Item>,
+    ) -> Result<(), StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(SQL_TYPES)
+            .map_err(self.q("changes"))?;
+        let rows = st
+            .query_map(
+                named_params! {":cluster": cluster, ":since": since, ":until": until},
+                |r| {
+                    let removed = r.get::<_, String>("change")? == "removed";
+                    Ok(Item {
+                        at: r.get("at")?,
+                        kind: r.get("kind")?,
+                        namespace: String::new(),
+                        name: r.get("resource")?,
+                        owner: None,
+                        writers: Vec::new(),
+                        what: if removed {
+                            What::TypeRemoved
+                        } else {
+                            What::TypeAppeared
+                        },
+                    })
+                },
+            )
+            .map_err(self.q("changes"))?;
+        for row in rows {
+            items.push(row.map_err(self.q("changes"))?);
         }
+        Ok(())
+    }
+
+    /// What an audit log says people did that no stored version shows; a
+    /// deleter joins its deletion's line.
+    fn touch_items(
+        &self,
+        (cluster, since, until, namespace): Window,
+        items: &mut Vec<Item>,
+    ) -> Result<(), StoreError> {
         let kinds = std::collections::HashMap::new();
         for t in self.touches(cluster, since, until, None, namespace)? {
             // Status writes and bindings are what controllers and the
@@ -200,9 +251,6 @@ impl Recording {
                 },
             });
         }
-        // NB: stable, so that at one moment a type comes before its objects and
-        // a spec change before the deletions it caused, as read.
-        items.sort_by_key(|i| i.at);
-        Ok(crate::changes::join_touches(items))
+        Ok(())
     }
 }

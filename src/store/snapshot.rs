@@ -118,43 +118,108 @@ impl Recording {
         let origins = node_origins(self, &objects, at)?;
 
         let from = at - window_ms;
+        let events = self.check_events(cluster, from, at)?;
+
+        let updates = self.updates(cluster, from, at)?;
+
+        // NB: a recorder run with -n saw only its namespaces' Pods; what others
+        // hold on each Node is unknown, and the sentences say so.
+        let pods_scope: Option<i64> = self
+            .conn
+            .prepare_cached(SQL_PODS_SCOPE)
+            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
+            .map_err(self.q("pods scope"))?;
+        if pods_scope == Some(0) {
+            usage.only_namespace = Some(String::new());
+        }
+        let has_objects = self
+            .conn
+            .prepare_cached(SQL_HAS_HISTORY)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
+            })
+            .map_err(self.q("history lookup"))?;
+        let refusals = self.refusals(cluster, from, at, None)?;
+        let kinds = if refusals.is_empty() {
+            std::collections::HashMap::new()
+        } else {
+            self.kinds_by_resource(cluster)?
+        };
+        // NB: the recorder watches a type whole, so a recording that holds
+        // Nodes holds every Node it saw; one gone by `at` is not in `objects`.
+        let all_nodes = has_objects && objects.iter().any(|o| o.object.kind == "Node");
+        let mut snapshot = Snapshot {
+            at,
+            all_nodes,
+            objects,
+            has_objects,
+            events,
+            updates,
+            window_ms,
+            stale_groups: Vec::new(),
+            unreadable: Vec::new(),
+            origins,
+            usage,
+            examined: Vec::new(),
+            not_examined: Vec::new(),
+            failing: Vec::new(),
+            refusals,
+            kinds,
+            absent: Vec::new(),
+            index,
+        };
+        snapshot.settle();
+        Ok(snapshot)
+    }
+
+    /// The Events `check` reads at `at`: the troubling ones of the window
+    /// and the scheduler's of the lookback.
+    fn check_events(
+        &self,
+        cluster: i64,
+        from: i64,
+        at: i64,
+    ) -> Result<Vec<EventSummary>, StoreError> {
         let mut st = self
             .conn
             .prepare_cached(SQL_CHECK_EVENTS)
             .map_err(self.q("events"))?;
-        let events = st
-            .query_map(
-                named_params! {
-                    ":cluster": cluster, ":at": at, ":from": from,
-                    ":scheduling": serde_json::json!(crate::model::event::SCHEDULING).to_string(),
-                    ":lookback": crate::model::event::LOOKBACK_MS,
-                },
-                |r| {
-                    Ok(EventSummary {
-                        involved: ObjectRef {
-                            api_version: r.get("api_version")?,
-                            kind: r.get("kind")?,
-                            namespace: r.get("namespace")?,
-                            name: r.get("name")?,
-                            uid: r.get("uid")?,
-                            field_path: String::new(),
-                        },
-                        reason: r.get("reason")?,
-                        type_: r.get("type")?,
-                        reporting: r.get("reporting")?,
-                        host: r.get("host")?,
-                        first: r.get("first")?,
-                        last: r.get("last")?,
-                        count: r.get("count")?,
-                        in_window: r.get("in_window")?,
-                        message: r.get::<_, Option<String>>("message")?.unwrap_or_default(),
-                    })
-                },
-            )
-            .map_err(self.q("events"))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.q("events"))?;
+        st.query_map(
+            named_params! {
+                ":cluster": cluster, ":at": at, ":from": from,
+                ":scheduling": serde_json::json!(crate::model::event::SCHEDULING).to_string(),
+                ":lookback": crate::model::event::LOOKBACK_MS,
+            },
+            |r| {
+                Ok(EventSummary {
+                    involved: ObjectRef {
+                        api_version: r.get("api_version")?,
+                        kind: r.get("kind")?,
+                        namespace: r.get("namespace")?,
+                        name: r.get("name")?,
+                        uid: r.get("uid")?,
+                        field_path: String::new(),
+                    },
+                    reason: r.get("reason")?,
+                    type_: r.get("type")?,
+                    reporting: r.get("reporting")?,
+                    host: r.get("host")?,
+                    first: r.get("first")?,
+                    last: r.get("last")?,
+                    count: r.get("count")?,
+                    in_window: r.get("in_window")?,
+                    message: r.get::<_, Option<String>>("message")?.unwrap_or_default(),
+                })
+            },
+        )
+        .map_err(self.q("events"))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(self.q("events"))
+    }
 
+    /// The objects updated twice or more in `[from, at]`: per minute, per
+    /// writer, and the fields writers took from each other (hot loops).
+    fn updates(&self, cluster: i64, from: i64, at: i64) -> Result<Vec<ObjectUpdates>, StoreError> {
         // Update counters over the window, per object.
         let mut per_object: HashMap<i64, ObjectUpdates> = HashMap::new();
         let mut managers: HashMap<(i64, String), i64> = HashMap::new();
@@ -209,66 +274,27 @@ impl Recording {
             updates.push(u);
         }
         updates.sort_by_key(|u| std::cmp::Reverse(u.updates));
+        Ok(updates)
+    }
 
-        // NB: a recorder run with -n saw only its namespaces' Pods; what others
-        // hold on each Node is unknown, and the sentences say so.
-        let pods_scope: Option<i64> = self
-            .conn
-            .prepare_cached(SQL_PODS_SCOPE)
-            .and_then(|mut st| st.query_row(named_params! {":cluster": cluster}, |r| r.get(0)))
-            .map_err(self.q("pods scope"))?;
-        if pods_scope == Some(0) {
-            usage.only_namespace = Some(String::new());
-        }
-        let has_objects = self
-            .conn
-            .prepare_cached(SQL_HAS_HISTORY)
-            .and_then(|mut st| {
-                st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
+    /// Each recorded type's kind by its full resource name (`deployments.apps`).
+    fn kinds_by_resource(
+        &self,
+        cluster: i64,
+    ) -> Result<std::collections::HashMap<String, String>, StoreError> {
+        Ok(self
+            .resource_types(cluster)?
+            .types
+            .into_iter()
+            .map(|t| {
+                let full = if t.group.is_empty() {
+                    t.plural
+                } else {
+                    format!("{}.{}", t.plural, t.group)
+                };
+                (full, t.kind)
             })
-            .map_err(self.q("history lookup"))?;
-        let refusals = self.refusals(cluster, from, at, None)?;
-        let kinds = if refusals.is_empty() {
-            std::collections::HashMap::new()
-        } else {
-            self.resource_types(cluster)?
-                .types
-                .into_iter()
-                .map(|t| {
-                    let full = if t.group.is_empty() {
-                        t.plural
-                    } else {
-                        format!("{}.{}", t.plural, t.group)
-                    };
-                    (full, t.kind)
-                })
-                .collect()
-        };
-        // NB: the recorder watches a type whole, so a recording that holds
-        // Nodes holds every Node it saw; one gone by `at` is not in `objects`.
-        let all_nodes = has_objects && objects.iter().any(|o| o.object.kind == "Node");
-        let mut snapshot = Snapshot {
-            at,
-            all_nodes,
-            objects,
-            has_objects,
-            events,
-            updates,
-            window_ms,
-            stale_groups: Vec::new(),
-            unreadable: Vec::new(),
-            origins,
-            usage,
-            examined: Vec::new(),
-            not_examined: Vec::new(),
-            failing: Vec::new(),
-            refusals,
-            kinds,
-            absent: Vec::new(),
-            index,
-        };
-        snapshot.settle();
-        Ok(snapshot)
+            .collect())
     }
 }
 

@@ -104,12 +104,32 @@ impl Recording {
             .with_versions(vec![(target, Relation::Target, 0)])?
             .remove(0);
 
-        // Up: the owners named in any version, by uid.
+        let mut out = self.owners_of(cluster, &target, walk.depth, &mut seen)?;
+        out.push(target.clone());
+        let owned = self.owned_by(cluster, target, walk.depth, &mut seen)?;
+        out.extend(owned);
+        if walk.related {
+            let related = self.nodes_and_claims(cluster, &out, &mut seen)?;
+            out.extend(self.with_versions(related)?);
+            out.extend(self.uses_and_selectors(cluster, &out, &mut seen)?);
+        }
+        Ok(out)
+    }
+
+    /// Up: the owners named in any version of the target, by uid, the
+    /// farthest first.
+    fn owners_of(
+        &self,
+        cluster: i64,
+        target: &Subject,
+        depth_limit: u32,
+        seen: &mut HashSet<i64>,
+    ) -> Result<Vec<Subject>, StoreError> {
         let mut owners: Vec<Subject> = Vec::new();
         let mut frontier = vec![target.clone()];
         // NB: bounded by what exists, not by the number asked: `--depth
         // 99999999` once spun for 18 minutes over empty levels (issue 27.11).
-        for depth in 1..=walk.depth {
+        for depth in 1..=depth_limit {
             if frontier.is_empty() {
                 break;
             }
@@ -136,12 +156,20 @@ impl Recording {
             frontier = next;
         }
         owners.reverse();
-        let mut out = owners;
-        out.push(target.clone());
+        Ok(owners)
+    }
 
-        // Down: what the target owns, and so on.
+    /// Down: what the target owns, and so on, each level by creation.
+    fn owned_by(
+        &self,
+        cluster: i64,
+        target: Subject,
+        depth_limit: u32,
+        seen: &mut HashSet<i64>,
+    ) -> Result<Vec<Subject>, StoreError> {
+        let mut out = Vec::new();
         let mut frontier = vec![target];
-        for depth in 1..=walk.depth {
+        for depth in 1..=depth_limit {
             if frontier.is_empty() {
                 break;
             }
@@ -197,75 +225,80 @@ impl Recording {
             frontier = next;
         }
 
-        if walk.related {
-            // Each Pod's Nodes and claims, looked up together.
-            let mut nodes: Vec<(String, u32)> = Vec::new();
-            let mut claims: Vec<(String, String, u32)> = Vec::new();
-            for s in out.iter().filter(|s| s.object.object.kind == "Pod") {
-                for v in &s.versions {
-                    if !v.state.node_name.is_empty()
-                        && !nodes.iter().any(|(n, _)| *n == v.state.node_name)
-                    {
-                        nodes.push((v.state.node_name.clone(), s.depth + 1));
-                    }
-                    for c in &v.state.claims {
-                        let ns = &s.object.object.namespace;
-                        if !claims.iter().any(|(n, cn, _)| n == ns && cn == c) {
-                            claims.push((ns.clone(), c.clone(), s.depth + 1));
-                        }
-                    }
-                }
-            }
-            let mut related = Vec::new();
-            let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
-            if !names.is_empty() {
-                for o in self.named_many(cluster, "Node", "", &names)? {
-                    let depth = nodes
-                        .iter()
-                        .find(|(n, _)| *n == o.object.name)
-                        .map_or(1, |(_, d)| *d);
-                    // Newest incarnation first: the first of each name wins.
-                    if !related
-                        .iter()
-                        .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
-                            r.object.name == o.object.name && r.object.kind == "Node"
-                        })
-                        && seen.insert(o.id)
-                    {
-                        related.push((o, Relation::Node, depth));
-                    }
-                }
-            }
-            let mut by_namespace: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-            for (ns, c, _) in &claims {
-                by_namespace
-                    .entry(ns.as_str())
-                    .or_default()
-                    .push(c.as_str());
-            }
-            for (ns, names) in by_namespace {
-                for o in self.named_many(cluster, "PersistentVolumeClaim", ns, &names)? {
-                    let depth = claims
-                        .iter()
-                        .find(|(_, c, _)| *c == o.object.name)
-                        .map_or(1, |(_, _, d)| *d);
-                    if !related
-                        .iter()
-                        .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
-                            r.object.name == o.object.name
-                                && r.object.namespace == o.object.namespace
-                                && r.object.kind == "PersistentVolumeClaim"
-                        })
-                        && seen.insert(o.id)
-                    {
-                        related.push((o, Relation::Claim, depth));
-                    }
-                }
-            }
-            out.extend(self.with_versions(related)?);
-            out.extend(self.uses_and_selectors(cluster, &out, &mut seen)?);
-        }
         Ok(out)
+    }
+
+    /// Each Pod's Nodes and claims, looked up together.
+    fn nodes_and_claims(
+        &self,
+        cluster: i64,
+        out: &[Subject],
+        seen: &mut HashSet<i64>,
+    ) -> Result<Vec<(RecordedObject, Relation, u32)>, StoreError> {
+        let mut nodes: Vec<(String, u32)> = Vec::new();
+        let mut claims: Vec<(String, String, u32)> = Vec::new();
+        for s in out.iter().filter(|s| s.object.object.kind == "Pod") {
+            for v in &s.versions {
+                if !v.state.node_name.is_empty()
+                    && !nodes.iter().any(|(n, _)| *n == v.state.node_name)
+                {
+                    nodes.push((v.state.node_name.clone(), s.depth + 1));
+                }
+                for c in &v.state.claims {
+                    let ns = &s.object.object.namespace;
+                    if !claims.iter().any(|(n, cn, _)| n == ns && cn == c) {
+                        claims.push((ns.clone(), c.clone(), s.depth + 1));
+                    }
+                }
+            }
+        }
+        let mut related = Vec::new();
+        let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
+        if !names.is_empty() {
+            for o in self.named_many(cluster, "Node", "", &names)? {
+                let depth = nodes
+                    .iter()
+                    .find(|(n, _)| *n == o.object.name)
+                    .map_or(1, |(_, d)| *d);
+                // Newest incarnation first: the first of each name wins.
+                if !related
+                    .iter()
+                    .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
+                        r.object.name == o.object.name && r.object.kind == "Node"
+                    })
+                    && seen.insert(o.id)
+                {
+                    related.push((o, Relation::Node, depth));
+                }
+            }
+        }
+        let mut by_namespace: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+        for (ns, c, _) in &claims {
+            by_namespace
+                .entry(ns.as_str())
+                .or_default()
+                .push(c.as_str());
+        }
+        for (ns, names) in by_namespace {
+            for o in self.named_many(cluster, "PersistentVolumeClaim", ns, &names)? {
+                let depth = claims
+                    .iter()
+                    .find(|(_, c, _)| *c == o.object.name)
+                    .map_or(1, |(_, _, d)| *d);
+                if !related
+                    .iter()
+                    .any(|(r, _, _): &(RecordedObject, Relation, u32)| {
+                        r.object.name == o.object.name
+                            && r.object.namespace == o.object.namespace
+                            && r.object.kind == "PersistentVolumeClaim"
+                    })
+                    && seen.insert(o.id)
+                {
+                    related.push((o, Relation::Claim, depth));
+                }
+            }
+        }
+        Ok(related)
     }
 
     /// What the story's Pods and templates name (ConfigMaps, Secrets,

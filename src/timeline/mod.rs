@@ -380,11 +380,34 @@ pub fn assemble(
     since: i64,
     until: i64,
 ) -> Timeline {
+    let context_keys = context_keys(subjects, until);
     let mut entries = Vec::new();
-    let mut objects = Vec::new();
+    let objects: Vec<ObjectLine> = subjects
+        .iter()
+        .map(|s| lane(s, &context_keys, (since, until), &mut entries))
+        .collect();
+    entries.extend(event_entries(events, &context_keys, since, until));
+    entries.extend(gap_entries(gaps, since, until));
+    entries.extend(type_entries(subjects, types, since, until));
+    group_by_controller(subjects, &mut entries);
+    sort_entries(&mut entries, &objects);
+    Timeline {
+        since: rfc(since),
+        until: rfc(until),
+        since_ms: since,
+        until_ms: until,
+        objects,
+        entries,
+        summary: None,
+    }
+}
+
+/// Context objects by key, with the spans in which a Pod of the subject used them.
+type ContextKeys = std::collections::BTreeMap<String, Vec<(i64, i64)>>;
+
+fn context_keys(subjects: &[Subject], until: i64) -> ContextKeys {
     let spans = window::context_spans(subjects, until);
-    // Context objects by key, with the spans in which a Pod of the subject used them.
-    let mut context_keys: std::collections::BTreeMap<String, Vec<(i64, i64)>> = Default::default();
+    let mut context_keys = ContextKeys::new();
     for s in subjects.iter().filter(|s| window::is_context(s)) {
         let r = &s.object.object;
         let k = window::key(&r.kind, &r.namespace, &r.name);
@@ -396,110 +419,128 @@ pub fn assemble(
         };
         context_keys.insert(k, own.cloned().unwrap_or_default());
     }
-    for s in subjects {
-        let o = &s.object;
-        // NB: a Pod's Node or claim is context: it shows only while a Pod of the
-        // subject was bound to it or used it, however much older it is.
-        let context = window::is_context(s);
-        let used: Option<&Vec<(i64, i64)>> = context.then(|| {
-            &context_keys[&window::key(&o.object.kind, &o.object.namespace, &o.object.name)]
-        });
-        let in_use = |at: i64| used.is_none_or(|spans| window::overlap(spans, at, at).is_some());
-        let mut states = Vec::new();
-        let end = o.deleted.unwrap_or(until).min(until);
-        for (i, v) in s.versions.iter().enumerate() {
-            let next = s.versions.get(i + 1).map_or(end, |n| n.at);
-            let state = readiness(&o.object.kind, &v.state).to_string();
-            if next >= since && v.at <= until {
-                let (from, to) = (v.at.max(since), next.min(until));
-                match used {
-                    None => states.push((from, to, state)),
-                    Some(spans) => {
-                        for (a, b) in spans {
-                            if *b >= from && *a <= to {
-                                states.push((from.max(*a), to.min(*b), state.clone()));
-                            }
+    context_keys
+}
+
+/// One subject's lane (its states while in the window, and while used if
+/// it is context), its transitions and its deletion added to `entries`.
+fn lane(
+    s: &Subject,
+    context_keys: &ContextKeys,
+    (since, until): (i64, i64),
+    entries: &mut Vec<Entry>,
+) -> ObjectLine {
+    let o = &s.object;
+    // NB: a Pod's Node or claim is context: it shows only while a Pod of the
+    // subject was bound to it or used it, however much older it is.
+    let context = window::is_context(s);
+    let used: Option<&Vec<(i64, i64)>> = context
+        .then(|| &context_keys[&window::key(&o.object.kind, &o.object.namespace, &o.object.name)]);
+    let in_use = |at: i64| used.is_none_or(|spans| window::overlap(spans, at, at).is_some());
+    let mut states = Vec::new();
+    let end = o.deleted.unwrap_or(until).min(until);
+    for (i, v) in s.versions.iter().enumerate() {
+        let next = s.versions.get(i + 1).map_or(end, |n| n.at);
+        let state = readiness(&o.object.kind, &v.state).to_string();
+        if next >= since && v.at <= until {
+            let (from, to) = (v.at.max(since), next.min(until));
+            match used {
+                None => states.push((from, to, state)),
+                Some(spans) => {
+                    for (a, b) in spans {
+                        if *b >= from && *a <= to {
+                            states.push((from.max(*a), to.min(*b), state.clone()));
                         }
                     }
                 }
             }
         }
-        for t in transitions::of(&o.object, o.created, &s.versions) {
-            if context && matches!(t.reason.as_str(), "Created" | "FirstRecorded") {
-                continue;
-            }
-            if t.at >= since && t.at <= until && in_use(t.at) {
-                let mut e = entry(
-                    t.at,
-                    None,
-                    EntryKind::Transition,
-                    &o.object,
-                    t.type_,
-                    t.reason,
-                    t.message,
-                );
-                e.writers = t.writers;
-                e.fields = t.fields;
-                entries.push(e);
-            }
+    }
+    for t in transitions::of(&o.object, o.created, &s.versions) {
+        if context && matches!(t.reason.as_str(), "Created" | "FirstRecorded") {
+            continue;
         }
-        if let Some(deleted) = o
-            .deleted
-            .filter(|d| *d >= since && *d <= until && in_use(*d))
-        {
-            let (message, at, until) = match o.deleted_after {
-                Some(after) => (
-                    format!(
-                        "deleted while the recorder was not watching: some time between {} and {}",
-                        rfc(after),
-                        rfc(deleted)
-                    ),
-                    after,
-                    Some(deleted),
-                ),
-                None => ("deleted".to_string(), deleted, None),
-            };
-            entries.push(entry(
-                at,
-                until,
+        if t.at >= since && t.at <= until && in_use(t.at) {
+            let mut e = entry(
+                t.at,
+                None,
                 EntryKind::Transition,
                 &o.object,
-                "Normal",
-                "Deleted".into(),
-                message,
-            ));
+                t.type_,
+                t.reason,
+                t.message,
+            );
+            e.writers = t.writers;
+            e.fields = t.fields;
+            entries.push(e);
         }
-        objects.push(ObjectLine {
-            api_version: o.object.api_version.clone(),
-            kind: o.object.kind.clone(),
-            namespace: o.object.namespace.clone(),
-            name: o.object.name.clone(),
-            uid: o.object.uid.clone(),
-            relation: s.relation,
-            depth: s.depth,
-            created: o.created.map(rfc),
-            deleted: o.deleted.map(rfc),
-            deleted_after: o.deleted_after.map(rfc),
-            // A context object's lane runs from the first bind to the last release.
-            created_ms: match used {
-                Some(spans) => spans.first().map(|(a, _)| (*a).max(since)),
-                None => o.created.or(o.first_seen),
-            },
-            deleted_ms: match used {
-                Some(spans) => spans.last().map(|(_, b)| (*b).min(until)),
-                None => o.deleted,
-            },
-            states,
-            owner_uid: s
-                .versions
-                .iter()
-                .rev()
-                .map(|v| &v.state.owners)
-                .find(|owners| !owners.is_empty())
-                .and_then(|owners| owners.iter().find(|o| o.controller).or(owners.first()))
-                .map(|o| o.uid.clone()),
-        });
     }
+    if let Some(deleted) = o
+        .deleted
+        .filter(|d| *d >= since && *d <= until && in_use(*d))
+    {
+        let (message, at, until) = match o.deleted_after {
+            Some(after) => (
+                format!(
+                    "deleted while the recorder was not watching: some time between {} and {}",
+                    rfc(after),
+                    rfc(deleted)
+                ),
+                after,
+                Some(deleted),
+            ),
+            None => ("deleted".to_string(), deleted, None),
+        };
+        entries.push(entry(
+            at,
+            until,
+            EntryKind::Transition,
+            &o.object,
+            "Normal",
+            "Deleted".into(),
+            message,
+        ));
+    }
+    ObjectLine {
+        api_version: o.object.api_version.clone(),
+        kind: o.object.kind.clone(),
+        namespace: o.object.namespace.clone(),
+        name: o.object.name.clone(),
+        uid: o.object.uid.clone(),
+        relation: s.relation,
+        depth: s.depth,
+        created: o.created.map(rfc),
+        deleted: o.deleted.map(rfc),
+        deleted_after: o.deleted_after.map(rfc),
+        // A context object's lane runs from the first bind to the last release.
+        created_ms: match used {
+            Some(spans) => spans.first().map(|(a, _)| (*a).max(since)),
+            None => o.created.or(o.first_seen),
+        },
+        deleted_ms: match used {
+            Some(spans) => spans.last().map(|(_, b)| (*b).min(until)),
+            None => o.deleted,
+        },
+        states,
+        owner_uid: s
+            .versions
+            .iter()
+            .rev()
+            .map(|v| &v.state.owners)
+            .find(|owners| !owners.is_empty())
+            .and_then(|owners| owners.iter().find(|o| o.controller).or(owners.first()))
+            .map(|o| o.uid.clone()),
+    }
+}
+
+/// The Events in the window; a context object's only while it was used.
+fn event_entries(
+    events: &[EventSummary],
+    context_keys: &ContextKeys,
+    since: i64,
+    until: i64,
+) -> Vec<Entry> {
+    let mut entries = Vec::new();
     for e in events {
         if e.last < since || e.first > until {
             continue;
@@ -533,6 +574,12 @@ pub fn assemble(
         line.source = e.source();
         entries.push(line);
     }
+    entries
+}
+
+/// The recorder's gaps in the window.
+fn gap_entries(gaps: &[GapLine], since: i64, until: i64) -> Vec<Entry> {
+    let mut entries = Vec::new();
     for g in gaps {
         if g.finish < since || g.start > until {
             continue;
@@ -556,8 +603,11 @@ pub fn assemble(
         line.source = "recorder".into();
         entries.push(line);
     }
-    entries.extend(type_entries(subjects, types, since, until));
-    // Pods' controllers, so the table can fold what siblings say alike.
+    entries
+}
+
+/// Pods' controllers, so the table can fold what siblings say alike.
+fn group_by_controller(subjects: &[Subject], entries: &mut [Entry]) {
     let groups: std::collections::HashMap<String, String> = subjects
         .iter()
         .filter(|s| s.object.object.kind == "Pod")
@@ -583,16 +633,6 @@ pub fn assemble(
         )) {
             e.group = g.clone();
         }
-    }
-    sort_entries(&mut entries, &objects);
-    Timeline {
-        since: rfc(since),
-        until: rfc(until),
-        since_ms: since,
-        until_ms: until,
-        objects,
-        entries,
-        summary: None,
     }
 }
 

@@ -259,7 +259,6 @@ fn revisions(
     for rs in kept {
         let created = rs.object.created.unwrap_or(o.state_at);
         let is_newest = newest.as_deref() == Some(rs.object.object.uid.as_str());
-        let revision = rs.revision.unwrap_or(0);
         // NB: made before the revision below it: an older ReplicaSet (or
         // ControllerRevision) a rollback made current again.
         let reused = !rs.revision_history.is_empty()
@@ -281,44 +280,7 @@ fn revisions(
                 .filter(|_| is_newest);
             (created.max(after.unwrap_or(created)), None, writer)
         };
-        let images = rs.object.state.images.join(", ");
-        let mut what = match previous {
-            None => format!(
-                "revision {revision} ({} {}): {images}",
-                rs.object.object.kind, rs.object.object.name
-            ),
-            Some((p, _)) if p.object.state.images != rs.object.state.images => format!(
-                "revision {revision} ({} {}): image {} → {images}",
-                rs.object.object.kind,
-                rs.object.object.name,
-                p.object.state.images.join(", ")
-            ),
-            Some(_) => format!(
-                "revision {revision} ({} {}): template changed, images unchanged ({images})",
-                rs.object.object.kind, rs.object.object.name
-            ),
-        };
-        if let Some(r) = rs.restarted_at {
-            what.push_str(&format!(
-                "; rollout restart at {}",
-                crate::units::rfc3339(r)
-            ));
-        }
-        if !rs.revision_history.is_empty() {
-            let was: Vec<String> = rs.revision_history.iter().map(i64::to_string).collect();
-            what.push_str(&format!(
-                "; a rollback: this template was revision {} before",
-                was.join(", ")
-            ));
-        } else if reused {
-            what.push_str("; a rollback: this template was an older revision before");
-        }
-        if let Some((how, _)) = &dated {
-            what.push_str(&format!("; {how}"));
-        }
-        if !rs.change_cause.is_empty() {
-            what.push_str(&format!("; change-cause: {}", rs.change_cause));
-        }
+        let what = revision_text(rs, previous.map(|(p, _)| p), reused, dated.as_ref());
         let rule = match &dated {
             Some((_, rule)) => rule.to_string(),
             None => "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template".to_string(),
@@ -336,11 +298,71 @@ fn revisions(
         r.extra.push(e);
         previous = Some((rs, at));
     }
-    // A template no ReplicaSet carries yet: written, and not acted on (the
-    // controller is gone, or the rollout is refused before its first step).
-    let Some((newest, newest_at)) = previous else {
-        return;
+    if let Some((newest, newest_at)) = previous {
+        unacted_template(o, newest, newest_at, &template_writes, r);
+    }
+}
+
+/// What a revision line says: its number, object and images (or what
+/// changed from the revision below), a restart, a rollback, how it was
+/// dated, and its change-cause.
+fn revision_text(
+    rs: &LiveObject,
+    previous: Option<&LiveObject>,
+    reused: bool,
+    dated: Option<&(String, &'static str)>,
+) -> String {
+    let revision = rs.revision.unwrap_or(0);
+    let images = rs.object.state.images.join(", ");
+    let mut what = match previous {
+        None => format!(
+            "revision {revision} ({} {}): {images}",
+            rs.object.object.kind, rs.object.object.name
+        ),
+        Some(p) if p.object.state.images != rs.object.state.images => format!(
+            "revision {revision} ({} {}): image {} → {images}",
+            rs.object.object.kind,
+            rs.object.object.name,
+            p.object.state.images.join(", ")
+        ),
+        Some(_) => format!(
+            "revision {revision} ({} {}): template changed, images unchanged ({images})",
+            rs.object.object.kind, rs.object.object.name
+        ),
     };
+    if let Some(r) = rs.restarted_at {
+        what.push_str(&format!(
+            "; rollout restart at {}",
+            crate::units::rfc3339(r)
+        ));
+    }
+    if !rs.revision_history.is_empty() {
+        let was: Vec<String> = rs.revision_history.iter().map(i64::to_string).collect();
+        what.push_str(&format!(
+            "; a rollback: this template was revision {} before",
+            was.join(", ")
+        ));
+    } else if reused {
+        what.push_str("; a rollback: this template was an older revision before");
+    }
+    if let Some((how, _)) = dated {
+        what.push_str(&format!("; {how}"));
+    }
+    if !rs.change_cause.is_empty() {
+        what.push_str(&format!("; change-cause: {}", rs.change_cause));
+    }
+    what
+}
+
+/// A template no ReplicaSet carries yet: written, and not acted on (the
+/// controller is gone, or the rollout is refused before its first step).
+fn unacted_template(
+    o: &RecordedObject,
+    newest: &LiveObject,
+    newest_at: i64,
+    template_writes: &[&(ManagerEntry, Vec<String>)],
+    r: &mut Reconstruction,
+) {
     let state = &o.state;
     let last_write = template_writes
         .iter()
@@ -687,207 +709,232 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
             depth: o.depth,
             versions: versions(o),
         });
-        // Who wrote what: only each manager's last write survives. Of the
-        // target and its owners only (a controller writes what it owns all
-        // day), and not to status.
-        // NB: and of a ConfigMap or Secret the chain uses, and a Service or
-        // budget that selects its Pods: people edit those.
-        let people = matches!(
-            o.relation,
-            Some(
-                super::Relation::Target
-                    | super::Relation::Owner
-                    | super::Relation::Uses
-                    | super::Relation::Selects
-            )
-        );
-        for (m, paths) in o.managers.iter().filter(|_| people) {
-            let Some(at) = m.time else { continue };
-            // NB: a write through the scale subresource is a `LastScale` ([`scale_write`]).
-            if m.subresource == "status" || m.subresource == "scale" {
-                continue;
-            }
-            let shown: Vec<&str> = paths
-                .iter()
-                .map(String::as_str)
-                .filter(|p| !p.starts_with("metadata.") && !p.starts_with("status."))
-                .take(4)
-                .collect();
-            if shown.is_empty() {
-                continue;
-            }
-            let more = paths.len().saturating_sub(shown.len());
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            let mut e = entry(
-                at,
-                &o.object,
-                "Normal",
-                "LastWrite",
-                format!(
-                    "last write by {} ({}) at {}: owns {}{more}; earlier writes are not kept",
-                    m.label(),
-                    m.operation,
-                    crate::units::rfc3339(at),
-                    shown.join(", ")
-                ),
-                "last",
-                "managedFields: each manager's time is its latest write",
-            );
-            e.writers = vec![m.label()];
-            r.extra.push(e);
+        last_writes(o, &mut r.extra);
+        kept_last(o, &mut r.extra);
+        node_facts(o, &mut r.extra);
+        terminations(o, &mut r.extra);
+    }
+    revisions_and_scale(objects, &mut r);
+    r
+}
+
+/// Who wrote what: only each manager's last write survives.
+fn last_writes(o: &LiveObject, extra: &mut Vec<Entry>) {
+    // Of the target and its owners only (a controller writes what it owns all
+    // day), and not to status.
+    // NB: and of a ConfigMap or Secret the chain uses, and a Service or
+    // budget that selects its Pods: people edit those.
+    let people = matches!(
+        o.relation,
+        Some(
+            super::Relation::Target
+                | super::Relation::Owner
+                | super::Relation::Uses
+                | super::Relation::Selects
+        )
+    );
+    for (m, paths) in o.managers.iter().filter(|_| people) {
+        let Some(at) = m.time else { continue };
+        // NB: a write through the scale subresource is a `LastScale` ([`scale_write`]).
+        if m.subresource == "status" || m.subresource == "scale" {
+            continue;
         }
-        // An HPA keeps only its last scale.
-        if let Some((at, desired)) = o.last_scale {
-            let to = desired
-                .map(|d| format!(" (desired replicas now {d})"))
-                .unwrap_or_default();
-            r.extra.push(entry(
-                at,
-                &o.object,
-                "Normal",
-                "LastScale",
-                format!(
-                    "last scaled its target at {}{to}; earlier scales are not kept",
-                    crate::units::rfc3339(at)
-                ),
-                "last",
-                "status.lastScaleTime",
-            ));
-        }
-        // A CronJob keeps only its last schedule (its Jobs tell the kept runs).
-        if let Some(at) = o.object.state.last_schedule {
-            r.extra.push(entry(
-                at,
-                &o.object,
-                "Normal",
-                "LastSchedule",
-                format!(
-                    "last scheduled a Job at {}; earlier schedules are not kept",
-                    crate::units::rfc3339(at)
-                ),
-                "last",
-                "status.lastScheduleTime",
-            ));
-        }
-        // A Node: when its NoExecute taints came (the apiserver stamps
-        // timeAdded), and a heartbeat that stopped.
-        for t in o.object.state.taints.iter() {
-            let Some(at) = t.added else { continue };
-            let value = if t.value.is_empty() {
-                String::new()
-            } else {
-                format!("={}", t.value)
-            };
-            r.extra.push(entry(
-                at,
-                &o.object,
-                "Warning",
-                "Tainted",
-                format!(
-                    "taint {}{value}:{} added: Pods that do not tolerate it are evicted",
-                    t.key, t.effect
-                ),
-                "exact",
-                "the taint's timeAdded",
-            ));
-        }
-        if let Some((renewed, duration_s)) = o.heartbeat
-            && o.object.state_at - renewed
-                > (2 * duration_s.max(1) * 1000).max(crate::checks::leases::MIN_STALE_MS)
-        {
-            r.extra.push(entry(
-                renewed,
-                &o.object,
-                "Warning",
-                "HeartbeatStopped",
-                format!(
-                    "the kubelet last renewed this Node's Lease (kube-node-lease/{}) at {}, {} before now: it is not running, or cannot reach the apiserver",
-                    o.object.object.name,
-                    crate::units::rfc3339(renewed),
-                    crate::units::human_duration(o.object.state_at - renewed)
-                ),
-                "last",
-                "the Node Lease's renewTime",
-            ));
-        }
-        // The last termination: its end is exact, what came before it is not kept.
-        for c in o
-            .object
-            .state
-            .containers
+        let shown: Vec<&str> = paths
             .iter()
-            .filter(|c| c.restarts > 0 || !c.last_reason.is_empty())
-        {
-            let Some(finished) = o
-                .container_times
-                .iter()
-                .find(|(n, _, _)| *n == c.name)
-                .and_then(|(_, _, last)| *last)
-            else {
-                continue;
-            };
-            let started = o
-                .last_started
-                .iter()
-                .find(|(n, _)| *n == c.name)
-                .and_then(|(_, s)| *s)
-                .map(|s| format!(", ran {}", crate::units::human_duration(finished - s)))
-                .unwrap_or_default();
-            let exit = c
-                .last_exit_code
-                .map(|x| format!(", exit code {x}"))
-                .unwrap_or_default();
-            r.extra.push(entry(
-                finished,
-                &o.object,
-                if c.last_exit_code.unwrap_or(0) != 0 || c.last_reason == "OOMKilled" {
-                    "Warning"
-                } else {
-                    "Normal"
-                },
-                "Terminated",
-                format!(
-                    "container {} terminated: {}{exit}{started}",
-                    c.name,
-                    if c.last_reason.is_empty() {
-                        "no reason"
-                    } else {
-                        &c.last_reason
-                    }
-                ),
-                "exact",
-                "lastState.terminated.finishedAt",
-            ));
+            .map(String::as_str)
+            .filter(|p| !p.starts_with("metadata.") && !p.starts_with("status."))
+            .take(4)
+            .collect();
+        if shown.is_empty() {
+            continue;
         }
-        // Restarts: only the last termination is visible.
-        for c in &o.object.state.containers {
-            if c.restarts > 1 {
-                r.extra.push(entry(
-                    o.container_times
-                        .iter()
-                        .find(|(n, _, _)| *n == c.name)
-                        .and_then(|(_, _, last)| *last)
-                        .unwrap_or(o.object.state_at),
-                    &o.object,
-                    "Warning",
-                    "RestartsNotVisible",
-                    format!(
-                        "container {} restarted {} times; only the last termination ({}) is visible: {} restarts not visible",
-                        c.name,
-                        c.restarts,
-                        if c.last_reason.is_empty() { "no reason" } else { &c.last_reason },
-                        c.restarts - 1
-                    ),
-                    "gap",
-                    "lastState: the kubelet keeps one termination",
-                ));
-            }
+        let more = paths.len().saturating_sub(shown.len());
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        let mut e = entry(
+            at,
+            &o.object,
+            "Normal",
+            "LastWrite",
+            format!(
+                "last write by {} ({}) at {}: owns {}{more}; earlier writes are not kept",
+                m.label(),
+                m.operation,
+                crate::units::rfc3339(at),
+                shown.join(", ")
+            ),
+            "last",
+            "managedFields: each manager's time is its latest write",
+        );
+        e.writers = vec![m.label()];
+        extra.push(e);
+    }
+}
+
+/// What an HPA and a CronJob keep of their last act.
+fn kept_last(o: &LiveObject, extra: &mut Vec<Entry>) {
+    // An HPA keeps only its last scale.
+    if let Some((at, desired)) = o.last_scale {
+        let to = desired
+            .map(|d| format!(" (desired replicas now {d})"))
+            .unwrap_or_default();
+        extra.push(entry(
+            at,
+            &o.object,
+            "Normal",
+            "LastScale",
+            format!(
+                "last scaled its target at {}{to}; earlier scales are not kept",
+                crate::units::rfc3339(at)
+            ),
+            "last",
+            "status.lastScaleTime",
+        ));
+    }
+    // A CronJob keeps only its last schedule (its Jobs tell the kept runs).
+    if let Some(at) = o.object.state.last_schedule {
+        extra.push(entry(
+            at,
+            &o.object,
+            "Normal",
+            "LastSchedule",
+            format!(
+                "last scheduled a Job at {}; earlier schedules are not kept",
+                crate::units::rfc3339(at)
+            ),
+            "last",
+            "status.lastScheduleTime",
+        ));
+    }
+}
+
+/// A Node's taints and a heartbeat that stopped.
+fn node_facts(o: &LiveObject, extra: &mut Vec<Entry>) {
+    // A Node: when its NoExecute taints came (the apiserver stamps
+    // timeAdded), and a heartbeat that stopped.
+    for t in o.object.state.taints.iter() {
+        let Some(at) = t.added else { continue };
+        let value = if t.value.is_empty() {
+            String::new()
+        } else {
+            format!("={}", t.value)
+        };
+        extra.push(entry(
+            at,
+            &o.object,
+            "Warning",
+            "Tainted",
+            format!(
+                "taint {}{value}:{} added: Pods that do not tolerate it are evicted",
+                t.key, t.effect
+            ),
+            "exact",
+            "the taint's timeAdded",
+        ));
+    }
+    if let Some((renewed, duration_s)) = o.heartbeat
+        && o.object.state_at - renewed
+            > (2 * duration_s.max(1) * 1000).max(crate::checks::leases::MIN_STALE_MS)
+    {
+        extra.push(entry(
+            renewed,
+            &o.object,
+            "Warning",
+            "HeartbeatStopped",
+            format!(
+                "the kubelet last renewed this Node's Lease (kube-node-lease/{}) at {}, {} before now: it is not running, or cannot reach the apiserver",
+                o.object.object.name,
+                crate::units::rfc3339(renewed),
+                crate::units::human_duration(o.object.state_at - renewed)
+            ),
+            "last",
+            "the Node Lease's renewTime",
+        ));
+    }
+}
+
+/// A container's last termination, and the restarts before it no one kept.
+fn terminations(o: &LiveObject, extra: &mut Vec<Entry>) {
+    // The last termination: its end is exact, what came before it is not kept.
+    for c in o
+        .object
+        .state
+        .containers
+        .iter()
+        .filter(|c| c.restarts > 0 || !c.last_reason.is_empty())
+    {
+        let Some(finished) = o
+            .container_times
+            .iter()
+            .find(|(n, _, _)| *n == c.name)
+            .and_then(|(_, _, last)| *last)
+        else {
+            continue;
+        };
+        let started = o
+            .last_started
+            .iter()
+            .find(|(n, _)| *n == c.name)
+            .and_then(|(_, s)| *s)
+            .map(|s| format!(", ran {}", crate::units::human_duration(finished - s)))
+            .unwrap_or_default();
+        let exit = c
+            .last_exit_code
+            .map(|x| format!(", exit code {x}"))
+            .unwrap_or_default();
+        extra.push(entry(
+            finished,
+            &o.object,
+            if c.last_exit_code.unwrap_or(0) != 0 || c.last_reason == "OOMKilled" {
+                "Warning"
+            } else {
+                "Normal"
+            },
+            "Terminated",
+            format!(
+                "container {} terminated: {}{exit}{started}",
+                c.name,
+                if c.last_reason.is_empty() {
+                    "no reason"
+                } else {
+                    &c.last_reason
+                }
+            ),
+            "exact",
+            "lastState.terminated.finishedAt",
+        ));
+    }
+    // Restarts: only the last termination is visible.
+    for c in &o.object.state.containers {
+        if c.restarts > 1 {
+            extra.push(entry(
+                o.container_times
+                    .iter()
+                    .find(|(n, _, _)| *n == c.name)
+                    .and_then(|(_, _, last)| *last)
+                    .unwrap_or(o.object.state_at),
+                &o.object,
+                "Warning",
+                "RestartsNotVisible",
+                format!(
+                    "container {} restarted {} times; only the last termination ({}) is visible: {} restarts not visible",
+                    c.name,
+                    c.restarts,
+                    if c.last_reason.is_empty() { "no reason" } else { &c.last_reason },
+                    c.restarts - 1
+                ),
+                "gap",
+                "lastState: the kubelet keeps one termination",
+            ));
         }
     }
+}
+
+/// The target's revisions, and its last write through the scale subresource.
+fn revisions_and_scale(objects: &[LiveObject], r: &mut Reconstruction) {
     if let Some(target) = objects
         .iter()
         .find(|o| o.relation == Some(super::Relation::Target))
@@ -908,7 +955,7 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
             .iter()
             .filter(|o| o.object.object.kind == "Pod")
             .collect();
-        revisions(target, &sets, &pods, &mut r);
+        revisions(target, &sets, &pods, r);
     }
     if let Some(target) = objects
         .iter()
@@ -927,9 +974,8 @@ pub fn reconstruct(objects: &[LiveObject]) -> Reconstruction {
             })
             .filter(|o| o.revision.is_some())
             .max_by_key(|o| o.revision);
-        scale_write(target, current, &mut r);
+        scale_write(target, current, r);
     }
-    r
 }
 
 /// Marks the entries a recording-free assembly derived: Events and

@@ -113,6 +113,8 @@ fn label_changes(
     format!("labels: {}", parts.join("; "))
 }
 
+/// What one version says changed from the one before: the transitions in
+/// the order the table tells them.
 fn diff(
     kind: &str,
     prev: &ObjectState,
@@ -122,7 +124,14 @@ fn diff(
     changes: &[crate::specdiff::FieldChange],
     out: &mut Vec<Transition>,
 ) {
-    let mut push = |type_: &'static str, reason: &str, message: String| {
+    let said = spec_change(prev, cur, changes)
+        .into_iter()
+        .chain(status_changes(kind, prev, cur))
+        .chain(condition_changes(kind, prev, cur))
+        .chain(container_changes(prev, cur))
+        .chain(count_changes(prev, cur, changes))
+        .chain(deletion_changes(prev, cur));
+    for (type_, reason, message) in said {
         out.push(Transition {
             at,
             type_,
@@ -135,6 +144,21 @@ fn diff(
             message,
             writers: writers.to_vec(),
         });
+    }
+}
+
+/// A transition as found: its type, reason and message.
+type Said = (&'static str, &'static str, String);
+
+/// The spec: its diff, a generation bumped with no diff kept, or an image.
+fn spec_change(
+    prev: &ObjectState,
+    cur: &ObjectState,
+    changes: &[crate::specdiff::FieldChange],
+) -> Vec<Said> {
+    let mut said = Vec::new();
+    let mut push = |type_: &'static str, reason: &'static str, message: String| {
+        said.push((type_, reason, message));
     };
     let fields = changes
         .iter()
@@ -188,6 +212,15 @@ fn diff(
             ),
         );
     }
+    said
+}
+
+/// The status caught up, a Pod relabelled or bound, a phase.
+fn status_changes(kind: &str, prev: &ObjectState, cur: &ObjectState) -> Vec<Said> {
+    let mut said = Vec::new();
+    let mut push = |type_: &'static str, reason: &'static str, message: String| {
+        said.push((type_, reason, message));
+    };
     if cur.observed_generation != prev.observed_generation
         && cur.observed_generation == Some(cur.generation)
         && cur.generation > 0
@@ -227,6 +260,16 @@ fn diff(
         };
         push(type_, "Phase", format!("phase {from} → {}", cur.phase));
     }
+    said
+}
+
+/// Each condition whose status or reason changed (a Pod's good news that
+/// repeats Ready and Bound left out).
+fn condition_changes(kind: &str, prev: &ObjectState, cur: &ObjectState) -> Vec<Said> {
+    let mut said = Vec::new();
+    let mut push = |type_: &'static str, reason: &'static str, message: String| {
+        said.push((type_, reason, message));
+    };
     for c in &cur.conditions {
         let before = prev.conditions.iter().find(|p| p.type_ == c.type_);
         let changed = before.is_none_or(|p| p.status != c.status || p.reason != c.reason);
@@ -257,6 +300,15 @@ fn diff(
             format!("{} {from} → {}{why}", c.type_, c.status),
         );
     }
+    said
+}
+
+/// Each container that restarted, or changed state.
+fn container_changes(prev: &ObjectState, cur: &ObjectState) -> Vec<Said> {
+    let mut said = Vec::new();
+    let mut push = |type_: &'static str, reason: &'static str, message: String| {
+        said.push((type_, reason, message));
+    };
     for c in &cur.containers {
         let before = prev.containers.iter().find(|p| p.name == c.name);
         if let Some(p) = before
@@ -298,6 +350,19 @@ fn diff(
             );
         }
     }
+    said
+}
+
+/// A scale the stored diff does not tell, and the counters that moved.
+fn count_changes(
+    prev: &ObjectState,
+    cur: &ObjectState,
+    changes: &[crate::specdiff::FieldChange],
+) -> Vec<Said> {
+    let mut said = Vec::new();
+    let mut push = |type_: &'static str, reason: &'static str, message: String| {
+        said.push((type_, reason, message));
+    };
     let spec = |s: &ObjectState| s.replicas.get("spec.replicas").copied();
     // NB: a scale whose stored diff says `spec.replicas a → b` is told there,
     // with its writer; a second "replicas a → b" line would repeat it.
@@ -318,6 +383,15 @@ fn diff(
         let of = want.map(|w| format!(" of {w}")).unwrap_or_default();
         push("Normal", "Replicas", format!("{}{of}", counters.join(", ")));
     }
+    said
+}
+
+/// A deletion requested, and finalizers removed or added.
+fn deletion_changes(prev: &ObjectState, cur: &ObjectState) -> Vec<Said> {
+    let mut said = Vec::new();
+    let mut push = |type_: &'static str, reason: &'static str, message: String| {
+        said.push((type_, reason, message));
+    };
     if prev.deletion.is_none() && cur.deletion.is_some() {
         let waiting = if cur.finalizers.is_empty() {
             String::new()
@@ -344,6 +418,7 @@ fn diff(
             push("Normal", "FinalizerAdded", format!("finalizer {f} added"));
         }
     }
+    said
 }
 
 /// The transitions of one object over its versions (oldest first).

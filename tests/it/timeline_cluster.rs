@@ -167,20 +167,33 @@ async fn a_rollout_that_never_gets_ready_read_down_from_the_deployment_and_up_fr
     // somewhere in that second, so within it the causal order stands
     // (regression: CI on ef2137a asserted milliseconds and failed on a spec
     // change seen at .583 told before the ReplicaSet it made, dated .000).
-    let times: Vec<i64> = doc["entries"]
+    // Within a second, what `timeline::sort_entries` puts first (spec writes,
+    // creations known to the second, gaps) comes before the rest, which keeps its
+    // milliseconds (regression: a loaded run's spec change seen at .504
+    // rightly preceded its Pod's .345 entry; the check allowed only .000).
+    let told: Vec<(i64, bool, String)> = doc["entries"]
         .as_array()
         .unwrap()
         .iter()
         .map(|e| {
-            chrono::DateTime::parse_from_rfc3339(e["time"].as_str().unwrap())
+            let at = chrono::DateTime::parse_from_rfc3339(e["time"].as_str().unwrap())
                 .unwrap()
-                .timestamp_millis()
+                .timestamp_millis();
+            let reason = e["reason"].as_str().unwrap_or_default();
+            // NB: a gap frames its second too (it sorts first in it).
+            let leads = e["entry"] == "gap"
+                || (e["entry"] == "transition"
+                    && (matches!(reason, "SpecChanged" | "LastWrite" | "Revision")
+                        || (reason == "Created" && at.rem_euclid(1_000) == 0)));
+            (at, leads, format!("{} {}", e["object"]["name"], reason))
         })
         .collect();
-    let in_order = |a: i64, b: i64| {
-        a <= b || (b.rem_euclid(1_000) == 0 && a.div_euclid(1_000) == b.div_euclid(1_000))
+    let in_order = |(a, a_leads, _): &(i64, bool, String),
+                    (b, b_leads, _): &(i64, bool, String)| {
+        let (sa, sb) = (a.div_euclid(1_000), b.div_euclid(1_000));
+        sa < sb || (sa == sb && (*a_leads || (!*b_leads && a <= b)))
     };
-    assert!(times.windows(2).all(|w| in_order(w[0], w[1])), "{times:?}");
+    assert!(told.windows(2).all(|w| in_order(&w[0], &w[1])), "{told:?}");
     // And what a change made comes after the change.
     let position = |pred: &dyn Fn(&Value) -> bool| {
         doc["entries"]

@@ -2048,28 +2048,8 @@ pub fn import(
         Some(_) => None,
         None => join_by_uid(conn, &uids)?,
     };
-    // NB: a log of another cluster named into a recording would tell its
-    // writes as that cluster's: when its objects are known to be elsewhere,
-    // or a good sample of them matches none of the named cluster's, refuse.
-    if let Some(given) = target.cluster
-        && let Some(claimed) = conn.recorded_cluster_named(given)?
-        && uids.len() >= MISMATCH_SAMPLE
-        && let Some(id) = conn.clusters(Some(&claimed.uid))?.first().map(|r| r.0)
-        && join_by_uid(conn, &uids)?.is_none_or(|(best, _, _)| best != id)
-        && !uids
-            .iter()
-            .any(|u| conn.clusters_of_uid(u).is_ok_and(|c| c.contains(&id)))
-    {
-        writeln!(
-            err,
-            "error: --cluster {given:?} names the recorded cluster {} (uid {}), but none of the {} \
-             object(s) of the audit log sampled is one of its objects (by uid): the log is of \
-             another cluster; import it under a name of its own (--cluster NAME), or without \
-             --cluster to let it join the recording its objects are in; nothing of it was stored",
-            claimed.label,
-            claimed.uid,
-            uids.len()
-        )?;
+    if let Some(refusal) = another_clusters_log(conn, target, &uids)? {
+        writeln!(err, "{refusal}")?;
         return Ok(names.len());
     }
     if let Some((_, label, matched)) = &joined {
@@ -2143,6 +2123,37 @@ pub fn import(
         }
     }
     Ok(refused.len())
+}
+
+/// Why a log named into a recorded cluster (`--cluster`) is another
+/// cluster's, if it is. NB: it would tell its writes as that cluster's:
+/// when its objects are known to be elsewhere, or a good sample of them
+/// matches none of the named cluster's, it is refused.
+fn another_clusters_log(
+    conn: &crate::store::Recording,
+    target: &Target,
+    uids: &BTreeSet<String>,
+) -> anyhow::Result<Option<String>> {
+    if let Some(given) = target.cluster
+        && let Some(claimed) = conn.recorded_cluster_named(given)?
+        && uids.len() >= MISMATCH_SAMPLE
+        && let Some(id) = conn.clusters(Some(&claimed.uid))?.first().map(|r| r.0)
+        && join_by_uid(conn, uids)?.is_none_or(|(best, _, _)| best != id)
+        && !uids
+            .iter()
+            .any(|u| conn.clusters_of_uid(u).is_ok_and(|c| c.contains(&id)))
+    {
+        return Ok(Some(format!(
+            "error: --cluster {given:?} names the recorded cluster {} (uid {}), but none of the {} \
+             object(s) of the audit log sampled is one of its objects (by uid): the log is of \
+             another cluster; import it under a name of its own (--cluster NAME), or without \
+             --cluster to let it join the recording its objects are in; nothing of it was stored",
+            claimed.label,
+            claimed.uid,
+            uids.len()
+        )));
+    }
+    Ok(None)
 }
 
 /// How many objects of a log must be sampled before a log that matches

@@ -212,39 +212,14 @@ impl Writer {
             }
             _ => (String::new(), Vec::new()),
         };
-        // Who owns a changed field now wrote it: better than whose managedFields
-        // entry moved, which cannot tell two writes within one second apart.
-        // A spec change is never written through /status: when no owner is left
-        // (a field removed), a status writer that moved meanwhile is not it.
-        // NB: nor is a writer whose entry did not move (issue 47: a scale to 0
-        // through the scale subresource leaves no entry and owns nothing; the
-        // latest entry, an earlier `kubectl` write, was named as its writer):
-        // with no owner and no moved entry, the writer is unknown.
-        let who = match (owners.is_empty(), diff.is_empty()) {
-            (false, _) => owners,
-            (true, false) => previous
-                .as_ref()
-                .filter(|p| !p.managers.is_empty())
-                .map(|p| crate::model::moved_writers(&p.managers, &o.managers))
-                .unwrap_or(who)
-                .into_iter()
-                .filter(|w| !w.ends_with("/status"))
-                .collect(),
-            // NB: nothing moved, so `who` is every entry of the latest second
-            // (regression: a Deployment's status writes in the second of its
-            // creation were "by kube-controller-manager/status, kubectl-create";
-            // a Pod's deletion mark was by whoever wrote it last).
-            (true, true) => match previous.as_ref().filter(|p| !p.managers.is_empty()) {
-                Some(p) if crate::model::moved_writers(&p.managers, &o.managers).is_empty() => {
-                    crate::model::unmoved_writers(
-                        who,
-                        p.outside_h == outside_h,
-                        o.state.deletion.is_some() && !p.deleting,
-                    )
-                }
-                _ => who,
-            },
-        };
+        let who = version_writers(
+            previous.as_ref(),
+            o,
+            owners,
+            diff.is_empty(),
+            who,
+            outside_h,
+        );
         let who = match by {
             Some(by) => vec![by.to_string()],
             None => who,
@@ -252,25 +227,7 @@ impl Writer {
         if let (Some(doc), Some(h)) = (&o.diff_doc, doc_h)
             && previous.as_ref().and_then(|p| p.doc_h) != Some(h)
         {
-            // NB: a CRD's spec holds its whole OpenAPI schema (hundreds of KiB for
-            // some operators): past MAX_DOC only the digest is kept, and a change
-            // of it is said, not diffed.
-            // A ConfigMap's values (--configmap-values) past it: its keys with
-            // a digest of each value, as without the flag, so that the next
-            // diff still names the keys.
-            let hidden = (configmap && doc.len() > crate::specdiff::MAX_DOC)
-                .then(|| crate::specdiff::values_hidden(doc))
-                .flatten();
-            let kept = match &hidden {
-                _ if doc.len() <= crate::specdiff::MAX_DOC => doc.as_str(),
-                Some(h) if h.len() <= crate::specdiff::MAX_DOC => h.as_str(),
-                _ => "",
-            };
-            self.hot("spec document save", |conn, hot| {
-                hot.spec_doc_save
-                    .on(conn)?
-                    .execute(named_params! {":object": id, ":digest": h, ":doc": kept})
-            })?;
+            self.save_doc(id, doc, h, configmap)?;
         }
         let new_version =
             !diff.is_empty() || previous.as_ref().is_none_or(|p| p.state_h != state_h);
@@ -299,25 +256,8 @@ impl Writer {
             self.relations(id, o, change.at)?;
         }
         if change.seen == Seen::Modified {
-            let minute = change.at.div_euclid(60_000);
-            let taken = self.taken_field(id, minute, &o.managers);
-            let field = match taken {
-                Some(path) => Some(self.intern(&path)?),
-                None => None,
-            };
-            let labels = if who.is_empty() {
-                vec![String::new()]
-            } else {
-                who
-            };
-            for label in labels {
-                let manager = self.intern(&label)?;
-                let entry = self.counters.entry((id, minute, manager)).or_default();
-                entry.updates += 1;
-                entry.versions += i64::from(new_version);
-                entry.generation += i64::from(generation_moved);
-                entry.field = field.or(entry.field);
-            }
+            let moved = (new_version, generation_moved);
+            self.count_update(id, change.at, &o.managers, who, moved)?;
         }
         if change.seen == Seen::Deleted {
             self.mark_deleted(id, change.at, change.blind_since)?;
@@ -337,6 +277,61 @@ impl Writer {
             );
         }
         Ok(applied)
+    }
+
+    /// A spec document kept for the next diff. NB: a CRD's spec holds its
+    /// whole OpenAPI schema (hundreds of KiB for some operators): past
+    /// MAX_DOC only the digest is kept, and a change of it is said, not
+    /// diffed. A ConfigMap's values (--configmap-values) past it: its keys
+    /// with a digest of each value, as without the flag, so that the next
+    /// diff still names the keys.
+    fn save_doc(&mut self, id: i64, doc: &str, h: i64, configmap: bool) -> Result<(), StoreError> {
+        let hidden = (configmap && doc.len() > crate::specdiff::MAX_DOC)
+            .then(|| crate::specdiff::values_hidden(doc))
+            .flatten();
+        let kept = match &hidden {
+            _ if doc.len() <= crate::specdiff::MAX_DOC => doc,
+            Some(h) if h.len() <= crate::specdiff::MAX_DOC => h.as_str(),
+            _ => "",
+        };
+        self.hot("spec document save", |conn, hot| {
+            hot.spec_doc_save
+                .on(conn)?
+                .execute(named_params! {":object": id, ":digest": h, ":doc": kept})
+        })?;
+        Ok(())
+    }
+
+    /// An update counted per minute and writer (hot loops), with whether it
+    /// made a version, moved the generation, and which field it took.
+    fn count_update(
+        &mut self,
+        id: i64,
+        at: i64,
+        managers: &[crate::model::ManagerEntry],
+        who: Vec<String>,
+        (new_version, generation_moved): (bool, bool),
+    ) -> Result<(), StoreError> {
+        let minute = at.div_euclid(60_000);
+        let taken = self.taken_field(id, minute, managers);
+        let field = match taken {
+            Some(path) => Some(self.intern(&path)?),
+            None => None,
+        };
+        let labels = if who.is_empty() {
+            vec![String::new()]
+        } else {
+            who
+        };
+        for label in labels {
+            let manager = self.intern(&label)?;
+            let entry = self.counters.entry((id, minute, manager)).or_default();
+            entry.updates += 1;
+            entry.versions += i64::from(new_version);
+            entry.generation += i64::from(generation_moved);
+            entry.field = field.or(entry.field);
+        }
+        Ok(())
     }
 
     fn relations(&mut self, child: i64, o: &ObjectObservation, at: i64) -> Result<(), StoreError> {
@@ -580,6 +575,49 @@ impl Writer {
 /// The group of an `apiVersion` (`""` for the core group's `v1`).
 fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// Who wrote a new version.
+/// Who owns a changed field now wrote it: better than whose managedFields
+/// entry moved, which cannot tell two writes within one second apart.
+/// A spec change is never written through /status: when no owner is left
+/// (a field removed), a status writer that moved meanwhile is not it.
+/// NB: nor is a writer whose entry did not move (issue 47: a scale to 0
+/// through the scale subresource leaves no entry and owns nothing; the
+/// latest entry, an earlier `kubectl` write, was named as its writer):
+/// with no owner and no moved entry, the writer is unknown.
+fn version_writers(
+    previous: Option<&Tracked>,
+    o: &ObjectObservation,
+    owners: Vec<String>,
+    diff_empty: bool,
+    who: Vec<String>,
+    outside_h: i64,
+) -> Vec<String> {
+    match (owners.is_empty(), diff_empty) {
+        (false, _) => owners,
+        (true, false) => previous
+            .filter(|p| !p.managers.is_empty())
+            .map(|p| crate::model::moved_writers(&p.managers, &o.managers))
+            .unwrap_or(who)
+            .into_iter()
+            .filter(|w| !w.ends_with("/status"))
+            .collect(),
+        // NB: nothing moved, so `who` is every entry of the latest second
+        // (regression: a Deployment's status writes in the second of its
+        // creation were "by kube-controller-manager/status, kubectl-create";
+        // a Pod's deletion mark was by whoever wrote it last).
+        (true, true) => match previous.filter(|p| !p.managers.is_empty()) {
+            Some(p) if crate::model::moved_writers(&p.managers, &o.managers).is_empty() => {
+                crate::model::unmoved_writers(
+                    who,
+                    p.outside_h == outside_h,
+                    o.state.deletion.is_some() && !p.deleting,
+                )
+            }
+            _ => who,
+        },
+    }
 }
 
 #[cfg(test)]
