@@ -648,7 +648,7 @@ async fn record(
     let show_status = !args.quiet && std::io::stderr().is_terminal();
     let watches = std::mem::take(&mut plan.watches);
     let failure = if args.once {
-        supervise::once_all(watches, &plan.tx, &plan.conn.server).await
+        supervise::once_all(watches, &plan.tx, &plan.conn.server, err).await
     } else {
         supervise::supervise(&mut plan, watches, args, listen, show_status, err).await?
     };
@@ -656,22 +656,29 @@ async fn record(
     supervise::finish(plan, &destinations, args, failure, show_status, err).await
 }
 
-/// `record --once` for one watch: None to go on, Some(failure) to stop
-/// (Some(None) when the writer is gone and has its own error).
-async fn once<K: watch::Watched>(
-    w: &Watch<K>,
-    start: WatchStart,
-    server: &str,
-) -> Option<Option<anyhow::Error>>
+/// How `record --once` ended for one watch.
+enum Listed {
+    Stored,
+    Failed(connect::ClusterError),
+    /// The writer is gone and has its own error.
+    WriterGone,
+}
+
+/// `record --once` for one watch.
+async fn once<K: watch::Watched>(w: &Watch<K>, start: WatchStart, server: &str) -> Listed
 where
     K::DynamicType: Clone + Send + Sync,
 {
     match w.once(start).await {
-        Ok(()) => None,
-        Err(watch::OnceError::List(e)) => Some(Some(
-            connect::explain(e, "list", &K::plural(&w.dt), w.namespace.as_deref(), server).into(),
+        Ok(()) => Listed::Stored,
+        Err(watch::OnceError::List(e)) => Listed::Failed(connect::explain(
+            e,
+            "list",
+            &K::plural(&w.dt),
+            w.namespace.as_deref(),
+            server,
         )),
-        Err(watch::OnceError::WriterGone) => Some(None),
+        Err(watch::OnceError::WriterGone) => Listed::WriterGone,
     }
 }
 

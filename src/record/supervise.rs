@@ -13,14 +13,15 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::cli::RecordArgs;
+use crate::k8s::connect;
 use crate::ship::Destination;
 
 use super::plan::{Plan, Watches};
 use super::sink::Msg;
 use super::watch::Stop;
 use super::{
-    HEARTBEAT, MAINTENANCE, ObjectWatch, Rediscovery, Running, checking, listening, once, serve,
-    shipping, status_line, wait_for_signal, watch_type_definitions,
+    HEARTBEAT, Listed, MAINTENANCE, ObjectWatch, Rediscovery, Running, checking, listening, once,
+    serve, shipping, status_line, wait_for_signal, watch_type_definitions,
 };
 
 /// The shippers of `--ship`, one task per destination, and the switch that stops them.
@@ -61,30 +62,51 @@ impl Shippers {
 /// `--once`: one list of each watch, then retention. Returns what stopped it
 /// early, if anything. The watches are dropped as it returns: each holds a
 /// sender, and the writer finishes once all are gone.
+///
+/// NB: an object type whose list fails does not stop the others (regression:
+/// a CRD deleted between discovery and its list ended the whole run with
+/// "the apiserver answered 404 to list gizmos", storing none of the types
+/// after it). A type gone (404) is a warning; any other failure is reported
+/// once every other type is stored.
 pub(super) async fn once_all(
     watches: Watches,
     tx: &mpsc::Sender<Msg>,
     server: &str,
+    err: &mut dyn Write,
 ) -> Option<anyhow::Error> {
     for (w, s) in watches.events {
-        if let Some(failure) = once(&w, s, server).await {
-            return failure;
+        match once(&w, s, server).await {
+            Listed::Stored => {}
+            Listed::Failed(e) => return Some(e.into()),
+            Listed::WriterGone => return None,
         }
     }
+    let mut failure = None;
     for (w, s) in watches.objects {
-        let done = match &w {
-            ObjectWatch::Full(w) => once(w, s, server).await,
-            ObjectWatch::Metadata(w) => once(w, s, server).await,
+        let (done, name) = match &w {
+            ObjectWatch::Full(w) => (once(w, s, server).await, w.resource.clone()),
+            ObjectWatch::Metadata(w) => (once(w, s, server).await, w.resource.clone()),
         };
-        if let Some(failure) = done {
-            return failure;
+        match done {
+            Listed::Stored => {}
+            Listed::Failed(connect::ClusterError::Api { code: 404, .. }) => {
+                let _ = writeln!(
+                    err,
+                    "warning: type {name} was removed before it could be listed: nothing of it is stored"
+                );
+            }
+            Listed::Failed(e) => {
+                let _ = writeln!(err, "warning: not keeping history of {name}: {e}");
+                failure.get_or_insert(e);
+            }
+            Listed::WriterGone => return None,
         }
     }
     // NB: retention too, as a watching recorder applies it at its start: a
     // file kept by `--once` runs (a CronJob) must stay within --retain and
     // --max-db-size as well (issue 44.1).
     let _ = tx.send(Msg::Maintain).await;
-    None
+    failure.map(Into::into)
 }
 
 /// Watches until a signal: the ticker, the socket readers ask, `--listen`,

@@ -13,8 +13,8 @@ use rusqlite::{OptionalExtension, named_params};
 
 use super::{Applied, Writer};
 use crate::model::{
-    ListedSet, ManagerMark, ObjectChange, ObjectObservation, ObjectState, Seen, TypeChange,
-    manager_marks, writers,
+    ListedSet, ManagerEntry, ManagerMark, ObjectChange, ObjectObservation, ObjectState, Seen,
+    TypeChange, manager_marks, writers,
 };
 use crate::store::{StoreError, fnv1a};
 
@@ -37,12 +37,15 @@ pub(super) struct Tracked {
     outside_h: i64,
     /// The state last seen had a deletion mark.
     deleting: bool,
+    /// When its last version is dated: a version dated by its write is never
+    /// dated before it.
+    last_at: i64,
 }
 
 /// An object's last stored version as `version_last.sql` reads it: the state
 /// text's hash, generation, observedGeneration, the text, and the digest of
-/// the document its next spec diff compares against.
-type LastVersion = (i64, i64, Option<i64>, String, Option<i64>);
+/// the document its next spec diff compares against, and the version's time.
+type LastVersion = (i64, i64, Option<i64>, String, Option<i64>, i64);
 
 /// Per-minute update counters not yet written: (object, minute, manager) -> counts.
 pub(super) type Counters = HashMap<(i64, i64, i64), Count>;
@@ -95,28 +98,32 @@ impl Writer {
                         row.get(2)?,
                         row.get(3)?,
                         row.get(4)?,
+                        row.get(5)?,
                     ))
                 })
         })?;
-        Ok(last.map(|(text_h, generation, observed, text, doc_h)| {
-            let generation = if generation != 0 {
-                generation
-            } else {
-                // Written before migration 3: the generation is inside the text.
-                serde_json::from_str::<ObjectState>(&text)
-                    .map(|s| s.generation)
-                    .unwrap_or(0)
-            };
-            Tracked {
-                id,
-                state_h: version_hash(text_h, generation, observed),
-                generation,
-                managers: Vec::new(),
-                doc_h,
-                outside_h: 0,
-                deleting: false,
-            }
-        }))
+        Ok(
+            last.map(|(text_h, generation, observed, text, doc_h, last_at)| {
+                let generation = if generation != 0 {
+                    generation
+                } else {
+                    // Written before migration 3: the generation is inside the text.
+                    serde_json::from_str::<ObjectState>(&text)
+                        .map(|s| s.generation)
+                        .unwrap_or(0)
+                };
+                Tracked {
+                    id,
+                    state_h: version_hash(text_h, generation, observed),
+                    generation,
+                    managers: Vec::new(),
+                    doc_h,
+                    outside_h: 0,
+                    deleting: false,
+                    last_at,
+                }
+            }),
+        )
     }
 
     /// Names `by` as the writer of the version of object `uid` stored at
@@ -235,7 +242,15 @@ impl Writer {
             .as_ref()
             .is_some_and(|p| p.generation != o.state.generation);
         let mut applied = Applied::default();
+        let mut last_at = previous.as_ref().map(|p| p.last_at);
         if new_version {
+            let spec_write = generation_moved || !diff.is_empty();
+            let at = if by.is_none() && change.seen == Seen::Modified && spec_write {
+                written_at(change.at, &o.managers, &who, last_at)
+            } else {
+                change.at
+            };
+            last_at = Some(at);
             let state = self.intern(&text)?;
             let writers = self.intern(&who.join(","))?;
             let diff = if diff.is_empty() {
@@ -245,7 +260,7 @@ impl Writer {
             };
             self.hot("version insert", |conn, hot| {
                 hot.version_insert.on(conn)?.execute(named_params! {
-                    ":object": id, ":at": change.at, ":state": state,
+                    ":object": id, ":at": at, ":state": state,
                     ":writers": writers, ":seen": seen_code(change.seen),
                     ":generation": o.state.generation, ":observed": o.state.observed_generation,
                     ":diff": diff,
@@ -273,6 +288,7 @@ impl Writer {
                     doc_h: doc_h.or(previous.and_then(|p| p.doc_h)),
                     outside_h,
                     deleting: o.state.deletion.is_some(),
+                    last_at: last_at.unwrap_or(change.at),
                 },
             );
         }
@@ -582,6 +598,28 @@ fn group_of(api_version: &str) -> &str {
 /// entry moved, which cannot tell two writes within one second apart.
 /// A spec change is never written through /status: when no owner is left
 /// (a field removed), a status writer that moved meanwhile is not it.
+/// When a spec write was made, for a version the watch saw at `seen_at`:
+/// its writers' managedFields time when that lies in an earlier second (a
+/// lagging watch, a loaded apiserver), else `seen_at`. Never before the
+/// version it follows (`after`), never after it was seen.
+///
+/// NB: the observation is only an upper bound of the write (regression: CI
+/// on 689056b told a Deployment's spec change, seen at .035 of the next
+/// second, after the ReplicaSet it made).
+fn written_at(seen_at: i64, managers: &[ManagerEntry], who: &[String], after: Option<i64>) -> i64 {
+    let wrote = managers
+        .iter()
+        .filter(|m| m.subresource != "status" && who.contains(&m.label()))
+        .filter_map(|m| m.time)
+        .max();
+    match wrote {
+        Some(t) if t.div_euclid(1_000) < seen_at.div_euclid(1_000) => {
+            t.max(after.map_or(i64::MIN, |a| a + 1)).min(seen_at)
+        }
+        _ => seen_at,
+    }
+}
+
 /// NB: nor is a writer whose entry did not move (issue 47: a scale to 0
 /// through the scale subresource leaves no entry and owns nothing; the
 /// latest entry, an earlier `kubectl` write, was named as its writer):
@@ -1004,5 +1042,68 @@ mod tests {
             versions[2].writers
         );
         assert_eq!(versions[1].writers, ["kubectl"]);
+    }
+
+    /// Regression (CI on 689056b): a Deployment's spec change seen by a
+    /// lagging watch at 32.035 was dated then, after the ReplicaSet it made
+    /// (created at 31). Its writer's managedFields entry says 31: the
+    /// version is dated by the write, to the second; a write seen within
+    /// its own second keeps the watch's milliseconds; and a write is never
+    /// dated before the version it follows.
+    #[test]
+    fn a_spec_write_seen_in_a_later_second_is_dated_by_its_writers_entry() {
+        let (_dir, mut w) = crate::store::testing::recording();
+        let entry = |manager: &str, time: i64| crate::model::ManagerEntry {
+            manager: manager.into(),
+            operation: "Update".into(),
+            time: Some(time),
+            fields: 1,
+            ..Default::default()
+        };
+        let version = |doc: &str, at: i64, managers: Vec<crate::model::ManagerEntry>| {
+            let Change::Object(mut c) = crd(doc.to_string(), at) else {
+                unreachable!()
+            };
+            c.observation.managers = managers;
+            Change::Object(c)
+        };
+        let mut b = w.begin().unwrap();
+        b.apply_change(&version(r#"{"v":1}"#, 29_500, vec![entry("a", 29_000)]))
+            .unwrap();
+        // Written in second 31, seen at 32.035.
+        b.apply_change(&version(
+            r#"{"v":2}"#,
+            32_035,
+            vec![entry("a", 29_000), entry("rollout", 31_000)],
+        ))
+        .unwrap();
+        // Written and seen in second 33.
+        b.apply_change(&version(
+            r#"{"v":3}"#,
+            33_700,
+            vec![entry("a", 29_000), entry("rollout", 33_000)],
+        ))
+        .unwrap();
+        // Another writer's entry says 33 too, seen at 34.2: not before the
+        // version it follows.
+        b.apply_change(&version(
+            r#"{"v":4}"#,
+            34_200,
+            vec![
+                entry("a", 29_000),
+                entry("rollout", 33_000),
+                entry("b", 33_000),
+            ],
+        ))
+        .unwrap();
+        b.commit().unwrap();
+        let at: Vec<i64> = w
+            .recording()
+            .versions(1)
+            .unwrap()
+            .iter()
+            .map(|v| v.at)
+            .collect();
+        assert_eq!(at, [29_500, 31_000, 33_700, 33_701]);
     }
 }
