@@ -415,89 +415,12 @@ pub fn explain(
     origins: &[Origin],
     usage: &Usage,
 ) -> Vec<Cause> {
-    let defaults: Vec<Toleration> = if pod.default_tolerations {
-        crate::model::DEFAULT_TOLERATION_KEYS
-            .iter()
-            .map(|k| Toleration::default_for(k))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let tolerated = |taint: &crate::model::Taint| {
-        pod.tolerations
-            .iter()
-            .chain(&defaults)
-            .any(|t| t.tolerates(taint))
-    };
     let mut causes = Vec::new();
-    let origin = |node: &str, what: &str| origins.iter().find(|o| o.node == node && o.what == what);
     if let Some(reason) = reasons.iter().find(|r| is_taint_reason(r)) {
-        // Untolerated taint -> (nodes, earliest start, writers).
-        let mut by_taint: BTreeMap<String, Cause> = BTreeMap::new();
-        for node in nodes {
-            for taint in node.state.taints.iter().filter(|t| t.filters()) {
-                if tolerated(taint) {
-                    continue;
-                }
-                let text = taint.text();
-                let cause = by_taint.entry(text.clone()).or_insert_with(|| Cause {
-                    reason: reason.clone(),
-                    kind: "taint",
-                    taint: text.clone(),
-                    ..Cause::default()
-                });
-                cause.nodes.push(node.object.name.clone());
-                let (since, by) = match origin(&node.object.name, &text) {
-                    Some(o) => {
-                        cause.by_unsure |= !o.owned;
-                        if cause.since_ms.is_none_or(|s| o.since < s) {
-                            cause.since_from_fields = o.from_fields;
-                        }
-                        (Some(o.since), o.by.clone())
-                    }
-                    None => (taint.added, Vec::new()),
-                };
-                if let Some(since) = since {
-                    cause.since_ms = Some(cause.since_ms.map_or(since, |s| s.min(since)));
-                }
-                for w in by {
-                    if !cause.by.contains(&w) {
-                        cause.by.push(w);
-                    }
-                }
-            }
-        }
-        // The taint on most Nodes first: it is the one that blocks most.
-        let mut taints: Vec<Cause> = by_taint.into_values().collect();
-        taints.sort_by(|a, b| {
-            b.nodes
-                .len()
-                .cmp(&a.nodes.len())
-                .then(a.taint.cmp(&b.taint))
-        });
-        causes.extend(taints);
+        causes.extend(taint_causes(reason, pod, nodes, origins));
     }
     if let Some(reason) = reasons.iter().find(|r| is_cordon_reason(r)) {
-        let mut cordon = Cause {
-            reason: reason.clone(),
-            kind: "cordon",
-            ..Cause::default()
-        };
-        for node in nodes.iter().filter(|n| n.state.unschedulable) {
-            cordon.nodes.push(node.object.name.clone());
-            if let Some(o) = origin(&node.object.name, CORDON) {
-                cordon.by_unsure |= !o.owned;
-                cordon.since_ms = Some(cordon.since_ms.map_or(o.since, |s| s.min(o.since)));
-                for w in &o.by {
-                    if !cordon.by.contains(w) {
-                        cordon.by.push(w.clone());
-                    }
-                }
-            }
-        }
-        if !cordon.nodes.is_empty() {
-            causes.push(cordon);
-        }
+        causes.extend(cordon_cause(reason, nodes, origins));
     }
     if let Some(reason) = reasons.iter().find(|r| is_selector_reason(r)) {
         causes.extend(selector_causes(reason, pod, nodes));
@@ -513,28 +436,7 @@ pub fn explain(
     // NB: "node(s) didn't have free ports for the requested pod ports": the
     // scheduler names neither the port nor the Pod that holds it.
     if let Some(reason) = reasons.iter().find(|r| r.contains("free ports")) {
-        for port in pod.host_ports {
-            let mut cause = Cause {
-                reason: reason.clone(),
-                kind: "ports",
-                requirement: format!("hostPort {port}"),
-                of_nodes: Some(nodes.len()),
-                ..Cause::default()
-            };
-            for node in nodes {
-                let held = usage
-                    .ports
-                    .get(&node.object.name)
-                    .and_then(|ps| ps.iter().find(|(p, _)| p == port));
-                if let Some((_, who)) = held {
-                    cause.nodes.push(node.object.name.clone());
-                    cause.held_by.push(who.clone());
-                }
-            }
-            if !cause.nodes.is_empty() {
-                causes.push(cause);
-            }
-        }
+        causes.extend(port_causes(reason, pod, nodes, usage));
     }
     if let Some(reason) = reasons
         .iter()
@@ -558,6 +460,133 @@ pub fn explain(
                     ..Cause::default()
                 });
             }
+        }
+    }
+    causes
+}
+
+/// Where a Node's scheduling-relevant change came from, if the recording knows.
+fn origin_of<'a>(origins: &'a [Origin], node: &str, what: &str) -> Option<&'a Origin> {
+    origins.iter().find(|o| o.node == node && o.what == what)
+}
+
+/// Each taint the Pod does not tolerate, with its Nodes, since when and by
+/// whom: the taint on most Nodes first (it is the one that blocks most).
+fn taint_causes(
+    reason: &str,
+    pod: &PodNeeds,
+    nodes: &[&RecordedObject],
+    origins: &[Origin],
+) -> Vec<Cause> {
+    let defaults: Vec<Toleration> = if pod.default_tolerations {
+        crate::model::DEFAULT_TOLERATION_KEYS
+            .iter()
+            .map(|k| Toleration::default_for(k))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let tolerated = |taint: &crate::model::Taint| {
+        pod.tolerations
+            .iter()
+            .chain(&defaults)
+            .any(|t| t.tolerates(taint))
+    };
+    // Untolerated taint -> (nodes, earliest start, writers).
+    let mut by_taint: BTreeMap<String, Cause> = BTreeMap::new();
+    for node in nodes {
+        for taint in node.state.taints.iter().filter(|t| t.filters()) {
+            if tolerated(taint) {
+                continue;
+            }
+            let text = taint.text();
+            let cause = by_taint.entry(text.clone()).or_insert_with(|| Cause {
+                reason: reason.to_string(),
+                kind: "taint",
+                taint: text.clone(),
+                ..Cause::default()
+            });
+            cause.nodes.push(node.object.name.clone());
+            let (since, by) = match origin_of(origins, &node.object.name, &text) {
+                Some(o) => {
+                    cause.by_unsure |= !o.owned;
+                    if cause.since_ms.is_none_or(|s| o.since < s) {
+                        cause.since_from_fields = o.from_fields;
+                    }
+                    (Some(o.since), o.by.clone())
+                }
+                None => (taint.added, Vec::new()),
+            };
+            if let Some(since) = since {
+                cause.since_ms = Some(cause.since_ms.map_or(since, |s| s.min(since)));
+            }
+            for w in by {
+                if !cause.by.contains(&w) {
+                    cause.by.push(w);
+                }
+            }
+        }
+    }
+    let mut taints: Vec<Cause> = by_taint.into_values().collect();
+    taints.sort_by(|a, b| {
+        b.nodes
+            .len()
+            .cmp(&a.nodes.len())
+            .then(a.taint.cmp(&b.taint))
+    });
+    taints
+}
+
+/// The cordoned Nodes, since when and by whom; None when none is.
+fn cordon_cause(reason: &str, nodes: &[&RecordedObject], origins: &[Origin]) -> Option<Cause> {
+    let mut cordon = Cause {
+        reason: reason.to_string(),
+        kind: "cordon",
+        ..Cause::default()
+    };
+    for node in nodes.iter().filter(|n| n.state.unschedulable) {
+        cordon.nodes.push(node.object.name.clone());
+        if let Some(o) = origin_of(origins, &node.object.name, CORDON) {
+            cordon.by_unsure |= !o.owned;
+            cordon.since_ms = Some(cordon.since_ms.map_or(o.since, |s| s.min(o.since)));
+            for w in &o.by {
+                if !cordon.by.contains(w) {
+                    cordon.by.push(w.clone());
+                }
+            }
+        }
+    }
+    (!cordon.nodes.is_empty()).then_some(cordon)
+}
+
+/// Each host port the Pod asks for, with the Nodes where it is taken and by whom.
+fn port_causes(
+    reason: &str,
+    pod: &PodNeeds,
+    nodes: &[&RecordedObject],
+    usage: &Usage,
+) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for port in pod.host_ports {
+        let mut cause = Cause {
+            reason: reason.to_string(),
+            kind: "ports",
+            requirement: format!("hostPort {port}"),
+            of_nodes: Some(nodes.len()),
+            ..Cause::default()
+        };
+        for node in nodes {
+            let held = usage
+                .ports
+                .get(&node.object.name)
+                .and_then(|ps| ps.iter().find(|(p, _)| p == port));
+            if let Some((_, who)) = held {
+                cause.nodes.push(node.object.name.clone());
+                cause.held_by.push(who.clone());
+            }
+        }
+        if !cause.nodes.is_empty() {
+            causes.push(cause);
         }
     }
     causes

@@ -744,6 +744,26 @@ fn lenient<T: Default + serde::de::DeserializeOwned>(text: &str) -> T {
     serde_json::from_value(serde_json::Value::Object(kept)).unwrap_or_default()
 }
 
+/// Init containers first, then the others, as a Pod lists them.
+fn containers(
+    init: Vec<SlimContainerStatus>,
+    main: Vec<SlimContainerStatus>,
+) -> Vec<ContainerState> {
+    init.into_iter()
+        .map(|c| container(c, true))
+        .chain(main.into_iter().map(|c| container(c, false)))
+        .collect()
+}
+
+/// The field that holds a workload back by its own choice, if one does.
+fn halted(suspend: Option<bool>, paused: Option<bool>) -> &'static str {
+    match (suspend, paused) {
+        (Some(true), _) => "spec.suspend",
+        (_, Some(true)) => "spec.paused",
+        _ => "",
+    }
+}
+
 fn container(c: SlimContainerStatus, init: bool) -> ContainerState {
     let (state, reason, exit_code) = if let Some(w) = c.state.waiting {
         ("waiting", w.reason, None)
@@ -800,41 +820,74 @@ impl WireObject {
         self.into_observation_with(resource, Decode::default())
     }
 
-    /// [`WireObject::into_observation`], keeping what `keep` asks for.
-    pub fn into_observation_with(self, resource: &ApiResource, keep: Decode) -> ObjectObservation {
-        let meta = self.metadata;
-        let spec: SlimSpec = decode(&self.spec);
-        let mut scheduling: SlimSchedulingSpec =
-            if resource.group.is_empty() && matches!(resource.kind.as_str(), "Node" | "Pod") {
-                decode(&self.spec)
-            } else {
-                SlimSchedulingSpec::default()
-            };
-        let (tolerations, default_tolerations) =
-            tolerations(std::mem::take(&mut scheduling.tolerations));
+    /// Where Pods may run, as this object says it: a Pod's or Node's
+    /// scheduling fields (tolerations, selectors, spread, affinity, taints,
+    /// requests, host ports, allocatable), a volume's node affinity and
+    /// binding; the rest of the state is left default.
+    fn placement(&self, resource: &ApiResource, meta: &ObjectMeta) -> ObjectState {
         let core = resource.group.is_empty();
-        let volume: SlimVolumeSpec = if core
-            && matches!(
-                resource.kind.as_str(),
-                "PersistentVolumeClaim" | "PersistentVolume"
-            ) {
+        let kind = resource.kind.as_str();
+        let mut scheduling: SlimSchedulingSpec = if core && matches!(kind, "Node" | "Pod") {
             decode(&self.spec)
         } else {
-            SlimVolumeSpec::default()
+            SlimSchedulingSpec::default()
         };
-        let (requests, host_ports) = if core && resource.kind == "Pod" {
+        let (tolerations, default_tolerations) =
+            tolerations(std::mem::take(&mut scheduling.tolerations));
+        let volume: SlimVolumeSpec =
+            if core && matches!(kind, "PersistentVolumeClaim" | "PersistentVolume") {
+                decode(&self.spec)
+            } else {
+                SlimVolumeSpec::default()
+            };
+        let (requests, host_ports) = if core && kind == "Pod" {
             let spec: SlimPodResources = decode(&self.spec);
             (pod_requests(&spec), host_ports(&spec))
         } else {
             (BTreeMap::new(), Vec::new())
         };
-        let allocatable = if core && resource.kind == "Node" {
+        let allocatable = if core && kind == "Node" {
             let node: SlimNodeStatus = decode(&self.status);
             clamp(amounts(&node.allocatable))
         } else {
             BTreeMap::new()
         };
-        let status: SlimStatus = decode(&self.status);
+        let (taint_owners, taint_written) = if core && kind == "Node" {
+            taint_writers(meta)
+        } else {
+            (Vec::new(), None)
+        };
+        // NB: a Pod's, or a PersistentVolume's; each decodes only the other empty.
+        let mut node_affinity = terms(
+            scheduling
+                .affinity
+                .node_affinity
+                .required_during_scheduling_ignored_during_execution,
+        );
+        node_affinity.extend(terms(volume.node_affinity.required));
+        ObjectState {
+            taints: taints(scheduling.taints, &taint_owners, taint_written),
+            unschedulable: scheduling.unschedulable,
+            node_selector: scheduling.node_selector,
+            spread: spread(scheduling.topology_spread_constraints),
+            node_affinity,
+            volume_name: volume.volume_name,
+            tolerations,
+            default_tolerations,
+            allocatable,
+            requests,
+            host_ports,
+            ..ObjectState::default()
+        }
+    }
+
+    /// [`WireObject::into_observation`], keeping what `keep` asks for.
+    pub fn into_observation_with(self, resource: &ApiResource, keep: Decode) -> ObjectObservation {
+        let placement = self.placement(resource, &self.metadata);
+        let meta = self.metadata;
+        let spec: SlimSpec = decode(&self.spec);
+        let core = resource.group.is_empty();
+        let mut status: SlimStatus = decode(&self.status);
         let node_labels = (core && resource.kind == "Node")
             .then_some(meta.labels.as_ref())
             .flatten();
@@ -863,11 +916,6 @@ impl WireObject {
                 .and_then(|a| a.get(DEFAULT_CLASS_ANNOTATION))
                 .is_some_and(|v| v == "true");
         let churns = crate::model::churns(&resource.group, &resource.kind);
-        let (taint_owners, taint_written) = if core && resource.kind == "Node" {
-            taint_writers(&meta)
-        } else {
-            (Vec::new(), None)
-        };
         let diff_doc = if churns {
             None
         } else {
@@ -883,17 +931,10 @@ impl WireObject {
         let replicas = counters(&status, &spec);
         let phase_reason = phase_reason(&status);
         let images = images(spec.template, spec.init_containers, spec.containers);
-        let containers = status
-            .init_container_statuses
-            .into_iter()
-            .map(|c| container(c, true))
-            .chain(
-                status
-                    .container_statuses
-                    .into_iter()
-                    .map(|c| container(c, false)),
-            )
-            .collect();
+        let containers = containers(
+            std::mem::take(&mut status.init_container_statuses),
+            std::mem::take(&mut status.container_statuses),
+        );
         let conditions = conditions(
             status.conditions,
             status.parents,
@@ -901,14 +942,9 @@ impl WireObject {
                 .connection_state
                 .filter(|_| resource.group == "operators.coreos.com"),
         );
-        let halted = match (spec.suspend, spec.paused) {
-            (Some(true), _) => "spec.suspend",
-            (_, Some(true)) => "spec.paused",
-            _ => "",
-        };
         let state = ObjectState {
             lease: None,
-            halted: halted.to_string(),
+            halted: halted(spec.suspend, spec.paused).to_string(),
             update_strategy: update_strategy(spec.update_strategy.as_ref()),
             last_schedule: status
                 .last_schedule_time
@@ -939,8 +975,6 @@ impl WireObject {
                 _ => String::new(),
             },
             images,
-            taints: taints(scheduling.taints, &taint_owners, taint_written),
-            unschedulable: scheduling.unschedulable,
             labels: kept_labels.cloned().unwrap_or_default(),
             pod_selector: related.pod_selector,
             publish_not_ready: related.publish_not_ready,
@@ -954,25 +988,7 @@ impl WireObject {
                 Vec::new()
             },
             is_default,
-            node_selector: scheduling.node_selector,
-            spread: spread(scheduling.topology_spread_constraints),
-            // NB: a Pod's, or a PersistentVolume's; each decodes only the other empty.
-            node_affinity: {
-                let mut aff = terms(
-                    scheduling
-                        .affinity
-                        .node_affinity
-                        .required_during_scheduling_ignored_during_execution,
-                );
-                aff.extend(terms(volume.node_affinity.required));
-                aff
-            },
-            volume_name: volume.volume_name,
-            tolerations,
-            default_tolerations,
-            allocatable,
-            requests,
-            host_ports,
+            ..placement
         };
         let lease =
             (keep.lease && resource.group == "coordination.k8s.io" && resource.kind == "Lease")

@@ -198,16 +198,23 @@ async fn without_streaming_lists_the_recorder_lists_page_by_page() {
         )
         .await
         .unwrap();
-    wait_until(
-        Duration::from_secs(30),
-        "the watch after the paged list",
-        || {
-            let db = db.clone();
-            let ns = ns.name.clone();
-            async move { stored(&db, &ns) == total + 1 }
-        },
-    )
-    .await;
+    // NB: its failure shows the recorder's log: once (CI rehearsal of 2026-12-06) the new Event was
+    // not stored within 30 s, and the log that would say why was gone with the temporary directory.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let now_stored = stored(&db, &ns.name);
+        if now_stored == total + 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out after 30s waiting for the watch after the paged list ({now_stored} of {} stored); \
+             the recorder's log:\n{}",
+            total + 1,
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
     churn.abort();
     assert!(recorder.terminate().success());
     let text = std::fs::read_to_string(&log).unwrap();

@@ -1956,25 +1956,33 @@ fn uid_of(e: &AuditEntry) -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
-/// Imports audit logs: every file read and checked first (a bad file stores
-/// nothing, the others still import), then every entry stored in time
-/// order, one transaction per cluster. Returns how many files were refused.
-pub fn import(
-    conn: &crate::store::Recording,
-    logs: Vec<Log>,
-    target: &Target,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<usize> {
-    let mut sorter = Sorter::default();
-    let mut summaries: Vec<Summary> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut refused: BTreeSet<usize> = BTreeSet::new();
-    // uids of the objects of entries that name no cluster, a sample.
-    let mut uids: BTreeSet<String> = BTreeSet::new();
-    // The time each cluster's logs span, every entry counted (reads too):
-    // what an import covers.
-    let mut spans: HashMap<String, (i64, i64)> = HashMap::new();
+/// Every log read and checked, before anything is stored.
+#[derive(Default)]
+struct Gathered {
+    sorter: Sorter,
+    summaries: Vec<Summary>,
+    names: Vec<String>,
+    /// The logs that store nothing (unreadable, no entries).
+    refused: BTreeSet<usize>,
+    /// uids of the objects of entries that name no cluster, a sample.
+    uids: BTreeSet<String>,
+    /// The time each cluster's logs span, every entry counted (reads too):
+    /// what an import covers.
+    spans: HashMap<String, (i64, i64)>,
+}
+
+/// Reads every log, holding what may be stored in time order; a bad file is
+/// refused with a message and stores nothing.
+fn gather(logs: Vec<Log>, err: &mut dyn Write) -> anyhow::Result<Gathered> {
+    let mut g = Gathered::default();
+    let Gathered {
+        sorter,
+        summaries,
+        names,
+        refused,
+        uids,
+        spans,
+    } = &mut g;
     for (index, mut log) in logs.into_iter().enumerate() {
         let mut summary = Summary::default();
         let mut shape: &'static str = "";
@@ -2042,6 +2050,27 @@ pub fn import(
         summaries.push(summary);
         names.push(log.name);
     }
+    Ok(g)
+}
+
+/// Imports audit logs: every file read and checked first (a bad file stores
+/// nothing, the others still import), then every entry stored in time
+/// order, one transaction per cluster. Returns how many files were refused.
+pub fn import(
+    conn: &crate::store::Recording,
+    logs: Vec<Log>,
+    target: &Target,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    let Gathered {
+        sorter,
+        mut summaries,
+        names,
+        refused,
+        uids,
+        spans,
+    } = gather(logs, err)?;
     // Entries that name no cluster: --cluster, else the recorded cluster
     // whose objects they are, else `imported`.
     let joined = match target.cluster {
