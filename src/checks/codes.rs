@@ -105,6 +105,7 @@ pub enum Code {
     S001,
     P001,
     P002,
+    P003,
     R001,
     R002,
     R003,
@@ -118,7 +119,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 23] = [
+    pub const ALL: [Code; 24] = [
         Code::C001,
         Code::F001,
         Code::F002,
@@ -132,6 +133,7 @@ impl Code {
         Code::S001,
         Code::P001,
         Code::P002,
+        Code::P003,
         Code::R001,
         Code::R002,
         Code::R003,
@@ -159,6 +161,7 @@ impl Code {
             Code::S001 => "S001",
             Code::P001 => "P001",
             Code::P002 => "P002",
+            Code::P003 => "P003",
             Code::R001 => "R001",
             Code::R002 => "R002",
             Code::R003 => "R003",
@@ -180,7 +183,7 @@ impl Code {
             Code::H001 | Code::H002 | Code::H003 | Code::H004 => Check::Hotloop,
             Code::G001 | Code::G002 => Check::Generation,
             Code::S001 => Check::Scheduling,
-            Code::P001 | Code::P002 => Check::Pods,
+            Code::P001 | Code::P002 | Code::P003 => Check::Pods,
             Code::R001 | Code::R002 | Code::R003 | Code::R004 => Check::Progress,
             Code::L001 | Code::L002 | Code::L003 | Code::L004 | Code::L005 | Code::L006 => {
                 Check::Relations
@@ -204,6 +207,7 @@ impl Code {
             | Code::S001
             | Code::P001
             | Code::P002
+            | Code::P003
             | Code::R001
             | Code::R003
             | Code::R004
@@ -245,6 +249,9 @@ impl Code {
             }
             Code::P002 => {
                 "A Pod failed for good and nothing will replace it: a bare Pod that exited or was evicted."
+            }
+            Code::P003 => {
+                "A container of a running Pod exited with a failure and will not be started again (`restartPolicy: Never`): the Pod runs on without it."
             }
             Code::R001 => {
                 "A workload has fewer ready (or updated) replicas than it asks for, past `--stuck-after`; the cause the cluster states, from it and what it owns."

@@ -7,6 +7,9 @@
 //! the reason, the image it runs and, for a crash loop, the restarts and the
 //! last exit, so that a bad image or a crashing release is on the first
 //! screen; table output folds the Pods of one controller into one line.
+//! P002 a Pod that failed for good with nothing to replace it; P003 a
+//! container that exited with a failure in a Pod that runs on without it
+//! (`restartPolicy: Never`). Both at once: their states are final.
 
 use serde_json::json;
 
@@ -100,13 +103,72 @@ fn failed(pod: &crate::model::RecordedObject) -> Option<Finding> {
     Some(finding)
 }
 
-pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
-    let mut found: Vec<Finding> = s
-        .objects
+/// P003: a container of a Pod that still runs exited with a failure, and
+/// `restartPolicy: Never` means nothing starts it again: the Pod stays
+/// Running on its other containers (a sidecar), and a Job that waits for it
+/// to end never ends. Told at once: the state is final. An init container
+/// is not one (a failed one fails the Pod, P002; a native sidecar restarts
+/// whatever the Pod's policy).
+fn exited_for_good(pod: &crate::model::RecordedObject) -> Option<Finding> {
+    let state = &pod.state;
+    if state.phase != "Running" || state.deletion.is_some() || state.restart_policy != "Never" {
+        return None;
+    }
+    let exited = state
+        .containers
         .iter()
-        .filter(|p| p.object.kind == "Pod")
-        .filter_map(failed)
+        .find(|c| !c.init && c.state == "terminated" && c.exit_code.is_some_and(|x| x != 0))?;
+    let running: Vec<&str> = state
+        .containers
+        .iter()
+        .filter(|c| c.state == "running")
+        .map(|c| c.name.as_str())
         .collect();
+    let still = if running.is_empty() {
+        String::new()
+    } else {
+        format!("; still running: {}", running.join(", "))
+    };
+    let reason = if exited.reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", exited.reason)
+    };
+    let controller = state.owners.iter().find(|r| r.controller);
+    let waits = match controller {
+        Some(r) if r.kind == "Job" => format!("; Job/{} counts it only once the Pod ends", r.name),
+        _ => String::new(),
+    };
+    // NB: the container states carry no time; the Ready condition turned
+    // False when the container ended.
+    let since = state
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready" && c.status != "True")
+        .and_then(|c| c.last_transition)
+        .or(pod.created);
+    let mut finding = Finding::new(
+        Code::P003,
+        &pod.object,
+        format!(
+            "container {} exited {}{reason} and will not be started again (restartPolicy Never){still}{waits}",
+            exited.name,
+            exited.exit_code.unwrap_or_default(),
+        ),
+        since,
+        json!({
+            "container": exited.name, "reason": exited.reason, "exit_code": exited.exit_code,
+            "running": running, "restart_policy": state.restart_policy, "node": state.node_name,
+        }),
+    );
+    finding.owner = controller.map(|r| format!("{}/{}", r.kind, r.name));
+    Some(finding)
+}
+
+pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
+    let pods = || s.objects.iter().filter(|p| p.object.kind == "Pod");
+    let mut found: Vec<Finding> = pods().filter_map(failed).collect();
+    found.extend(pods().filter_map(exited_for_good));
     for pod in s.objects.iter().filter(|p| p.object.kind == "Pod") {
         let state = &pod.state;
         if state.deletion.is_some() || matches!(state.phase.as_str(), "Succeeded" | "Failed") {
@@ -347,5 +409,86 @@ mod tests {
             &Options::default(),
         );
         assert!(f.is_empty(), "{f:?}");
+    }
+
+    /// An app that exited 1 beside a sidecar, in a Pod that never restarts a container.
+    fn exited_beside_a_sidecar(name: &str, policy: &str) -> crate::model::RecordedObject {
+        let mut p = pod(name, "", 0);
+        p.state.restart_policy = policy.into();
+        p.state.owners.clear();
+        p.state.containers = vec![
+            ContainerState {
+                name: "report".into(),
+                state: "terminated".into(),
+                reason: "Error".into(),
+                exit_code: Some(1),
+                ..ContainerState::default()
+            },
+            ContainerState {
+                name: "proxy".into(),
+                state: "running".into(),
+                ready: true,
+                ..ContainerState::default()
+            },
+        ];
+        p
+    }
+
+    #[test]
+    fn a_container_that_exited_for_good_beside_a_sidecar_is_p003_at_once() {
+        let mut of_a_job = exited_beside_a_sidecar("of-a-job", "Never");
+        of_a_job.state.owners = vec![OwnerRef {
+            kind: "Job".into(),
+            name: "nightly".into(),
+            controller: true,
+            ..OwnerRef::default()
+        }];
+        // At once: the Ready condition turned False a moment before the snapshot.
+        of_a_job.state.conditions[0].last_transition = Some(30 * MIN - 1_000);
+        let f = check(
+            &snapshot(vec![exited_beside_a_sidecar("report", "Never"), of_a_job]),
+            &Options::default(),
+        );
+        let got: Vec<(Code, &str, &str)> = f
+            .iter()
+            .map(|f| (f.code, f.object.name.as_str(), f.summary.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    Code::P003,
+                    "report",
+                    "container report exited 1 (Error) and will not be started again (restartPolicy Never); still running: proxy"
+                ),
+                (
+                    Code::P003,
+                    "of-a-job",
+                    "container report exited 1 (Error) and will not be started again (restartPolicy Never); still running: proxy; Job/nightly counts it only once the Pod ends"
+                ),
+            ]
+        );
+        assert_eq!(f[1].owner.as_deref(), Some("Job/nightly"));
+    }
+
+    /// Regression guard: with `Always` or `OnFailure` the kubelet starts the
+    /// container again (a crash loop is P001's), a container that exited 0
+    /// is done, and a Pod that Failed or is going is not one that runs on.
+    #[test]
+    fn an_exit_that_restarts_succeeds_or_ends_the_pod_is_not_p003() {
+        let always = exited_beside_a_sidecar("always", "");
+        let on_failure = exited_beside_a_sidecar("on-failure", "OnFailure");
+        let mut done = exited_beside_a_sidecar("done", "Never");
+        done.state.containers[0].exit_code = Some(0);
+        done.state.containers[0].reason = "Completed".into();
+        let mut going = exited_beside_a_sidecar("going", "Never");
+        going.state.deletion = Some(MIN);
+        let mut init = exited_beside_a_sidecar("init", "Never");
+        init.state.containers[0].init = true;
+        let f = check(
+            &snapshot(vec![always, on_failure, done, going, init]),
+            &Options::default(),
+        );
+        assert!(f.iter().all(|f| f.code != Code::P003), "{f:?}");
     }
 }

@@ -310,6 +310,7 @@ struct SlimPodResources {
     containers: Vec<SlimResourceContainer>,
     init_containers: Vec<SlimResourceContainer>,
     overhead: BTreeMap<String, String>,
+    restart_policy: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -840,11 +841,16 @@ impl WireObject {
             } else {
                 SlimVolumeSpec::default()
             };
-        let (requests, host_ports) = if core && kind == "Pod" {
+        let (requests, host_ports, restart_policy) = if core && kind == "Pod" {
             let spec: SlimPodResources = decode(&self.spec);
-            (pod_requests(&spec), host_ports(&spec))
+            let policy = spec.restart_policy.clone().filter(|p| p != "Always");
+            (
+                pod_requests(&spec),
+                host_ports(&spec),
+                policy.unwrap_or_default(),
+            )
         } else {
-            (BTreeMap::new(), Vec::new())
+            (BTreeMap::new(), Vec::new(), String::new())
         };
         let allocatable = if core && kind == "Node" {
             let node: SlimNodeStatus = decode(&self.status);
@@ -877,6 +883,7 @@ impl WireObject {
             allocatable,
             requests,
             host_ports,
+            restart_policy,
             ..ObjectState::default()
         }
     }
@@ -1421,6 +1428,19 @@ mod tests {
         assert!(plain.state.requests.is_empty());
         let text = serde_json::to_string(&plain.state).unwrap();
         assert!(!text.contains("req"), "{text}");
+    }
+
+    #[test]
+    fn a_pods_restart_policy_is_kept_unless_it_is_the_default() {
+        let policy = |spec: serde_json::Value| {
+            observe(json!({"metadata": {"name": "p", "uid": "p"}, "spec": spec}))
+                .state
+                .restart_policy
+        };
+        assert_eq!(policy(json!({"restartPolicy": "Never"})), "Never");
+        assert_eq!(policy(json!({"restartPolicy": "OnFailure"})), "OnFailure");
+        assert_eq!(policy(json!({"restartPolicy": "Always"})), "");
+        assert_eq!(policy(json!({})), "");
     }
 
     #[test]

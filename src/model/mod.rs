@@ -213,6 +213,11 @@ pub struct ObjectState {
     pub priority: i64,
     #[serde(rename = "pc", skip_serializing_if = "String::is_empty")]
     pub priority_class: String,
+    /// A Pod's `spec.restartPolicy` when it is not `Always`: `Never` or
+    /// `OnFailure`, whether a container that exited is started again. Empty:
+    /// `Always` (the default), or not a Pod.
+    #[serde(rename = "rp", skip_serializing_if = "String::is_empty")]
+    pub restart_policy: String,
     /// An admission webhook configuration's webhooks that call a Service:
     /// which, and whether a call that fails refuses the write.
     #[serde(rename = "wh", skip_serializing_if = "Vec::is_empty")]

@@ -594,3 +594,105 @@ spec: {restartPolicy: Never, containers: [{name: once, image: "once:1"}]}
     // No finding says it knows no cause.
     assert!(!screen.contains("no cause stated"), "{screen}");
 }
+
+/// Issue 47, k8sgpt's "the termination reason is …" for a Pod that still runs: the app container
+/// of a `restartPolicy: Never` Pod exits 1 beside a sidecar that keeps running. Nothing starts it
+/// again and the Pod stays Running for good (a Job waiting on such a Pod never ends), so P003 names
+/// it at once, with the default `--stuck-after`: the container, its exit, the policy and what still
+/// runs, live and from the recording; the Pod's timeline shows the termination, recorded and
+/// reconstructed, and a Job's timeline says why it does not end. No P001 or P002: no container
+/// waits, no Pod Failed.
+#[tokio::test]
+async fn a_container_that_exited_for_good_beside_a_sidecar_is_named_at_once() {
+    let (ns, dir, _recorder) = recording("prog-exited").await;
+    let db = dir.path().join("diag.db");
+    let none = dir.path().join("none.db");
+    apply(
+        &ns.name,
+        r#"apiVersion: v1
+kind: Pod
+metadata: {name: report, labels: {diag.test/first-fails: "true"}}
+spec:
+  restartPolicy: Never
+  containers: [{name: report, image: "report:1"}, {name: proxy, image: "proxy:1"}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: nightly}
+spec:
+  template:
+    metadata: {labels: {diag.test/first-fails: "true"}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: export, image: "export:1"}, {name: proxy, image: "proxy:1"}]
+"#,
+    );
+    let db_arg = db.to_str().unwrap();
+    let expected = [
+        "P003",
+        "Pod/report",
+        "container report exited 1 (Error) and will not be started again (restartPolicy Never)",
+        "still running: proxy",
+        "container export exited 1 (Error) and will not be started again (restartPolicy Never); still running: proxy; Job/nightly counts it only once the Pod ends",
+    ];
+    let screens: [(&str, &Path, Vec<&str>); 2] = [
+        ("live", &none, vec!["check", "pods", "-n", &ns.name]),
+        (
+            "--db",
+            &db,
+            vec!["--db", db_arg, "check", "pods", "-n", &ns.name],
+        ),
+    ];
+    for (what, data, args) in &screens {
+        let data = data.to_path_buf();
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        wait_until(
+            Duration::from_secs(30),
+            &format!("{what} check to name {expected:?} at once"),
+            || {
+                let data = data.clone();
+                let args = args.clone();
+                async move {
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    let screen = first_screen(&data, &args);
+                    expected.iter().all(|e| screen.contains(e))
+                }
+            },
+        )
+        .await;
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let screen = first_screen(&data, &args);
+        for wrong in ["P001", "P002"] {
+            assert!(!screen.contains(wrong), "{what}: {wrong} here:\n{screen}");
+        }
+    }
+    let recorded = first_screen(
+        &db,
+        &["--db", db_arg, "timeline", "pod/report", "-n", &ns.name],
+    );
+    // NB: with no recording at all (none at the default path either), `timeline` reconstructs.
+    let (code, reconstructed, stderr) =
+        support::diag_no_recording(dir.path(), &["timeline", "pod/report", "-n", &ns.name]);
+    assert_eq!(code, Some(0), "{stderr}\n{reconstructed}");
+    let reconstructed = reconstructed
+        .lines()
+        .take(25)
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (what, screen) in [("recorded", &recorded), ("reconstructed", &reconstructed)] {
+        assert!(
+            screen.contains("report") && screen.contains("terminated (Error, exit code 1)"),
+            "{what} timeline:\n{screen}"
+        );
+    }
+    // The Job's own timeline, reconstructed, says why it does not end.
+    let (code, job, stderr) =
+        support::diag_no_recording(dir.path(), &["timeline", "job/nightly", "-n", &ns.name]);
+    assert_eq!(code, Some(0), "{stderr}\n{job}");
+    let job = job.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        job.contains("Check:   warning P003 Pod/nightly-")
+            && job.contains("export: terminated (Error, exit code 1)"),
+        "Job timeline:\n{job}"
+    );
+}
