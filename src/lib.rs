@@ -164,7 +164,7 @@ mod floors_tests {
         found
     }
 
-    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    pub(super) fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
@@ -249,5 +249,165 @@ mod floors_tests {
     fn crate_paths_are_read_from_code_not_comments() {
         let text = "use crate::{model::Gap, units};\n// crate::record\nlet x = crate::store::open(); // crate::cli\n";
         assert_eq!(crate_paths(text), ["model", "units", "store"]);
+    }
+}
+
+/// Issue 43: no function over 150 lines outside tests, so that what a
+/// function does fits one reading. Lines are counted from `fn` to its
+/// closing brace, with comments, strings and char literals taken out first
+/// (a `{` in a format string is not a block).
+#[cfg(test)]
+mod size_tests {
+    const MOST: usize = 150;
+
+    /// `src` with comments removed and each string or char literal replaced
+    /// by an empty one, newlines kept (so line numbers still hold).
+    fn code_only(src: &str) -> String {
+        let b = src.as_bytes();
+        let mut out = String::with_capacity(src.len());
+        let mut i = 0;
+        let newlines = |seg: &[u8], out: &mut String| {
+            for _ in seg.iter().filter(|c| **c == b'\n') {
+                out.push('\n');
+            }
+        };
+        while i < b.len() {
+            let rest = &b[i..];
+            if rest.starts_with(b"//") {
+                i += rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
+            } else if rest.starts_with(b"/*") {
+                let end = src[i + 2..].find("*/").map_or(b.len(), |j| i + 2 + j + 2);
+                newlines(&b[i..end], &mut out);
+                i = end;
+            } else if b[i] == b'r'
+                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+                && rest[1..].iter().take_while(|c| **c == b'#').count() + 1 < rest.len()
+                && rest[1 + rest[1..].iter().take_while(|c| **c == b'#').count()] == b'"'
+            {
+                let hashes = rest[1..].iter().take_while(|c| **c == b'#').count();
+                let close = format!("\"{}", "#".repeat(hashes));
+                let start = i + 2 + hashes;
+                let end = src[start..]
+                    .find(&close)
+                    .map_or(b.len(), |j| start + j + close.len());
+                out.push_str("\"\"");
+                newlines(&b[i..end], &mut out);
+                i = end;
+            } else if b[i] == b'"' {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                out.push_str("\"\"");
+                newlines(&b[i..j.min(b.len())], &mut out);
+                i = j + 1;
+            } else if b[i] == b'\'' {
+                // A char literal ('x', '\n', '\u{..}', '{'); a lifetime has no closing quote.
+                let end = if rest.get(1) == Some(&b'\\') {
+                    rest.iter().skip(2).position(|c| *c == b'\'').map(|j| j + 3)
+                } else {
+                    let width = src[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    (rest.get(1 + width) == Some(&b'\'')).then_some(2 + width)
+                };
+                match end {
+                    Some(n) if n <= 12 => {
+                        out.push_str("' '");
+                        i += n;
+                    }
+                    _ => {
+                        out.push('\'');
+                        i += 1;
+                    }
+                }
+            } else {
+                let width = src[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&src[i..i + width]);
+                i += width;
+            }
+        }
+        out
+    }
+
+    /// Each function of `code` with a body: its name, first line (from 1) and length in lines.
+    fn functions(code: &str) -> Vec<(String, usize, usize)> {
+        let lines: Vec<&str> = code.lines().collect();
+        let mut found = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let mut head = line.trim_start();
+            for prefix in [
+                "pub(crate) ",
+                "pub(super) ",
+                "pub ",
+                "const ",
+                "async ",
+                "unsafe ",
+            ] {
+                head = head.strip_prefix(prefix).unwrap_or(head);
+            }
+            let Some(rest) = head.strip_prefix("fn ") else {
+                continue;
+            };
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let mut depth = 0usize;
+            let mut started = false;
+            for (j, l) in lines.iter().enumerate().skip(i) {
+                if !started && l.trim_end().ends_with(';') && !l.contains('{') {
+                    break; // a declaration without a body
+                }
+                for c in l.chars() {
+                    match c {
+                        '{' => {
+                            depth += 1;
+                            started = true;
+                        }
+                        '}' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+                if started && depth == 0 {
+                    found.push((name.clone(), i + 1, j - i + 1));
+                    break;
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn no_function_outside_tests_is_over_150_lines() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        super::floors_tests::sources(&root, &mut files);
+        let mut long = Vec::new();
+        for file in &files {
+            let code = code_only(&std::fs::read_to_string(file).unwrap());
+            let code = code.split("#[cfg(test)]").next().unwrap_or("");
+            for (name, line, length) in functions(code) {
+                if length > MOST {
+                    let rel = file.strip_prefix(&root).unwrap_or(file);
+                    long.push(format!("{}:{line} {name}: {length} lines", rel.display()));
+                }
+            }
+        }
+        assert!(
+            long.is_empty(),
+            "functions over {MOST} lines (split them):\n{}",
+            long.join("\n")
+        );
+    }
+
+    #[test]
+    fn braces_in_strings_chars_and_comments_are_not_blocks() {
+        let src = "fn a() {\n    let s = \"{{\"; // }\n    let c = '{';\n    let r = r#\"}\"#;\n    x::<'static>();\n}\nfn b();\nfn c() { 1 }\n";
+        let got = functions(&code_only(src));
+        assert_eq!(
+            got,
+            [("a".to_string(), 1, 6), ("c".to_string(), 8, 1)],
+            "{}",
+            code_only(src)
+        );
     }
 }
