@@ -273,7 +273,7 @@ impl Code {
             }
             Code::L003 => "Pods preempted by a higher-priority Pod, named with its priority.",
             Code::L004 => {
-                "A Pod, a workload's Pod template, an Ingress, a Gateway or a Gateway API route needs a ConfigMap, Secret, PersistentVolumeClaim, ServiceAccount, Service, IngressClass, GatewayClass or Gateway that does not exist (an Ingress with no class: a default IngressClass)."
+                "A Pod, a workload's Pod template, an Ingress, a Gateway or a Gateway API route needs a ConfigMap, Secret, PersistentVolumeClaim, ServiceAccount, Service, IngressClass, GatewayClass or Gateway that does not exist (an Ingress with no class: a default IngressClass), or an Ingress or route sends to a port its Service does not have."
             }
             Code::L005 => {
                 "An admission webhook calls a Service that does not exist or has no ready Pod: with `failurePolicy: Fail` the writes it matches are refused (warning with `Ignore`: its checks are skipped)."

@@ -63,6 +63,10 @@ pub struct Index {
     kinds: BTreeSet<String>,
     /// Objects that need others to exist, with what they need.
     referrers: Vec<(ObjectRef, Vec<String>)>,
+    /// Each Service's ports (`80`, `80/http`), by (namespace, name).
+    service_ports: HashMap<(String, String), Vec<String>>,
+    /// Ingresses and routes, with the Service ports they send to.
+    port_referrers: Vec<(ObjectRef, Vec<String>)>,
     /// Types read whole (full plural names, `secrets`): live, those listed
     /// (`Snapshot::examined`); from a recording, those its recorder watched.
     read_types: BTreeSet<String>,
@@ -161,6 +165,16 @@ impl Index {
         if !s.refs.is_empty() && !finished && s.deletion.is_none() {
             self.referrers.push((o.object.clone(), s.refs.clone()));
         }
+        if core && kind == "Service" && !s.service_ports.is_empty() && s.deletion.is_none() {
+            self.service_ports.insert(
+                (o.object.namespace.clone(), o.object.name.clone()),
+                s.service_ports.clone(),
+            );
+        }
+        if !s.port_refs.is_empty() && s.deletion.is_none() {
+            self.port_referrers
+                .push((o.object.clone(), s.port_refs.clone()));
+        }
     }
 
     /// Adds what another list tallied (another type's, in a live snapshot).
@@ -179,6 +193,8 @@ impl Index {
         self.names.extend(other.names);
         self.kinds.extend(other.kinds);
         self.referrers.extend(other.referrers);
+        self.service_ports.extend(other.service_ports);
+        self.port_referrers.extend(other.port_referrers);
         self.read_types.extend(other.read_types);
     }
 
@@ -248,6 +264,7 @@ pub fn check(snapshot: &Snapshot, _options: &Options) -> Vec<Finding> {
     budgets(snapshot, &mut out);
     preempted(snapshot, &mut out);
     missing(snapshot, &mut out);
+    ports(snapshot, &mut out);
     webhooks(snapshot, &mut out);
     volumes(snapshot, &mut out);
     // NB: what blocks now first, what only may (infos) after.
@@ -664,6 +681,64 @@ fn missing(snapshot: &Snapshot, out: &mut Vec<Finding>) {
             said.join("; "),
             None,
             json!({"missing": absent}),
+        ));
+    }
+}
+
+/// L004 too: an Ingress or a Gateway API route that sends to a port its
+/// Service does not have (the Service's ports were renumbered or renamed, or
+/// the route was written for another): its requests fail while the Service
+/// and its Pods look healthy. Said only of a Service that was read and
+/// declares ports; one that does not exist is [`missing`]'s.
+fn ports(snapshot: &Snapshot, out: &mut Vec<Finding>) {
+    let index = &snapshot.index;
+    for (object, refs) in &index.port_referrers {
+        let mut said = Vec::new();
+        let mut wrong = Vec::new();
+        for r in refs {
+            let Some((service, port)) = r.strip_prefix("Service/").and_then(|r| r.rsplit_once(':'))
+            else {
+                continue;
+            };
+            let key = (object.namespace.clone(), service.to_string());
+            let Some(has) = index.service_ports.get(&key) else {
+                continue;
+            };
+            // NB: an Ingress may name the port; a route always numbers it.
+            let by_name = port.parse::<i64>().is_err();
+            let served = has.iter().any(|p| {
+                let (number, name) = p.split_once('/').unwrap_or((p.as_str(), ""));
+                if by_name {
+                    name == port
+                } else {
+                    number == port
+                }
+            });
+            if served {
+                continue;
+            }
+            let shown: Vec<String> = has
+                .iter()
+                .map(|p| match p.split_once('/') {
+                    Some((number, name)) => format!("{number} ({name})"),
+                    None => p.clone(),
+                })
+                .collect();
+            said.push(format!(
+                "port {port} of Service/{service}, which has only {}",
+                shown.join(", ")
+            ));
+            wrong.push(json!({"service": service, "port": port, "has": has}));
+        }
+        if said.is_empty() {
+            continue;
+        }
+        out.push(Finding::new(
+            Code::L004,
+            object,
+            format!("it sends to {}: its requests fail", said.join("; ")),
+            None,
+            json!({"ports": wrong}),
         ));
     }
 }
@@ -1101,6 +1176,65 @@ mod tests {
             "it needs Gateway/public, Service/web that do not exist in shop"
         );
         // No Gateway was read (the API is not installed, or not listed): no claim.
+        let f = check(&snapshot(vec![route]), &Options::default());
+        assert!(f.is_empty(), "{f:?}");
+    }
+
+    /// Issue 47 (k8sgpt's HTTPRoute port row): a route or an Ingress that
+    /// sends to a port its Service does not have fails every request while
+    /// the Service and its Pods look healthy; it was no finding. A port by
+    /// number or by name that the Service has, a Service not read, and a
+    /// Service that does not exist (the other L004) make no port claim.
+    #[test]
+    fn a_route_or_ingress_to_a_port_the_service_does_not_have_is_l004() {
+        let mut route = object("HTTPRoute", "shop", "web");
+        route.object.api_version = "gateway.networking.k8s.io/v1".into();
+        route.state.refs = vec!["Service/web".into()];
+        route.state.port_refs = vec!["Service/web:8080".into()];
+        let mut ingress = object("Ingress", "shop", "web");
+        ingress.object.api_version = "networking.k8s.io/v1".into();
+        ingress.state.refs = vec!["Service/web".into()];
+        ingress.state.port_refs = vec!["Service/web:grpc".into(), "Service/web:http".into()];
+        let mut svc = object("Service", "shop", "web");
+        svc.object.api_version = "v1".into();
+        svc.state.service_ports = vec!["80/http".into(), "9090".into()];
+        let f = check(
+            &snapshot(vec![route.clone(), ingress.clone(), svc.clone()]),
+            &Options::default(),
+        );
+        let got: Vec<(Code, &str, &str)> = f
+            .iter()
+            .map(|f| (f.code, f.object.kind.as_str(), f.summary.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    Code::L004,
+                    "HTTPRoute",
+                    "it sends to port 8080 of Service/web, which has only 80 (http), 9090: its requests fail"
+                ),
+                (
+                    Code::L004,
+                    "Ingress",
+                    "it sends to port grpc of Service/web, which has only 80 (http), 9090: its requests fail"
+                ),
+            ]
+        );
+        assert_eq!(
+            f[0].details,
+            json!({"ports": [{"service": "web", "port": "8080", "has": ["80/http", "9090"]}]})
+        );
+        // Ports it has, by number and by name: silent.
+        route.state.port_refs = vec!["Service/web:9090".into()];
+        ingress.state.port_refs = vec!["Service/web:http".into()];
+        let f = check(
+            &snapshot(vec![route.clone(), ingress.clone(), svc]),
+            &Options::default(),
+        );
+        assert!(f.is_empty(), "{f:?}");
+        // No Service read: no claim about its ports (nor its existence).
+        route.state.port_refs = vec!["Service/web:8080".into()];
         let f = check(&snapshot(vec![route]), &Options::default());
         assert!(f.is_empty(), "{f:?}");
     }

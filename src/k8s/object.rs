@@ -989,6 +989,8 @@ impl WireObject {
             refs: related.refs,
             priority: related.priority,
             priority_class: related.priority_class,
+            service_ports: related.ports,
+            port_refs: related.port_refs,
             webhooks: if resource.group == "admissionregistration.k8s.io" {
                 super::refs::webhooks(self.webhooks.as_deref())
             } else {

@@ -24,6 +24,11 @@ pub struct Fields {
     pub priority: i64,
     pub priority_class: String,
     pub webhooks: Vec<crate::model::WebhookRef>,
+    /// A Service's ports (`80`, or `80/http` when named).
+    pub ports: Vec<String>,
+    /// The Service ports an Ingress or a route sends to (`Service/web:8080`,
+    /// `Service/web:http` for an Ingress's port by name).
+    pub port_refs: Vec<String>,
 }
 
 /// An admission webhook configuration: it has no `spec`; its `webhooks` are
@@ -72,6 +77,14 @@ pub fn webhooks(raw: Option<&RawValue>) -> Vec<crate::model::WebhookRef> {
 struct ServiceSpec {
     selector: BTreeMap<String, String>,
     publish_not_ready_addresses: bool,
+    ports: Vec<ServicePort>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ServicePort {
+    port: i64,
+    name: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -130,6 +143,8 @@ struct RouteRef {
     kind: Option<String>,
     name: String,
     namespace: Option<String>,
+    /// A backendRef's port (a Service's needs one).
+    port: Option<i64>,
 }
 
 impl RouteRef {
@@ -173,6 +188,15 @@ struct Backend {
 #[serde(rename_all = "camelCase", default)]
 struct BackendService {
     name: String,
+    port: Option<BackendPort>,
+}
+
+/// An Ingress backend's Service port: a number or a name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct BackendPort {
+    number: Option<i64>,
+    name: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -338,6 +362,15 @@ pub fn read(
                     })
                     .collect(),
                 publish_not_ready: s.publish_not_ready_addresses,
+                ports: s
+                    .ports
+                    .iter()
+                    .filter(|p| p.port > 0)
+                    .map(|p| match p.name.as_str() {
+                        "" => p.port.to_string(),
+                        name => format!("{}/{name}", p.port),
+                    })
+                    .collect(),
                 ..Fields::default()
             }
         }
@@ -387,42 +420,7 @@ pub fn read(
                 ..Fields::default()
             }
         }
-        ("networking.k8s.io", "Ingress") => {
-            let s: IngressSpec = decode(spec);
-            let mut refs: Vec<String> = s
-                .rules
-                .iter()
-                .filter_map(|r| r.http.as_ref())
-                .flat_map(|h| &h.paths)
-                .map(|p| &p.backend)
-                .chain(s.default_backend.as_ref())
-                .filter_map(|b| b.service.as_ref())
-                .filter(|b| !b.name.is_empty())
-                .map(|b| format!("Service/{}", b.name))
-                .chain(
-                    s.tls
-                        .iter()
-                        .filter(|t| !t.secret_name.is_empty())
-                        .map(|t| format!("Secret/{}", t.secret_name)),
-                )
-                .collect();
-            // NB: cluster-scoped: `checks::relations` looks it up outside the namespace.
-            if !s.ingress_class_name.is_empty() {
-                refs.push(format!("IngressClass/{}", s.ingress_class_name));
-            } else if !annotations
-                .is_some_and(|a| a.contains_key(super::object::INGRESS_CLASS_ANNOTATION))
-            {
-                // No class, by field or by the older annotation: only the
-                // cluster's default IngressClass (if one is marked) serves it.
-                refs.push(crate::model::DEFAULT_INGRESS_CLASS_REF.to_string());
-            }
-            refs.sort();
-            refs.dedup();
-            Fields {
-                refs,
-                ..Fields::default()
-            }
-        }
+        ("networking.k8s.io", "Ingress") => ingress(spec, annotations),
         // NB: a GatewayClass is cluster-scoped, as an IngressClass is.
         ("gateway.networking.k8s.io", "Gateway") => {
             let s: GatewaySpec = decode(spec);
@@ -437,27 +435,103 @@ pub fn read(
         (
             "gateway.networking.k8s.io",
             "HTTPRoute" | "GRPCRoute" | "TLSRoute" | "TCPRoute" | "UDPRoute",
-        ) => {
-            let s: RouteSpec = decode(spec);
-            let mut refs: Vec<String> = s
-                .parent_refs
-                .iter()
-                .filter_map(|r| r.same_namespace("gateway.networking.k8s.io", "Gateway"))
-                .chain(
-                    s.rules
-                        .iter()
-                        .flat_map(|r| &r.backend_refs)
-                        .filter_map(|r| r.same_namespace("", "Service")),
-                )
-                .collect();
-            refs.sort();
-            refs.dedup();
-            Fields {
-                refs,
-                ..Fields::default()
-            }
-        }
+        ) => route(spec),
         _ => Fields::default(),
+    }
+}
+
+/// What an Ingress needs: its backend Services (and the ports it sends to),
+/// its TLS Secrets, its class.
+fn ingress(spec: Option<&RawValue>, annotations: Option<&BTreeMap<String, String>>) -> Fields {
+    let s: IngressSpec = decode(spec);
+    let mut port_refs: Vec<String> = s
+        .rules
+        .iter()
+        .filter_map(|r| r.http.as_ref())
+        .flat_map(|h| &h.paths)
+        .map(|p| &p.backend)
+        .chain(s.default_backend.as_ref())
+        .filter_map(|b| b.service.as_ref())
+        .filter(|b| !b.name.is_empty())
+        .filter_map(|b| {
+            let port = b.port.as_ref()?;
+            let port = match (port.number, port.name.as_deref()) {
+                (Some(n), _) if n > 0 => n.to_string(),
+                (_, Some(name)) if !name.is_empty() => name.to_string(),
+                _ => return None,
+            };
+            Some(format!("Service/{}:{port}", b.name))
+        })
+        .collect();
+    port_refs.sort();
+    port_refs.dedup();
+    let mut refs: Vec<String> = s
+        .rules
+        .iter()
+        .filter_map(|r| r.http.as_ref())
+        .flat_map(|h| &h.paths)
+        .map(|p| &p.backend)
+        .chain(s.default_backend.as_ref())
+        .filter_map(|b| b.service.as_ref())
+        .filter(|b| !b.name.is_empty())
+        .map(|b| format!("Service/{}", b.name))
+        .chain(
+            s.tls
+                .iter()
+                .filter(|t| !t.secret_name.is_empty())
+                .map(|t| format!("Secret/{}", t.secret_name)),
+        )
+        .collect();
+    // NB: cluster-scoped: `checks::relations` looks it up outside the namespace.
+    if !s.ingress_class_name.is_empty() {
+        refs.push(format!("IngressClass/{}", s.ingress_class_name));
+    } else if !annotations.is_some_and(|a| a.contains_key(super::object::INGRESS_CLASS_ANNOTATION))
+    {
+        // No class, by field or by the older annotation: only the
+        // cluster's default IngressClass (if one is marked) serves it.
+        refs.push(crate::model::DEFAULT_INGRESS_CLASS_REF.to_string());
+    }
+    refs.sort();
+    refs.dedup();
+    Fields {
+        refs,
+        port_refs,
+        ..Fields::default()
+    }
+}
+
+/// What a Gateway API route needs: its Gateways and backend Services of its
+/// own namespace, and the Service ports it sends to.
+fn route(spec: Option<&RawValue>) -> Fields {
+    let s: RouteSpec = decode(spec);
+    let mut refs: Vec<String> = s
+        .parent_refs
+        .iter()
+        .filter_map(|r| r.same_namespace("gateway.networking.k8s.io", "Gateway"))
+        .chain(
+            s.rules
+                .iter()
+                .flat_map(|r| &r.backend_refs)
+                .filter_map(|r| r.same_namespace("", "Service")),
+        )
+        .collect();
+    refs.sort();
+    refs.dedup();
+    let mut port_refs: Vec<String> = s
+        .rules
+        .iter()
+        .flat_map(|r| &r.backend_refs)
+        .filter_map(|r| {
+            let port = r.port.filter(|p| *p > 0)?;
+            Some(format!("{}:{port}", r.same_namespace("", "Service")?))
+        })
+        .collect();
+    port_refs.sort();
+    port_refs.dedup();
+    Fields {
+        refs,
+        port_refs,
+        ..Fields::default()
     }
 }
 
@@ -582,6 +656,28 @@ mod tests {
             None,
         );
         assert_eq!(f.refs, ["Gateway/web-gw", "Service/api", "Service/web"]);
+        // The ports a Service backend is sent to; one without a port names none.
+        assert_eq!(f.port_refs, ["Service/web:80", "Service/web:81"]);
+    }
+
+    /// What the port check compares: a Service's ports (named or not) and
+    /// the Service ports an Ingress sends to, by number or by name.
+    #[test]
+    fn a_services_ports_and_an_ingress_backends_ports_are_kept() {
+        let svc = raw(serde_json::json!({"selector": {"app": "web"},
+            "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"port": 9090}]}));
+        assert_eq!(
+            read("", "Service", Some(&svc), false, None).ports,
+            ["80/http", "9090"]
+        );
+        let ing = raw(serde_json::json!({"ingressClassName": "nginx",
+            "defaultBackend": {"service": {"name": "web", "port": {"name": "http"}}},
+            "rules": [{"http": {"paths": [
+                {"path": "/", "backend": {"service": {"name": "web", "port": {"number": 8080}}}},
+                {"path": "/b", "backend": {"resource": {"kind": "Bucket", "name": "b"}}}]}}]}));
+        let f = read("networking.k8s.io", "Ingress", Some(&ing), false, None);
+        assert_eq!(f.port_refs, ["Service/web:8080", "Service/web:http"]);
+        assert_eq!(f.refs, ["IngressClass/nginx", "Service/web"]);
     }
 
     fn raw(v: serde_json::Value) -> Box<RawValue> {

@@ -218,6 +218,14 @@ pub struct ObjectState {
     /// `Always` (the default), or not a Pod.
     #[serde(rename = "rp", skip_serializing_if = "String::is_empty")]
     pub restart_policy: String,
+    /// A Service's ports: `80`, or `80/http` when the port is named.
+    #[serde(rename = "sport", skip_serializing_if = "Vec::is_empty")]
+    pub service_ports: Vec<String>,
+    /// The Service ports an Ingress or a Gateway API route sends to, in its
+    /// own namespace: `Service/web:8080` (a route's, or an Ingress's port
+    /// number), `Service/web:http` (an Ingress's port by name).
+    #[serde(rename = "prefs", skip_serializing_if = "Vec::is_empty")]
+    pub port_refs: Vec<String>,
     /// An admission webhook configuration's webhooks that call a Service:
     /// which, and whether a call that fails refuses the write.
     #[serde(rename = "wh", skip_serializing_if = "Vec::is_empty")]

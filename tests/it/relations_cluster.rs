@@ -802,7 +802,9 @@ spec: {{controller: example.com/ingress-controller}}
 /// a Service that does not exist, and a route its Gateway's controller did
 /// not accept: "No findings" before. L004 names what is missing, R003 quotes
 /// the controller after the Gateway it is about, live and from the
-/// recording; what exists is never called missing.
+/// recording; what exists is never called missing. A route and an Ingress
+/// that send to a port their Service does not have (k8sgpt's HTTPRoute port
+/// row) are L004 too.
 #[tokio::test]
 async fn routes_whose_gateway_or_backend_is_missing_or_not_accepted_are_named() {
     install_crds(
@@ -865,7 +867,34 @@ metadata: {name: api}
 spec:
   parentRefs: [{name: internal}]
   rules: [{backendRefs: [{name: api, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: legacy}
+spec:
+  parentRefs: [{name: internal}]
+  rules: [{backendRefs: [{name: api, port: 8080}]}]
 "#,
+    );
+    // An Ingress of a class that exists, sending to a port name Service/api does not have.
+    let ingress_class = format!("{n}-nginx");
+    let _ingress_class = ClusterScoped("ingressclass", ingress_class.clone());
+    apply(
+        n,
+        &format!(
+            r#"apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {{name: {ingress_class}}}
+spec: {{controller: example.net/ingress-controller}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {{name: shop}}
+spec:
+  ingressClassName: {ingress_class}
+  rules: [{{http: {{paths: [{{path: /, pathType: Prefix, backend: {{service: {{name: api, port: {{name: http}}}}}}}}]}}}}]
+"#
+        ),
     );
     // What the Gateway's controller writes of a route it does not accept.
     let an_hour_ago = (chrono::Utc::now() - chrono::Duration::hours(1))
@@ -900,6 +929,10 @@ spec:
         "Gateway/orphan",
         "it needs GatewayClass/no-such-class that does not exist in",
         "(a GatewayClass: in the cluster)",
+        "HTTPRoute/legacy",
+        "it sends to port 8080 of Service/api, which has only 80: its requests fail",
+        "Ingress/shop",
+        "it sends to port http of Service/api, which has only 80: its requests fail",
     ];
     let screen = live_screen(&db, n, &expected).await;
     assert!(
@@ -913,6 +946,12 @@ spec:
                 .lines()
                 .any(|l| l.contains("L004") && l.contains("HTTPRoute/api")),
         "what exists is never called missing:\n{screen}"
+    );
+    // A port the Service has is never called missing, nor is a class that exists.
+    assert!(
+        !screen.contains("port 80 of")
+            && !screen.contains(&format!("IngressClass/{ingress_class}")),
+        "{screen}"
     );
     recorded_agrees(&db, n, &expected).await;
 }
