@@ -561,6 +561,16 @@ fn event_entries(
                 message = format!("(repeating since {}) {message}", rfc(e.first));
             }
         }
+        // NB: one occurrence stored with a span is one known only within it: an
+        // age kubectl printed (`20m`) and `import` read. Its time is not known
+        // to the second, and the line must not say it is.
+        if e.in_window == 1 && e.last - e.first >= 1_000 && at == e.first {
+            message = format!(
+                "(some time between {} and {}) {message}",
+                rfc(e.first - e.first.rem_euclid(1_000)),
+                rfc(e.last - e.last.rem_euclid(1_000))
+            );
+        }
         let mut line = entry(
             at,
             (e.last > at).then_some(e.last),
@@ -814,6 +824,58 @@ pub fn merge_gaps(mut gaps: Vec<GapLine>) -> Vec<GapLine> {
 mod tests {
     use super::*;
     use crate::model::{RecordedObject, TypeChange};
+
+    /// Regression (a pasted `kubectl get events` row aged `20m`, imported):
+    /// its one occurrence is known only within the minute the age leaves
+    /// open, and the line showed it as an instant. A recorded occurrence
+    /// (no span) and a repeated Event (its span is its first and last) are
+    /// told as before.
+    #[test]
+    fn an_event_known_only_to_within_a_span_says_so() {
+        let pasted = EventSummary {
+            involved: ObjectRef {
+                kind: "Deployment".into(),
+                namespace: "shop".into(),
+                name: "web".into(),
+                ..ObjectRef::default()
+            },
+            type_: "Normal".into(),
+            reason: "ScalingReplicaSet".into(),
+            message: "Scaled up replica set web-5d8f6c7b9d to 3".into(),
+            first: 1_000_001,
+            last: 1_060_999,
+            count: 1,
+            in_window: 1,
+            ..EventSummary::default()
+        };
+        let recorded = EventSummary {
+            first: 2_000_500,
+            last: 2_000_500,
+            ..pasted.clone()
+        };
+        let repeated = EventSummary {
+            first: 3_000_000,
+            last: 3_600_000,
+            count: 7,
+            in_window: 7,
+            ..pasted.clone()
+        };
+        let lines = event_entries(
+            &[pasted, recorded, repeated],
+            &ContextKeys::new(),
+            0,
+            i64::MAX,
+        );
+        let messages: Vec<&str> = lines.iter().map(|l| l.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "(some time between 1970-01-01T00:16:40Z and 1970-01-01T00:17:40Z) Scaled up replica set web-5d8f6c7b9d to 3",
+                "Scaled up replica set web-5d8f6c7b9d to 3",
+                "Scaled up replica set web-5d8f6c7b9d to 3",
+            ]
+        );
+    }
 
     fn widget(name: &str, created: i64, first_seen: i64, deleted: Option<i64>) -> Subject {
         Subject {
