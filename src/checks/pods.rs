@@ -44,6 +44,18 @@ fn images(s: &ObjectState) -> String {
     images.join(", ")
 }
 
+/// When the Pod stopped (or never began) being ready: its Ready condition's
+/// last transition, else its creation. NB: container states carry no time;
+/// the Ready condition turned False when a container failed or ended.
+fn not_ready_since(pod: &crate::model::RecordedObject) -> Option<i64> {
+    pod.state
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready" && c.status != "True")
+        .and_then(|c| c.last_transition)
+        .or(pod.created)
+}
+
 /// P002: a Pod that Failed with no controller to replace it (a bare Pod),
 /// or that was Evicted, told at once: the phase is final (issue 47). A Job's
 /// Pods are left to R002, which names their exits.
@@ -86,12 +98,7 @@ fn failed(pod: &crate::model::RecordedObject) -> Option<Finding> {
         ),
         None => " (a bare Pod: nothing will replace it)".to_string(),
     };
-    let since = state
-        .conditions
-        .iter()
-        .find(|c| c.type_ == "Ready" && c.status != "True")
-        .and_then(|c| c.last_transition)
-        .or(pod.created);
+    let since = not_ready_since(pod);
     let mut finding = Finding::new(
         Code::P002,
         &pod.object,
@@ -139,14 +146,7 @@ fn exited_for_good(pod: &crate::model::RecordedObject) -> Option<Finding> {
         Some(r) if r.kind == "Job" => format!("; Job/{} counts it only once the Pod ends", r.name),
         _ => String::new(),
     };
-    // NB: the container states carry no time; the Ready condition turned
-    // False when the container ended.
-    let since = state
-        .conditions
-        .iter()
-        .find(|c| c.type_ == "Ready" && c.status != "True")
-        .and_then(|c| c.last_transition)
-        .or(pod.created);
+    let since = not_ready_since(pod);
     let mut finding = Finding::new(
         Code::P003,
         &pod.object,
@@ -177,14 +177,7 @@ pub fn check(s: &Snapshot, o: &Options) -> Vec<Finding> {
         let Some(stuck) = stuck_container(state) else {
             continue;
         };
-        // NB: the container states carry no time; the Ready condition's last
-        // transition is when the Pod stopped (or never began) being ready.
-        let since = state
-            .conditions
-            .iter()
-            .find(|c| c.type_ == "Ready" && c.status != "True")
-            .and_then(|c| c.last_transition)
-            .or(pod.created);
+        let since = not_ready_since(pod);
         if !AT_ONCE.contains(&stuck.reason.as_str())
             && since.is_some_and(|t| s.at - t < o.stuck_after_ms)
         {

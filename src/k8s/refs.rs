@@ -440,12 +440,9 @@ pub fn read(
     }
 }
 
-/// What an Ingress needs: its backend Services (and the ports it sends to),
-/// its TLS Secrets, its class.
-fn ingress(spec: Option<&RawValue>, annotations: Option<&BTreeMap<String, String>>) -> Fields {
-    let s: IngressSpec = decode(spec);
-    let mut port_refs: Vec<String> = s
-        .rules
+/// The Service backends of an Ingress's rules and its default backend.
+fn backend_services(s: &IngressSpec) -> impl Iterator<Item = &BackendService> {
+    s.rules
         .iter()
         .filter_map(|r| r.http.as_ref())
         .flat_map(|h| &h.paths)
@@ -453,6 +450,13 @@ fn ingress(spec: Option<&RawValue>, annotations: Option<&BTreeMap<String, String
         .chain(s.default_backend.as_ref())
         .filter_map(|b| b.service.as_ref())
         .filter(|b| !b.name.is_empty())
+}
+
+/// What an Ingress needs: its backend Services (and the ports it sends to),
+/// its TLS Secrets, its class.
+fn ingress(spec: Option<&RawValue>, annotations: Option<&BTreeMap<String, String>>) -> Fields {
+    let s: IngressSpec = decode(spec);
+    let mut port_refs: Vec<String> = backend_services(&s)
         .filter_map(|b| {
             let port = b.port.as_ref()?;
             let port = match (port.number, port.name.as_deref()) {
@@ -465,15 +469,7 @@ fn ingress(spec: Option<&RawValue>, annotations: Option<&BTreeMap<String, String
         .collect();
     port_refs.sort();
     port_refs.dedup();
-    let mut refs: Vec<String> = s
-        .rules
-        .iter()
-        .filter_map(|r| r.http.as_ref())
-        .flat_map(|h| &h.paths)
-        .map(|p| &p.backend)
-        .chain(s.default_backend.as_ref())
-        .filter_map(|b| b.service.as_ref())
-        .filter(|b| !b.name.is_empty())
+    let mut refs: Vec<String> = backend_services(&s)
         .map(|b| format!("Service/{}", b.name))
         .chain(
             s.tls
