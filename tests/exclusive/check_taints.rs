@@ -11,7 +11,7 @@ use crate::support;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::PostParams;
+use kube::api::{DeleteParams, PostParams};
 use serde_json::json;
 use support::{TestNamespace, cluster_script, start_recorder, wait_for};
 
@@ -40,12 +40,52 @@ async fn the_untolerated_taint_is_named_with_its_nodes_and_its_writer() {
     // As an operator would: kubectl's own field manager is kubectl-taint.
     cluster_script(&["kubectl", "taint", "nodes", "--all", TAINT]);
     let pods: kube::Api<Pod> = ns.api();
-    let pod: Pod = serde_json::from_value(json!({
-        "metadata": {"name": "web"},
-        "spec": {"containers": [{"name": "web", "image": "web:1"}]}
-    }))
-    .unwrap();
-    pods.create(&PostParams::default(), &pod).await.unwrap();
+    // NB: the scheduler places a Pod by its informers' view of the Nodes. Right after the
+    // apiserver restarts of the test before (audit_policies_cluster), its Node watch can still be
+    // re-listing: once (CI rehearsal of 3bad234) it bound the Pod 1.2 s after all three taints were
+    // written, to a Node it still saw untainted. That is the precondition failing, not the check:
+    // a Pod the scheduler binds is deleted and made again until one meets the taints.
+    let mut attempt = 0;
+    wait_for(
+        Duration::from_secs(90),
+        "a Pod that the scheduler finds no Node for (its view of the taints)",
+        || {
+            attempt += 1;
+            let (pods, name) = (pods.clone(), format!("web-{attempt}"));
+            async move {
+                let pod: Pod = serde_json::from_value(json!({
+                    "metadata": {"name": name},
+                    "spec": {"containers": [{"name": "web", "image": "web:1"}]}
+                }))
+                .unwrap();
+                pods.create(&PostParams::default(), &pod).await.unwrap();
+                for _ in 0..40 {
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                    let now = pods.get(&name).await.unwrap();
+                    let status = now.status.unwrap_or_default();
+                    if now
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.node_name.as_ref())
+                        .is_some()
+                    {
+                        let _ = pods
+                            .delete(&name, &DeleteParams::default().grace_period(0))
+                            .await;
+                        return None;
+                    }
+                    let unschedulable = status.conditions.unwrap_or_default().iter().any(|c| {
+                        c.type_ == "PodScheduled" && c.reason.as_deref() == Some("Unschedulable")
+                    });
+                    if unschedulable {
+                        return Some(());
+                    }
+                }
+                None
+            }
+        },
+    )
+    .await;
 
     let live_db = dir.path().join("unused.db");
     let live = wait_for(Duration::from_secs(60), "a live S001", || {
