@@ -222,10 +222,11 @@ fn compare(args: &[String]) {
             let new = run(&new_argv);
             // The pull before: the whole namespace slice, then the timeline on the file.
             let cli = kubectl_diag::cli::Cli::try_parse_args_from(&argv).unwrap();
-            let kubectl_diag::cli::Command::Timeline(t) = &cli.command else {
+            let resolved = cli.resolve().unwrap();
+            let kubectl_diag::cli::Invocation::Timeline(t) = &resolved.invocation else {
                 unreachable!()
             };
-            let slice = kubectl_diag::commands::timeline::store_slice(&cli.global, t);
+            let slice = kubectl_diag::commands::timeline::store_slice(t);
             let url = ClickHouseUrl::parse(&store_url, None).unwrap();
             let which = kubectl_diag::ship::pull::Which::One(cluster.clone());
             let pulled = kubectl_diag::ship::pull::pull(&url, &which, slice.as_deref()).unwrap();

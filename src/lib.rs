@@ -12,10 +12,12 @@
 //! - the edges, which fill the pure core's plain types: [`k8s`] (the only code
 //!   that speaks Kubernetes), [`store`] (the SQLite recording; every statement
 //!   lives in `queries/`), then [`ship`] (stores a fleet already runs).
-//! - [`cli`]: kubectl's flags and the subcommands' arguments.
-//! - [`commands`]: what each subcommand does, rendering into a `Write`; then
-//!   [`record`], which watches the cluster and feeds the store (and runs
-//!   `check` and the shippers inside it).
+//! - [`commands`]: what each subcommand does, rendering into a `Write`, from
+//!   options already resolved (no clap struct reaches them); then [`record`],
+//!   which watches the cluster and feeds the store (and runs `check` and the
+//!   shippers inside it).
+//! - [`cli`]: kubectl's flags and the subcommands' arguments, resolved once
+//!   into the commands' options and the history they read (`Cli::resolve`).
 //! - this file: [`run`] dispatches a parsed command line; nothing below calls
 //!   back up to it (`mcp` is handed it as a `Dispatch`).
 
@@ -45,7 +47,7 @@ pub mod units;
 
 use std::io::Write;
 
-use cli::{Cli, Command};
+use cli::{Cli, Invocation};
 
 /// The floors of [`crate`]'s modules, ground first: a module may use any
 /// module of a lower floor, none of its own floor or above.
@@ -58,9 +60,9 @@ pub const FLOORS: &[&[&str]] = &[
     &["render", "metrics"],
     &["k8s", "store"],
     &["ship"],
-    &["cli"],
     &["commands"],
     &["record"],
+    &["cli"],
 ];
 
 /// Runs one command line parsed by [`Cli::parse_args`]; returns the process exit code.
@@ -75,51 +77,46 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
 }
 
 fn dispatch(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<u8> {
-    // NB: resolved once for every command; with `--store` it holds the pulled
-    // copy, removed when this returns.
-    let history = commands::source::Source::resolve(&cli)?;
-    match &cli.command {
-        Command::Ship(args) => commands::ship::run(&history, args, out, err),
-        Command::Record(args) => record::run(&cli.global, args, err),
-        Command::Export(args) => commands::export::run(&cli.global, &history, args, out),
-        Command::Timeline(args) => commands::timeline::run(
-            &cli.global,
-            &history,
-            args,
-            out,
-            err,
-            render::Paint::for_stdout(),
-        ),
-        Command::Changes(args) => commands::changes::run(
-            &cli.global,
-            &history,
-            args,
-            out,
-            render::Paint::for_stdout(),
-        ),
-        Command::Check(args) => commands::check::run(
-            &cli.global,
-            &history,
-            args,
-            out,
-            err,
-            render::Paint::for_stdout(),
-        ),
-        Command::Query(args) => commands::query::run(&history, args, out, err),
-        Command::Sql(args) => commands::sql::run(&history, args, out),
-        Command::Completion(args) => {
+    // NB: resolved once for every command; with `--store` the history is the
+    // pulled copy, removed when this returns.
+    let cli::Resolved {
+        history,
+        invocation,
+    } = cli.resolve()?;
+    let paint = render::Paint::for_stdout();
+    match invocation {
+        Invocation::Ship(o) => commands::ship::run(&history, &o, out, err),
+        Invocation::Record(o) => record::run(*o, err),
+        Invocation::Export(o) => commands::export::run(&history, &o, out),
+        Invocation::Timeline(o) => commands::timeline::run(&history, &o, out, err, paint),
+        Invocation::Changes(o) => commands::changes::run(&history, &o, out, paint),
+        Invocation::Check(o) => commands::check::run(&history, &o, out, err, paint),
+        Invocation::Query(o) => commands::query::run(&history, &o, out, err),
+        Invocation::Sql(o) => commands::sql::run(&history, &o, out),
+        Invocation::Completion(shell) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             // NB: clap_complete panics when its writer fails (a closed pipe), so the
             // script is built in memory and written here, where errors are handled.
             let mut script = Vec::new();
-            clap_complete::generate(args.shell, &mut cmd, "kubectl-diag", &mut script);
+            clap_complete::generate(shell, &mut cmd, "kubectl-diag", &mut script);
             out.write_all(&script)?;
             Ok(exit::OK)
         }
-        Command::Import(args) => commands::import::run(&cli.global, args, out, err),
+        Invocation::Import(o) => commands::import::run(&history, &o, out, err),
         // NB: stdin and stdout are the protocol's; `out` is not used.
-        Command::Mcp(args) => commands::mcp::run(&cli.global, args, run, err),
+        Invocation::Mcp(o) => commands::mcp::run(&history, &o, run_args, err),
     }
+}
+
+/// Runs one command line (`argv[0]` first) as [`run`] does; Err is a line
+/// that does not parse, in clap's words (`mcp`'s tools run through this).
+pub fn run_args(
+    argv: Vec<String>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<anyhow::Result<u8>, String> {
+    let cli = Cli::try_parse_args_from(argv).map_err(|e| e.to_string())?;
+    Ok(run(cli, out, err))
 }
 
 #[cfg(test)]

@@ -7,15 +7,40 @@ use std::io::Write;
 use anyhow::Context;
 
 use crate::changes::{Item, Line};
-use crate::cli::{ChangesArgs, ChangesOutput, GlobalArgs};
+use crate::k8s::connect::Target;
 use crate::render::{Paint, escape};
+use crate::ship::pull::Which;
 use crate::store::{self, Mode};
 use crate::units::rfc3339;
 
+/// `changes -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangesOutput {
+    Table,
+    Wide,
+    Json,
+}
+
+/// What `changes` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone)]
+pub struct ChangesOptions {
+    /// The cluster read live when there is no recording.
+    pub target: Target,
+    /// `-n`; None for every namespace.
+    pub namespace: Option<String>,
+    pub output: ChangesOutput,
+    /// `--since`, `--until`: the window (until: now when None).
+    pub since: i64,
+    pub until: Option<i64>,
+    /// `--kinds`, as typed (resolved against the recording's types).
+    pub kinds: Vec<String>,
+    /// `--cluster ID`, the only recorded cluster, or `--all-clusters`.
+    pub clusters: Which,
+}
+
 pub fn run(
-    global: &GlobalArgs,
     history: &super::source::Source,
-    args: &ChangesArgs,
+    args: &ChangesOptions,
     out: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
@@ -34,11 +59,13 @@ pub fn run(
     // NB: as `timeline`: the first run is during the incident, with no
     // recording; the live cluster still says who last changed what.
     if !history.has_recording() {
-        return reconstructed(global, args, since, until, out, paint);
+        return reconstructed(args, since, until, out, paint);
     }
     let recording = store::Recording::open(&path, Mode::ReadOnly)?;
-    let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
-    let clusters = if args.all_clusters {
+    let namespace = args.namespace.clone();
+    let clusters = if let Which::One(wanted) = &args.clusters {
+        vec![super::check::choose_cluster(&recording, wanted.as_deref())?]
+    } else {
         let all = recording.clusters(None)?;
         if all.is_empty() {
             anyhow::bail!(
@@ -47,11 +74,6 @@ pub fn run(
             );
         }
         all
-    } else {
-        vec![super::check::choose_cluster(
-            &recording,
-            args.cluster.as_deref(),
-        )?]
     };
     let mut feeds = Vec::new();
     for (cluster, uid, label) in &clusters {
@@ -66,7 +88,7 @@ pub fn run(
         )?;
         feeds.push((uid.clone(), label.clone(), items));
     }
-    if args.all_clusters {
+    if args.clusters == Which::All {
         return all_clusters(&feeds, since, until, args.output, namespace, out, paint);
     }
     let items = feeds.pop().map(|f| f.2).unwrap_or_default();
@@ -79,7 +101,7 @@ fn feed_of(
     recording: &store::Recording,
     cluster: i64,
     label: &str,
-    args: &ChangesArgs,
+    args: &ChangesOptions,
     since: i64,
     until: i64,
     namespace: Option<&str>,
@@ -289,14 +311,13 @@ const CHANGE_REASONS: &[&str] = &[
 /// revisions, HPAs' last scales and NoExecute taints, from the live objects
 /// (`timeline::reconstruct`), each with its certainty.
 fn reconstructed(
-    global: &GlobalArgs,
-    args: &ChangesArgs,
+    args: &ChangesOptions,
     since: i64,
     until: i64,
     out: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    if args.all_clusters || args.cluster.is_some() {
+    if args.clusters != Which::One(None) {
         anyhow::bail!(
             "--all-clusters and --cluster read a recording, and there is none at {}: pass --db PATH or --store URL",
             crate::paths::db_path(None).display()
@@ -307,9 +328,9 @@ fn reconstructed(
         .build()
         .context("starting the async runtime")?;
     let now = chrono::Utc::now().timestamp_millis();
-    let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
+    let namespace = args.namespace.clone();
     let (context, discovered, (groups, unreadable)) = runtime.block_on(async {
-        let conn = crate::k8s::connect::connect(&global.kube()).await?;
+        let conn = crate::k8s::connect::connect(&args.target).await?;
         let discovered = crate::k8s::discovery::discover(&conn.client)
             .await
             .map_err(|e| {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::checks::{self, Check, Code, Finding, Options, Report, Severity};
-use crate::cli::{CheckArgs, CheckOutput, GlobalArgs};
+use crate::k8s::connect::Target;
 use crate::render::{Paint, escape, plain_table};
 use crate::store::{Mode, Recording, snapshot};
 use crate::units::{human_duration, rfc3339};
@@ -21,27 +21,37 @@ pub struct Source {
     pub at: i64,
 }
 
-fn options(args: &CheckArgs) -> Options {
-    Options {
-        stuck_after_ms: args.stuck_after,
-        lag_after_ms: args.lag_after,
-        rate_per_minute: args.rate,
-        include_noisy: args.include_noisy,
-        storm_per_minute: args.rate,
-    }
+/// `check -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckOutput {
+    Table,
+    Wide,
+    Json,
+    /// The findings as OpenMetrics gauges, once (a textfile collector, a CronJob).
+    Openmetrics,
 }
 
-/// The options and `--window` of a bare `kubectl diag check`: what
-/// `record --check-every` runs with, so the two never drift apart. None only
-/// if the subcommand's own defaults stopped parsing (a test proves they do).
-pub fn defaults() -> Option<(Options, i64)> {
-    match crate::cli::Cli::try_parse_args_from(["kubectl-diag", "check"]) {
-        Ok(crate::cli::Cli {
-            command: crate::cli::Command::Check(args),
-            ..
-        }) => Some((options(&args), args.window)),
-        _ => None,
-    }
+/// What `check` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// The cluster read live.
+    pub target: Target,
+    /// `-n`: only findings in it (and about the Namespace); None for all.
+    pub namespace: Option<String>,
+    pub output: CheckOutput,
+    /// The checks named (none: all of them).
+    pub checks: Vec<Check>,
+    /// `--at`: the moment to evaluate.
+    pub at: Option<i64>,
+    /// `--cluster ID`, the only recorded cluster, or `--all-clusters`.
+    pub clusters: crate::ship::pull::Which,
+    /// `--stuck-after`, `--lag-after`, `--rate`, `--include-noisy`.
+    pub thresholds: Options,
+    /// `--window`: the span of recorded update counters to rate.
+    pub window_ms: i64,
+    /// `--sample`: how long a live hotloop check watches.
+    pub sample_ms: i64,
+    pub fail_on: Severity,
 }
 
 /// The recorded cluster to evaluate: `--cluster`, else the only one.
@@ -75,17 +85,16 @@ pub fn choose_cluster(
 }
 
 pub fn run(
-    global: &GlobalArgs,
     history: &super::source::Source,
-    args: &CheckArgs,
+    args: &CheckOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    let options = options(args);
-    let (window_ms, sample_ms) = (args.window, args.sample);
+    let options = &args.thresholds;
+    let (window_ms, sample_ms) = (args.window_ms, args.sample_ms);
     let selected = &args.checks;
-    let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
+    let namespace = args.namespace.clone();
     if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
         anyhow::bail!("-n {several}: check takes one namespace (or -A for all)");
     }
@@ -94,19 +103,19 @@ pub fn run(
     let no_recording = !history.has_recording();
     let reconstructed_at = args.at.filter(|_| no_recording);
     let recorded = (history.on_command_line() || args.at.is_some()) && reconstructed_at.is_none();
-    if args.all_clusters {
+    let crate::ship::pull::Which::One(wanted) = &args.clusters else {
         if !recorded {
             anyhow::bail!(
                 "--all-clusters reads a recording or a store: pass --db PATH or --store clickhouse://…"
             );
         }
         return all_clusters(history, args, namespace.as_deref(), out, err, paint);
-    }
+    };
 
     let (snap, source) = if recorded {
         let path = history.path().to_path_buf();
         let recording = Recording::open(&path, Mode::ReadOnly)?;
-        let (cluster, uid, label) = choose_cluster(&recording, args.cluster.as_deref())?;
+        let (cluster, uid, label) = choose_cluster(&recording, wanted.as_deref())?;
         let latest = recording.latest_time(cluster)?;
         let at = args.at.unwrap_or(latest);
         if at > latest + 60_000 {
@@ -133,11 +142,11 @@ pub fn run(
             .build()
             .context("starting the async runtime")?;
         runtime.block_on(async {
-            let conn = crate::k8s::connect::connect(&global.kube()).await?;
+            let conn = crate::k8s::connect::connect(&args.target).await?;
             let live = crate::k8s::snapshot::LiveOptions {
                 namespace: namespace.clone(),
                 sample: wants_hotloop.then(|| Duration::from_millis(sample_ms.max(1000) as u64)),
-                include_noisy: args.include_noisy,
+                include_noisy: options.include_noisy,
                 server: conn.server.clone(),
             };
             let snap = crate::k8s::snapshot::live(&conn.client, &live).await?;
@@ -154,7 +163,7 @@ pub fn run(
         })?
     };
 
-    let mut report = checks::run(&snap, selected, &options);
+    let mut report = checks::run(&snap, selected, options);
     if let Some(at) = reconstructed_at {
         at_from_live(&mut report, &snap, at);
     }
@@ -176,13 +185,13 @@ pub fn run(
 /// latest moment (or --at), the findings in one report with a CLUSTER column.
 fn all_clusters(
     history: &super::source::Source,
-    args: &CheckArgs,
+    args: &CheckOptions,
     namespace: Option<&str>,
     out: &mut dyn Write,
     err: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    let options = options(args);
+    let options = &args.thresholds;
     let path = history.path().to_path_buf();
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let clusters = recording.clusters(None)?;
@@ -206,8 +215,8 @@ fn all_clusters(
             )?;
         }
         newest = newest.max(at);
-        let snap = recording.snapshot(*cluster, at, args.window)?;
-        let mut one = checks::run(&snap, &args.checks, &options);
+        let snap = recording.snapshot(*cluster, at, args.window_ms)?;
+        let mut one = checks::run(&snap, &args.checks, options);
         let name = if label.is_empty() { uid } else { label };
         for f in &mut one.findings {
             f.object.cluster = Some(name.clone());

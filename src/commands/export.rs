@@ -10,7 +10,6 @@ use std::io::Write;
 
 use serde_json::json;
 
-use crate::cli::{ExportArgs, GlobalArgs};
 use crate::store::export::OccurrenceRow;
 use crate::store::{self, Mode};
 use crate::units::rfc3339;
@@ -54,14 +53,24 @@ fn in_namespace(row: &OccurrenceRow, namespace: &str) -> bool {
     row.event_namespace == namespace || row.object.namespace == namespace
 }
 
+/// What `export` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone, Default)]
+pub struct ExportOptions {
+    /// `-n`: only Events in it (the Event's namespace or its object's); None for all.
+    pub namespace: Option<String>,
+    /// `--since`: only occurrences last seen at or after it.
+    pub since: Option<i64>,
+    /// `--cluster`: only this cluster's; None for every cluster.
+    pub cluster: Option<String>,
+}
+
 pub fn run(
-    global: &GlobalArgs,
     history: &super::source::Source,
-    args: &ExportArgs,
+    args: &ExportOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let since = args.since.unwrap_or(i64::MIN);
-    let namespace = global.namespace.clone().filter(|_| !global.all_namespaces);
+    let namespace = args.namespace.clone();
     if let Some(several) = namespace.as_deref().filter(|n| n.contains(',')) {
         anyhow::bail!("-n {several}: export takes one namespace (or -A for all)");
     }

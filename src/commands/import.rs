@@ -32,7 +32,6 @@ use anyhow::Context;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::cli::{GlobalArgs, ImportArgs};
 use crate::k8s::event::WireEvent;
 use crate::k8s::text::{self, TextEvent, When};
 use crate::model::{EventChange, EventObservation, ObjectRef};
@@ -1240,14 +1239,31 @@ fn taken_at(
     Ok((at, at))
 }
 
+/// What `import` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The files, `-` for standard input.
+    pub files: Vec<String>,
+    /// `-n`: the namespace kubectl text was taken in.
+    pub namespace: Option<String>,
+    /// `--cluster`: where every imported Event goes.
+    pub cluster: Option<String>,
+    /// `--taken-at`: the span the text's ages count back from.
+    pub taken_at: Option<(i64, i64)>,
+    /// `--object KIND/NAME`: whose Events text that does not say holds.
+    pub object: Option<(String, String)>,
+    /// `--configmap-values`.
+    pub configmap_values: bool,
+}
+
 pub fn run(
-    global: &GlobalArgs,
-    args: &ImportArgs,
+    history: &super::source::Source,
+    args: &ImportOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let given = args.taken_at;
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = history.path().to_path_buf();
     let mut conn = store::Recording::open(&path, Mode::Write)?;
     // A recorder writing this file holds its transaction for up to a minute:
     // while the file is locked, ask it to commit (`store::ask`).
@@ -1340,7 +1356,7 @@ pub fn run(
         }
         let text_args = TextArgs {
             given,
-            namespace: global.namespace.as_deref(),
+            namespace: args.namespace.as_deref(),
             object: args.object.as_ref(),
             now,
             cluster: cluster_name,

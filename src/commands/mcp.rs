@@ -38,8 +38,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use crate::cli::{GlobalArgs, McpArgs};
-
 const CHECKS_URI: &str = "kubectl-diag://docs/checks.md";
 const SCHEMA_URI: &str = "kubectl-diag://docs/schema.md";
 const CHECKS_MD: &str = include_str!("../../docs/checks.md");
@@ -72,17 +70,31 @@ struct Sources {
     store: bool,
 }
 
+/// What `mcp` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone, Default)]
+pub struct McpOptions {
+    /// `--kubeconfig`, `--context`: handed to every tool that reads the live cluster.
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    /// `--store`, as typed: handed to every tool.
+    pub store: Option<String>,
+    /// `--cluster`: handed to every tool.
+    pub cluster: Option<String>,
+    /// `--timeout`, in milliseconds.
+    pub timeout: i64,
+}
+
 impl Sources {
-    fn resolve(global: &GlobalArgs, args: &McpArgs) -> Sources {
+    fn resolve(history: &super::source::Source, args: &McpOptions) -> Sources {
         let mut kube = Vec::new();
-        if let Some(k) = global.kubeconfig.as_ref().or(args.kube.kubeconfig.as_ref()) {
+        if let Some(k) = &args.kubeconfig {
             kube.push(format!("--kubeconfig={}", k.display()));
         }
-        if let Some(c) = global.context.as_ref().or(args.kube.context.as_ref()) {
+        if let Some(c) = &args.context {
             kube.push(format!("--context={c}"));
         }
         let cluster = args.cluster.as_ref().map(|c| format!("--cluster={c}"));
-        if let Some(url) = &args.store.store {
+        if let Some(url) = &args.store {
             let mut source = vec![format!("--store={url}")];
             source.extend(cluster);
             return Sources {
@@ -93,13 +105,10 @@ impl Sources {
                 store: true,
             };
         }
-        let explicit = global.db.as_ref().or(args.db.db.as_ref());
-        let path = crate::paths::db_path(explicit);
+        let path = history.path().to_path_buf();
         // NB: `$KUBECTL_DIAG_DB` names a recording as `--db` does: a missing
         // file is an error the tools say, not a silent switch to live.
-        let named = explicit.is_some()
-            || std::env::var_os("KUBECTL_DIAG_DB").is_some_and(|v| !v.is_empty());
-        if named || path.exists() {
+        if history.has_recording() {
             let mut source = vec![format!("--db={}", path.display())];
             source.extend(cluster);
             return Sources {
@@ -189,10 +198,9 @@ fn run_cli(
     max_bytes: usize,
     max_lines: usize,
 ) -> Result<Ran, String> {
-    let cli = crate::cli::Cli::try_parse_args_from(argv).map_err(|e| e.to_string())?;
     let mut out = Capped::new(max_bytes, max_lines);
     let mut err = Vec::new();
-    let result = run(cli, &mut out, &mut err);
+    let result = run(argv, &mut out, &mut err)?;
     let stderr = String::from_utf8_lossy(&err).trim().to_string();
     let text = String::from_utf8_lossy(&out.buf).into_owned();
     match result {
@@ -313,9 +321,12 @@ pub struct SqlParams {
     pub limit: Option<usize>,
 }
 
-/// What runs one parsed command line: `crate::run`, handed down by the
-/// dispatcher so that this command does not reach up to it.
-pub type Dispatch = fn(crate::cli::Cli, &mut dyn Write, &mut dyn Write) -> anyhow::Result<u8>;
+/// What runs one command line (`argv[0]` first): `crate::run_args`, handed
+/// down by the dispatcher so that this command does not reach up to it.
+/// `Err` is a command line that does not parse, with clap's words; `Ok` the
+/// command's own outcome.
+pub type Dispatch =
+    fn(Vec<String>, &mut dyn Write, &mut dyn Write) -> Result<anyhow::Result<u8>, String>;
 
 /// The server: where it reads, and its limits.
 #[derive(Clone)]
@@ -738,12 +749,12 @@ impl ServerHandler for DiagServer {
 
 /// `kubectl diag mcp`: serves on stdin and stdout until the client closes stdin.
 pub fn run(
-    global: &GlobalArgs,
-    args: &McpArgs,
+    history: &super::source::Source,
+    args: &McpOptions,
     dispatch: Dispatch,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let sources = Sources::resolve(global, args);
+    let sources = Sources::resolve(history, args);
     crate::k8s::connect::never_interactive();
     // NB: stderr is the client's log; stdout is the protocol's alone.
     let _ = writeln!(err, "kubectl-diag mcp: reading {}", sources.describe);
@@ -799,18 +810,7 @@ mod tests {
             &Some("--store=clickhouse://x/y".into()),
         );
         assert_eq!(flags, ["--namespace=--store=clickhouse://x/y"]);
-        let cli = crate::cli::Cli::try_parse_args_from([
-            "kubectl-diag",
-            "timeline",
-            "--namespace=--store=x",
-            "--db=/nonexistent",
-            "--",
-            "--store=x",
-        ])
-        .unwrap();
-        match cli.command {
-            crate::cli::Command::Timeline(t) => assert!(t.store.store.is_none()),
-            _ => unreachable!(),
-        }
+        // NB: that this parses as a namespace, not --store, is cli's test
+        // `an_mcp_flag_whose_value_looks_like_a_flag_stays_a_value`.
     }
 }

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 
 use super::sql::{StreamError, parse_params, stream};
-use crate::cli::QueryArgs;
+use crate::ship::pull::Which;
 use crate::store::{self, Mode};
 use crate::units::parse_time_ms;
 
@@ -227,14 +227,28 @@ pub fn bind(
         .collect()
 }
 
+/// What `query` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone)]
+pub struct QueryOptions {
+    pub output: super::sql::RowsOutput,
+    /// The query to run; None lists them (`--list`).
+    pub name: Option<String>,
+    /// `--param KEY=VALUE`, as typed.
+    pub param: Vec<String>,
+    /// `--since`: shorthand for `--param since=`.
+    pub since: Option<i64>,
+    /// `--cluster ID` or `--all-clusters`; `One(None)` reads the recording whole.
+    pub clusters: Which,
+}
+
 pub fn run(
     history: &super::source::Source,
-    args: &QueryArgs,
+    args: &QueryOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let queries = all_queries(err)?;
-    let Some(name) = args.name.as_deref().filter(|_| !args.list) else {
+    let Some(name) = args.name.as_deref() else {
         let rows = queries.iter().map(|q| {
             let params: Vec<String> = q
                 .params
@@ -264,7 +278,7 @@ pub fn run(
     let params = bind(q, &given, chrono::Utc::now())?;
     let path = history.path().to_path_buf();
     let conn = store::open(&path, Mode::ReadOnly)?;
-    if args.all_clusters || args.cluster.is_some() {
+    if args.clusters != Which::One(None) {
         return by_cluster(&conn, &path, q, &params, args, out);
     }
     conn.pragma_update(None, "query_only", true)?;
@@ -297,7 +311,7 @@ fn by_cluster(
     path: &std::path::Path,
     q: &NamedQuery,
     params: &[(String, String)],
-    args: &QueryArgs,
+    args: &QueryOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let recording_clusters = {
@@ -311,8 +325,8 @@ fn by_cluster(
         })?
         .collect::<Result<Vec<_>, _>>()?
     };
-    let chosen: Vec<_> = match &args.cluster {
-        Some(name) => {
+    let chosen: Vec<_> = match &args.clusters {
+        Which::One(Some(name)) => {
             let found: Vec<_> = recording_clusters
                 .iter()
                 .filter(|(_, uid, label)| uid == name || label == name)
@@ -332,7 +346,7 @@ fn by_cluster(
             }
             found
         }
-        None => recording_clusters,
+        Which::One(None) | Which::All => recording_clusters,
     };
     conn.execute_batch(SQL_SCOPE)
         .context("scoping the query to one cluster")?;
@@ -345,7 +359,7 @@ fn by_cluster(
             .with_context(|| format!("running query {} ({})", q.name, q.source))?;
         let name = if label.is_empty() { uid } else { label };
         // NB: a query that names its cluster already (recorder-gaps) gets no second column.
-        let tag = args.all_clusters
+        let tag = args.clusters == Which::All
             && !set
                 .columns
                 .iter()

@@ -7,7 +7,6 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use crate::cli::ShipArgs;
 use crate::ship::{self, Destination, outbox};
 use crate::store::{Mode, Recording};
 
@@ -23,26 +22,44 @@ pub fn password_from(flag: &str, path: Option<&std::path::Path>) -> anyhow::Resu
     Ok(Some(text.lines().next().unwrap_or_default().to_string()))
 }
 
-pub fn run(
-    history: &super::source::Source,
-    args: &ShipArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<u8> {
-    let password = password_from("--password-file", args.password_file.as_deref())?;
-    let headers = ship::otlp::parse_headers(
-        &args.header,
-        args.header_file.as_deref(),
-        "--header",
-        "--header-file",
-    )?;
-    let destination = Destination::parse(&args.to, password.as_deref(), &headers)
+/// What `ship` was asked, its flags resolved once (`cli::resolve`).
+pub struct ShipOptions {
+    /// `--to`, with its password or headers read.
+    pub destination: Destination,
+    /// `--create-schema`, `--on-cluster`.
+    pub create_schema: bool,
+    pub on_cluster: Option<String>,
+    /// `--retain`, in milliseconds; 0 keeps everything.
+    pub retain: i64,
+}
+
+/// `--to` with `--password-file`, `--header` and `--header-file` read: the
+/// destination, or what is wrong with them.
+pub fn destination(
+    to: &str,
+    password_file: Option<&std::path::Path>,
+    header: &[String],
+    header_file: Option<&std::path::Path>,
+) -> anyhow::Result<Destination> {
+    let password = password_from("--password-file", password_file)?;
+    let headers = ship::otlp::parse_headers(header, header_file, "--header", "--header-file")?;
+    let destination = Destination::parse(to, password.as_deref(), &headers)
         .map_err(|e| anyhow::anyhow!("--to {e}"))?;
     if !headers.is_empty() && !destination.takes_headers() {
         anyhow::bail!(
             "--header/--header-file: headers are for an OTLP --to (otlp+http://…); ClickHouse takes a password (--password-file)"
         );
     }
+    Ok(destination)
+}
+
+pub fn run(
+    history: &super::source::Source,
+    args: &ShipOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let destination = &args.destination;
     let path = history.path().to_path_buf();
     let recording = Recording::open(&path, Mode::ReadOnly)?;
     let clusters = recording.clusters(None)?;

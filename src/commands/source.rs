@@ -8,8 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, GlobalArgs};
-use crate::ship::pull::Pulled;
+use crate::ship::pull::{Pulled, Which};
 
 /// Where history is read from.
 #[derive(Debug)]
@@ -25,32 +24,40 @@ pub enum Source {
     Default(PathBuf),
 }
 
+/// What a reader asks of `--store`: the clusters to pull whole, or only
+/// what one object's timeline shows.
+pub enum Pull<'a> {
+    Whole(Which),
+    Timeline(&'a super::timeline::TimelineOptions),
+}
+
 impl Source {
-    /// The source of `cli`; `--store` pulls what the command will read.
-    pub fn resolve(cli: &Cli) -> anyhow::Result<Source> {
-        if let Some((url, which)) = cli.command.store() {
-            let url = crate::ship::url::ClickHouseUrl::parse(
-                url,
-                std::env::var(crate::ship::url::PASSWORD_ENV)
-                    .ok()
-                    .as_deref(),
-            )
-            .map_err(|e| anyhow::anyhow!("--store {e}"))?;
-            let pulled = match &cli.command {
-                crate::cli::Command::Timeline(t) => {
-                    super::timeline::pull_store(&cli.global, t, &url, &which)?
-                }
-                _ => crate::ship::pull::pull(&url, &which, None)?,
-            };
-            return Ok(Source::Store(pulled));
-        }
-        Ok(Source::of_flags(&cli.global))
+    /// The source of `--store URL` (pulling what `pull` asks), else of `--db`
+    /// and the environment.
+    pub fn resolve(db: Option<&Path>, store: Option<(&str, Pull<'_>)>) -> anyhow::Result<Source> {
+        let Some((url, pull)) = store else {
+            return Ok(Source::of_flags(db));
+        };
+        let url = crate::ship::url::ClickHouseUrl::parse(
+            url,
+            std::env::var(crate::ship::url::PASSWORD_ENV)
+                .ok()
+                .as_deref(),
+        )
+        .map_err(|e| anyhow::anyhow!("--store {e}"))?;
+        let pulled = match pull {
+            Pull::Timeline(t) => {
+                super::timeline::pull_store(t, &url, &Which::One(t.cluster.clone()))?
+            }
+            Pull::Whole(which) => crate::ship::pull::pull(&url, &which, None)?,
+        };
+        Ok(Source::Store(pulled))
     }
 
     /// The source `--db` and the environment name (no `--store`).
-    pub fn of_flags(global: &GlobalArgs) -> Source {
-        if let Some(path) = &global.db {
-            return Source::Flag(path.clone());
+    pub fn of_flags(db: Option<&Path>) -> Source {
+        if let Some(path) = db {
+            return Source::Flag(path.to_path_buf());
         }
         match std::env::var_os("KUBECTL_DIAG_DB").filter(|v| !v.is_empty()) {
             Some(path) => Source::Env(PathBuf::from(path)),

@@ -16,7 +16,6 @@ use std::time::Duration;
 use anyhow::Context;
 use rusqlite::types::ValueRef;
 
-use crate::cli::{RowsOutput, SqlArgs};
 use crate::store::{self, Mode};
 
 /// A result set as text cells, with SQL NULL kept apart from the empty string.
@@ -289,13 +288,36 @@ impl Deadline {
     }
 }
 
+/// `query -o` and `sql -o`: rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowsOutput {
+    Table,
+    Json,
+    Jsonl,
+    Csv,
+}
+
+/// What `sql` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone)]
+pub struct SqlOptions {
+    pub output: RowsOutput,
+    /// The one statement.
+    pub statement: String,
+    /// `--param KEY=VALUE`, as typed.
+    pub param: Vec<String>,
+    /// `--timeout`, in milliseconds.
+    pub timeout: Option<i64>,
+    /// `--store`: the statement runs in ClickHouse, not over a recording.
+    pub store: Option<crate::ship::url::ClickHouseUrl>,
+}
+
 pub fn run(
     history: &super::source::Source,
-    args: &SqlArgs,
+    args: &SqlOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    if let Some(store) = &args.store.store {
-        return run_clickhouse(store, args, out);
+    if let Some(url) = &args.store {
+        return run_clickhouse(url, args, out);
     }
     let path = history.path().to_path_buf();
     let limit = args
@@ -516,14 +538,11 @@ pub fn refused_on_store(statement: &str) -> Option<String> {
 /// every cluster's rows; docs/schema.md), read-only twice over: only reading
 /// statements are sent, and each with `readonly=1`, so the server refuses
 /// any write too.
-fn run_clickhouse(store: &str, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let url = crate::ship::url::ClickHouseUrl::parse(
-        store,
-        std::env::var(crate::ship::url::PASSWORD_ENV)
-            .ok()
-            .as_deref(),
-    )
-    .map_err(|e| anyhow::anyhow!("--store {e}"))?;
+fn run_clickhouse(
+    url: &crate::ship::url::ClickHouseUrl,
+    args: &SqlOptions,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
     if !args.param.is_empty() {
         anyhow::bail!(
             "--param is for the SQLite recording; against ClickHouse write the values into the statement"
@@ -544,7 +563,7 @@ fn run_clickhouse(store: &str, args: &SqlArgs, out: &mut dyn Write) -> anyhow::R
         connect: crate::ship::http::CONNECT_TIMEOUT,
         idle: Some(whole.unwrap_or(std::time::Duration::from_secs(600))),
     };
-    let ch = crate::ship::clickhouse::ClickHouse::with_limits(&url, limits, whole);
+    let ch = crate::ship::clickhouse::ClickHouse::with_limits(url, limits, whole);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -7,15 +7,49 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use crate::cli::{GlobalArgs, TimelineArgs, TimelineOutput};
+use crate::k8s::connect::Target;
 use crate::model::{ResourceType, builtin_types};
 use crate::render::Paint;
 use crate::store::timeline::Walk;
 use crate::store::{Mode, Recording};
 use crate::units::rfc3339;
 
+/// `timeline -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimelineOutput {
+    Table,
+    Wide,
+    Json,
+    Html,
+}
+
+/// What `timeline` was asked, its flags resolved once (`cli::resolve`).
+#[derive(Debug, Clone)]
+pub struct TimelineOptions {
+    /// The cluster read live (no recording, or one to complete).
+    pub target: Target,
+    /// Where a namespaced object is looked for: `-n`, else the kubeconfig
+    /// context's namespace, else `default`, as kubectl does.
+    pub namespace: String,
+    pub output: TimelineOutput,
+    /// The type as given (`deploy`, `deployments.apps`…) and the name.
+    pub type_name: String,
+    pub name: String,
+    /// `--uid`: which incarnation of a name made more than once.
+    pub uid: Option<String>,
+    /// `--cluster ID`, else the only recorded cluster.
+    pub cluster: Option<String>,
+    /// `--since`, `--until`: the window (default: the object's life).
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    /// `--depth`: how far down the owner chain to walk.
+    pub depth: u32,
+    /// Whether objects related other than by ownership are told (no `--no-related`).
+    pub related: bool,
+}
+
 /// Splits `TYPE/NAME` or `TYPE NAME`.
-fn split(object: &[String]) -> anyhow::Result<(String, String)> {
+pub fn split(object: &[String]) -> anyhow::Result<(String, String)> {
     match object {
         [one] => match one.split_once('/') {
             Some((t, n)) if !t.is_empty() && !n.is_empty() => Ok((t.to_string(), n.to_string())),
@@ -30,24 +64,25 @@ fn split(object: &[String]) -> anyhow::Result<(String, String)> {
 /// object's, where Node Events live, and "" for cluster-scoped objects), so
 /// that only they are pulled from the store; None (everything) for a
 /// cluster-scoped object, whose children may be in any namespace.
-pub fn store_slice(global: &GlobalArgs, args: &TimelineArgs) -> Option<Vec<String>> {
-    let (type_name, _) = split(&args.object).ok()?;
+pub fn store_slice(args: &TimelineOptions) -> Option<Vec<String>> {
     if builtin_types()
-        .resolve(&type_name)
+        .resolve(&args.type_name)
         .is_some_and(|t| !t.namespaced)
     {
         return None;
     }
-    let namespace = crate::k8s::connect::default_namespace(&global.kube());
-    Some(vec![namespace, String::new(), "default".to_string()])
+    Some(vec![
+        args.namespace.clone(),
+        String::new(),
+        "default".to_string(),
+    ])
 }
 
 /// What `timeline` was asked, shared by its modes: recorded (and completed
 /// from the live cluster), reconstructed from the live cluster, told from an
 /// audit log's writes, or from the Events the apiserver still holds.
 struct Ask<'a> {
-    global: &'a GlobalArgs,
-    args: &'a TimelineArgs,
+    args: &'a TimelineOptions,
     /// The type as given (`deploy`, `deployments.apps`…) and the name.
     type_name: &'a str,
     name: &'a str,
@@ -75,14 +110,13 @@ impl InRecording<'_> {
 }
 
 pub fn run(
-    global: &GlobalArgs,
     history: &super::source::Source,
-    args: &TimelineArgs,
+    args: &TimelineOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
     paint: Paint,
 ) -> anyhow::Result<u8> {
-    let (type_name, name) = split(&args.object)?;
+    let (type_name, name) = (&args.type_name, &args.name);
     if let (Some(s), Some(u)) = (args.since, args.until)
         && s > u
     {
@@ -93,10 +127,9 @@ pub fn run(
         );
     }
     let ask = Ask {
-        global,
         args,
-        type_name: &type_name,
-        name: &name,
+        type_name,
+        name,
         paint,
     };
     // NB: most people meet kubectl-diag during the incident, with no
@@ -106,9 +139,9 @@ pub fn run(
     }
     let recording = Recording::open(history.path(), Mode::ReadOnly)?;
     let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
-    let t = resource_type(&recording, cluster, &label, &type_name)?;
+    let t = resource_type(&recording, cluster, &label, type_name)?;
     let namespace = if t.namespaced {
-        crate::k8s::connect::default_namespace(&global.kube())
+        args.namespace.clone()
     } else {
         String::new()
     };
@@ -119,7 +152,7 @@ pub fn run(
         t: &t,
         namespace: &namespace,
     };
-    let incarnations = incarnations(&recording, cluster, &t.kind, &namespace, &name)?;
+    let incarnations = incarnations(&recording, cluster, &t.kind, &namespace, name)?;
     if !incarnations.is_empty() {
         return recorded(&ask, &found, &incarnations, out, err);
     }
@@ -170,7 +203,7 @@ fn not_recorded(
         return Ok(code);
     }
     // The cluster may still hold something: say so plainly, and show it.
-    let events = match live_events(ask.global, t, namespace, name) {
+    let events = match live_events(&ask.args.target, t, namespace, name) {
         Ok(events) if !events.is_empty() => events,
         _ => return Err(anyhow::anyhow!(missing)),
     };
@@ -464,7 +497,7 @@ fn story(
     recording: &Recording,
     cluster: i64,
     target: crate::model::RecordedObject,
-    args: &TimelineArgs,
+    args: &TimelineOptions,
     now_ms: i64,
 ) -> anyhow::Result<(
     Vec<crate::timeline::Subject>,
@@ -475,7 +508,7 @@ fn story(
     let (since, until) = (args.since, args.until);
     let walk = Walk {
         depth: args.depth,
-        related: !args.no_related,
+        related: args.related,
     };
     let subjects = recording.subjects(cluster, target, walk)?;
     let mut events = recording.events(
@@ -515,13 +548,12 @@ fn story(
 /// read. The story is worked out on the recording as it fills, by the same
 /// functions `run` uses, so the pull cannot ask for less than `run` reads.
 pub fn pull_store(
-    global: &GlobalArgs,
-    args: &TimelineArgs,
+    args: &TimelineOptions,
     url: &crate::ship::url::ClickHouseUrl,
     which: &crate::ship::pull::Which,
 ) -> anyhow::Result<crate::ship::pull::Pulled> {
-    let (type_name, name) = split(&args.object)?;
-    let slice = store_slice(global, args);
+    let (type_name, name) = (&args.type_name, &args.name);
+    let slice = store_slice(args);
     let mut puller = crate::ship::pull::Puller::start(url, which, slice.as_deref())?;
     puller.structure()?;
     let recording = puller.recording();
@@ -531,25 +563,25 @@ pub fn pull_store(
     else {
         return Ok(puller.finish());
     };
-    let Ok(t) = resource_type(recording, cluster, &label, &type_name) else {
+    let Ok(t) = resource_type(recording, cluster, &label, type_name) else {
         return Ok(puller.finish());
     };
     let namespace = if t.namespaced {
-        crate::k8s::connect::default_namespace(&global.kube())
+        args.namespace.clone()
     } else {
         String::new()
     };
-    let incarnations = incarnations(recording, cluster, &t.kind, &namespace, &name)?;
+    let incarnations = incarnations(recording, cluster, &t.kind, &namespace, name)?;
     if incarnations.is_empty() {
         return Ok(puller.finish());
     }
-    let Ok(target) = pick(&incarnations, args.uid.as_deref(), &t.kind, &name) else {
+    let Ok(target) = pick(&incarnations, args.uid.as_deref(), &t.kind, name) else {
         return Ok(puller.finish());
     };
     let now_ms = chrono::Utc::now().timestamp_millis();
     let walk = Walk {
         depth: args.depth,
-        related: !args.no_related,
+        related: args.related,
     };
     let subjects = recording.subjects(cluster, target.clone(), walk)?;
     let key = |kind: &str, namespace: &str, name: &str| format!("{kind}/{namespace}/{name}");
@@ -608,7 +640,7 @@ fn render(
 /// The Events the apiserver still holds about an object the recording lacks
 /// (empty when the cluster cannot be reached within a few seconds).
 fn live_events(
-    global: &GlobalArgs,
+    target: &Target,
     t: &ResourceType,
     namespace: &str,
     name: &str,
@@ -618,7 +650,7 @@ fn live_events(
         .build()?;
     runtime.block_on(async {
         let fetch = async {
-            let conn = crate::k8s::connect::connect(&global.kube()).await?;
+            let conn = crate::k8s::connect::connect(target).await?;
             crate::k8s::snapshot::events_about(&conn.client, &t.kind, namespace, name)
                 .await
                 .map_err(anyhow::Error::from)
@@ -734,7 +766,6 @@ fn reconstructed(
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let Ask {
-        global,
         args,
         type_name,
         name,
@@ -744,7 +775,7 @@ fn reconstructed(
     // NB: with a recording that lacks the object, a gone object keeps the
     // caller's own fallback (the Events about it, "not in the recording").
     let live = fetch_live(
-        global,
+        &args.target,
         type_name,
         name,
         now,
@@ -778,7 +809,7 @@ struct Live {
 /// Reads what the live cluster holds about `type_name/name` for a
 /// reconstruction (`k8s::reconstruct::fetch`).
 fn fetch_live(
-    global: &GlobalArgs,
+    target: &Target,
     type_name: &str,
     name: &str,
     now: i64,
@@ -793,7 +824,7 @@ fn fetch_live(
         .build()
         .context("starting the async runtime")?;
     let fetch = async {
-        let conn = crate::k8s::connect::connect(&global.kube()).await?;
+        let conn = crate::k8s::connect::connect(target).await?;
         let discovered = crate::k8s::discovery::discover(&conn.client)
             .await
             .map_err(|e| {
@@ -879,7 +910,7 @@ fn fetch_live(
 fn rebuild(
     fetched: &crate::k8s::reconstruct::Fetched,
     now: i64,
-    args: &TimelineArgs,
+    args: &TimelineOptions,
 ) -> (
     crate::timeline::reconstruct::Reconstruction,
     crate::timeline::Timeline,
@@ -911,7 +942,6 @@ fn completion(
     err: &mut dyn Write,
 ) -> anyhow::Result<Option<String>> {
     let Ask {
-        global,
         args,
         type_name,
         name,
@@ -926,7 +956,15 @@ fn completion(
     let now = chrono::Utc::now().timestamp_millis();
     // NB: reading an old recording with no cluster at hand must not stall.
     let limit = std::time::Duration::from_secs(5);
-    let live = match fetch_live(global, type_name, name, now, Some(limit), false, false) {
+    let live = match fetch_live(
+        &args.target,
+        type_name,
+        name,
+        now,
+        Some(limit),
+        false,
+        false,
+    ) {
         Ok(live) => live,
         Err(e) => {
             writeln!(
@@ -1004,7 +1042,7 @@ fn present(
     name: &str,
     namespace: &str,
     not_recorded: Option<&str>,
-    args: &TimelineArgs,
+    args: &TimelineOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
     paint: Paint,
@@ -1124,7 +1162,6 @@ fn present(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     /// Compares with `tests/golden/NAME` (rewritten with `UPDATE_GOLDEN=1`).
     fn golden(name: &str, got: &str) {
@@ -1143,8 +1180,8 @@ mod tests {
     }
 
     /// The reconstructed timeline of a fixture (objects and Events as the
-    /// apiserver serves them), as `timeline` prints it with `args`.
-    fn reconstructed_of(fixture: &str, args: &[&str]) -> String {
+    /// apiserver serves them), as `timeline deploy/checkout -o OUTPUT` prints it.
+    fn reconstructed_of(fixture: &str, output: TimelineOutput) -> String {
         let doc: serde_json::Value = serde_json::from_str(fixture).unwrap();
         let now = crate::k8s::event::parse_k8s_time(doc["now"].as_str().unwrap()).unwrap();
         let relation = |r: &str| match r {
@@ -1182,12 +1219,18 @@ mod tests {
             &types,
             now,
         );
-        let cli = crate::cli::Cli::try_parse_from(
-            ["kubectl-diag", "timeline"].iter().chain(args).copied(),
-        )
-        .unwrap();
-        let crate::cli::Command::Timeline(args) = cli.command else {
-            unreachable!()
+        let args = TimelineOptions {
+            target: Target::default(),
+            namespace: "shop".into(),
+            output,
+            type_name: "deploy".into(),
+            name: "checkout".into(),
+            uid: None,
+            cluster: None,
+            since: None,
+            until: None,
+            depth: 3,
+            related: true,
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         present(
@@ -1210,7 +1253,7 @@ mod tests {
     #[test]
     fn a_quota_blocked_rollout_reconstructed_with_no_recording() {
         let fixture = include_str!("../../tests/fixtures/reconstruct/quota-blocked-rollout.json");
-        let table = reconstructed_of(fixture, &["deploy/checkout"]);
+        let table = reconstructed_of(fixture, TimelineOutput::Table);
         golden("timeline_reconstructed_quota-blocked.txt", &table);
         // The cause, the change and its writer on the first screen.
         let screen = table.lines().take(25).collect::<Vec<_>>().join("\n");
@@ -1222,7 +1265,7 @@ mod tests {
         ] {
             assert!(screen.contains(expected), "{expected:?}:\n{screen}");
         }
-        let json = reconstructed_of(fixture, &["deploy/checkout", "-o", "json"]);
+        let json = reconstructed_of(fixture, TimelineOutput::Json);
         golden("timeline_reconstructed_quota-blocked.json", &json);
     }
 

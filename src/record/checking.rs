@@ -62,15 +62,3 @@ pub async fn every(
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    /// The recorder checks with a bare `kubectl diag check`'s defaults.
-    #[test]
-    fn the_recorder_checks_with_the_defaults_of_check() {
-        let (options, window) = crate::commands::check::defaults().expect("check's defaults parse");
-        assert_eq!(window, 10 * 60_000);
-        assert_eq!(options.stuck_after_ms, 5 * 60_000);
-        assert_eq!(options.lag_after_ms, 5 * 60_000);
-    }
-}

@@ -10,6 +10,7 @@
 pub mod ask;
 pub mod checking;
 pub mod flush;
+mod options;
 mod plan;
 pub mod retention;
 pub mod serve;
@@ -28,12 +29,11 @@ use anyhow::Context;
 use kube::Api;
 use tokio::sync::mpsc;
 
-use crate::cli::{GlobalArgs, RecordArgs};
 use crate::k8s::connect;
 use crate::k8s::object::WireObject;
 use crate::model::ResourceType;
 
-use self::retention::Retention;
+pub use self::options::{CheckEvery, RecordOptions, destinations};
 use self::sink::{Msg, Stats, now_ms};
 use self::watch::{Stop, Watch, WatchStart};
 
@@ -99,7 +99,7 @@ struct Rediscovery<'a> {
     namespaces: &'a [Option<String>],
     tx: &'a mpsc::Sender<Msg>,
     stats: &'a Arc<Stats>,
-    args: &'a RecordArgs,
+    args: &'a RecordOptions,
 }
 
 impl Rediscovery<'_> {
@@ -436,7 +436,7 @@ struct WatchParts<'a> {
     resource: Arc<str>,
     tx: &'a mpsc::Sender<Msg>,
     stats: &'a Arc<Stats>,
-    args: &'a RecordArgs,
+    args: &'a RecordOptions,
 }
 
 impl WatchParts<'_> {
@@ -474,7 +474,7 @@ fn watches_of(
     conn: &connect::Connection,
     tx: &mpsc::Sender<Msg>,
     stats: &Arc<Stats>,
-    args: &RecordArgs,
+    args: &RecordOptions,
 ) -> Vec<ObjectWatch> {
     let ar = crate::k8s::discovery::api_resource(t);
     let metadata_only = types::metadata_only(t);
@@ -511,7 +511,7 @@ fn watches_of(
 
 /// `--listen`: an address with a port; `:9090` (as Prometheus exporters
 /// write it) means every interface.
-fn listen_address(addr: &str) -> anyhow::Result<std::net::SocketAddr> {
+pub fn listen_address(addr: &str) -> anyhow::Result<std::net::SocketAddr> {
     let full = match addr.strip_prefix(':') {
         Some(port) => format!("0.0.0.0:{port}"),
         None => addr.to_string(),
@@ -543,8 +543,8 @@ fn blind_warning(name: &str, e: &connect::ClusterError) -> String {
 ///
 /// NB: `-n ''` and `-n ADV-A` recorded nothing without a word, and `-n a/b`
 /// ended in a 404 from "list events".
-fn namespaces(global: &GlobalArgs) -> anyhow::Result<Vec<Option<String>>> {
-    let Some(list) = global.namespace.as_ref().filter(|_| !global.all_namespaces) else {
+pub fn namespaces(namespace: Option<&str>) -> anyhow::Result<Vec<Option<String>>> {
+    let Some(list) = namespace else {
         return Ok(vec![None]);
     };
     let mut out: Vec<Option<String>> = Vec::new();
@@ -588,60 +588,25 @@ fn not_a_namespace(name: &str) -> Option<String> {
     None
 }
 
-pub fn run(global: &GlobalArgs, args: &RecordArgs, err: &mut dyn Write) -> anyhow::Result<u8> {
-    let retention = Retention {
-        max_age_ms: args.retain,
-        max_bytes: args.max_db_size,
-        all_clusters: args.retain_all,
-    };
-    let listen = match &args.listen {
-        Some(addr) => Some(listen_address(addr)?),
-        None => None,
-    };
-    // Before connecting: a bad -n is refused even with no cluster to reach.
-    namespaces(global)?;
-    let password = crate::commands::ship::password_from(
-        "--ship-password-file",
-        args.ship_password_file.as_deref(),
-    )?;
-    let headers = crate::ship::otlp::parse_headers(
-        &args.ship_header,
-        args.ship_header_file.as_deref(),
-        "--ship-header",
-        "--ship-header-file",
-    )?;
-    let mut destinations = Vec::new();
-    for url in &args.ship {
-        destinations.push(
-            crate::ship::Destination::parse(url, password.as_deref(), &headers)
-                .map_err(|e| anyhow::anyhow!("--ship {e}"))?,
-        );
-    }
-    if !headers.is_empty() && !destinations.iter().any(|d| d.takes_headers()) {
-        anyhow::bail!(
-            "--ship-header/--ship-header-file: headers are for OTLP destinations (--ship otlp+http://…); ClickHouse takes a password (--ship-password-file)"
-        );
-    }
+pub fn run(mut args: RecordOptions, err: &mut dyn Write) -> anyhow::Result<u8> {
+    let destinations = std::mem::take(&mut args.ship);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(record(global, args, retention, listen, destinations, err))
+    runtime.block_on(record(&args, destinations, err))
 }
 
 /// Plan, then supervise: everything opened and checked before the first
 /// watch runs ([`plan`]), then watched until a signal or listed once, then
 /// stopped in order ([`supervise`]).
 async fn record(
-    global: &GlobalArgs,
-    args: &RecordArgs,
-    retention: Retention,
-    listen: Option<std::net::SocketAddr>,
+    args: &RecordOptions,
     destinations: Vec<crate::ship::Destination>,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let mut plan = plan::plan(global, args, retention, &destinations, err).await?;
+    let mut plan = plan::plan(args, &destinations, err).await?;
     let destinations: Vec<Arc<crate::ship::Destination>> =
         destinations.into_iter().map(Arc::new).collect();
     let shippers = supervise::Shippers::start(&plan, &destinations, args.once);
@@ -650,7 +615,7 @@ async fn record(
     let failure = if args.once {
         supervise::once_all(watches, &plan.tx, &plan.conn.server, err).await
     } else {
-        supervise::supervise(&mut plan, watches, args, listen, show_status, err).await?
+        supervise::supervise(&mut plan, watches, args, show_status, err).await?
     };
     shippers.stop().await;
     supervise::finish(plan, &destinations, args, failure, show_status, err).await
@@ -761,10 +726,7 @@ mod namespace_tests {
     use super::*;
 
     fn ns(list: &str) -> anyhow::Result<Vec<Option<String>>> {
-        namespaces(&GlobalArgs {
-            namespace: Some(list.into()),
-            ..GlobalArgs::default()
-        })
+        namespaces(Some(list))
     }
 
     /// Regression (issue 27.18): `-n ''` and `-n ADV-A` recorded nothing
@@ -790,12 +752,8 @@ mod namespace_tests {
         }
         assert!(ns(&"a".repeat(64)).is_err());
         assert!(ns(&"a".repeat(63)).is_ok());
-        let all = GlobalArgs {
-            namespace: Some("ADV-A".into()),
-            all_namespaces: true,
-            ..GlobalArgs::default()
-        };
-        assert_eq!(namespaces(&all).unwrap(), [None]);
+        // NB: `-A` wins over `-n` (cli's `record_with_all_namespaces_ignores_n`).
+        assert_eq!(namespaces(None).unwrap(), [None]);
     }
 }
 

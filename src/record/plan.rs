@@ -14,7 +14,7 @@ use anyhow::Context;
 use kube::Api;
 use tokio::sync::mpsc;
 
-use crate::cli::{GlobalArgs, RecordArgs};
+use super::RecordOptions;
 use crate::k8s::connect;
 use crate::k8s::event::WireEvent;
 use crate::model::{Discovered, ResourceType};
@@ -23,12 +23,11 @@ use crate::ship::outbox::Registered;
 use crate::store::writer::Writer;
 use crate::store::{self, Mode, StoreError};
 
-use super::retention::Retention;
 use super::sink::{self, Msg, Stats, now_ms};
 use super::watch::{Watch, WatchStart};
 use super::{
-    CHANNEL_CAPACITY, EVENT_CHUNK_SIZE, ObjectWatch, PREFLIGHTS, ask, blind_warning, flush,
-    namespaces, types, watch_anyway, watches_of,
+    CHANNEL_CAPACITY, EVENT_CHUNK_SIZE, ObjectWatch, PREFLIGHTS, ask, blind_warning, flush, types,
+    watch_anyway, watches_of,
 };
 
 /// What the recorder has set up: the connection, the open session (its
@@ -62,18 +61,16 @@ pub(super) struct Watches {
 }
 
 pub(super) async fn plan(
-    global: &GlobalArgs,
-    args: &RecordArgs,
-    retention: Retention,
+    args: &RecordOptions,
     destinations: &[Destination],
     err: &mut dyn Write,
 ) -> anyhow::Result<Plan> {
-    let conn = connect::connect(&global.kube()).await?;
+    let conn = connect::connect(&args.target).await?;
     let cluster_uid = connect::cluster_uid(&conn).await?;
     // Which types to keep history of, before anything touches the recording:
     // a bad --kinds changes nothing on disk.
     let (discovered, chosen) = discover(&conn, args, err).await?;
-    let path = crate::paths::db_path(global.db.as_ref());
+    let path = args.db.clone();
     let mut db = store::Recording::open(&path, Mode::Write)?;
     let now = now_ms();
     db.refuse_if_recorded(&cluster_uid, now)?;
@@ -92,7 +89,7 @@ pub(super) async fn plan(
         .destinations
         .store(destinations.len() as u64, Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<Msg>(CHANNEL_CAPACITY);
-    let namespaces = namespaces(global)?;
+    let namespaces = args.namespaces.clone();
     let events = event_watches(&conn, &namespaces, &tx, &stats, args);
     for w in &events {
         w.preflight().await?;
@@ -103,7 +100,7 @@ pub(super) async fn plan(
     let (objects, kept, refused) =
         preflight_objects(&chosen, &namespaces, &conn, &tx, &stats, args, err).await?;
 
-    let commit_every = commit_every(args, shares_file);
+    let commit_every = commit_every(args, !destinations.is_empty(), shares_file);
     let start = db.start_session(cluster, &cluster_uid, mode(args), now)?;
     // NB: before the first heartbeat, so that a recorder on another host never
     // judges this session by a window it did not declare.
@@ -128,6 +125,7 @@ pub(super) async fn plan(
         let s = start_of(w.resource())?;
         watches.objects.push((w, s));
     }
+    let retention = args.retention;
     let writer = {
         let (path, stats) = (path.clone(), stats.clone());
         // NB: the writer keeps statements that borrow its connection, so it
@@ -154,7 +152,7 @@ pub(super) async fn plan(
     })
 }
 
-fn mode(args: &RecordArgs) -> &'static str {
+fn mode(args: &RecordOptions) -> &'static str {
     if args.once { "once" } else { "watch" }
 }
 
@@ -162,7 +160,7 @@ fn mode(args: &RecordArgs) -> &'static str {
 /// discovery they were chosen from; warns about aggregated APIs that do not answer.
 async fn discover(
     conn: &connect::Connection,
-    args: &RecordArgs,
+    args: &RecordOptions,
     err: &mut dyn Write,
 ) -> anyhow::Result<(Option<Discovered>, Vec<ResourceType>)> {
     if args.events_only {
@@ -191,7 +189,7 @@ async fn discover(
 /// as it ends and answers nobody.
 async fn bind_socket(
     path: &std::path::Path,
-    args: &RecordArgs,
+    args: &RecordOptions,
     err: &mut dyn Write,
 ) -> anyhow::Result<Option<ask::Socket>> {
     if args.once {
@@ -227,11 +225,12 @@ async fn bind_socket(
 async fn prepare_shipping(
     db: &store::Recording,
     destinations: &[Destination],
-    args: &RecordArgs,
+    args: &RecordOptions,
     now: i64,
     err: &mut dyn Write,
 ) -> anyhow::Result<Vec<Registered>> {
-    let ttl = (args.retain > 0).then_some(args.retain / 1000);
+    let retain = args.retention.max_age_ms;
+    let ttl = (retain > 0).then_some(retain / 1000);
     for d in destinations {
         match d
             .prepare(
@@ -266,7 +265,7 @@ fn event_watches(
     namespaces: &[Option<String>],
     tx: &mpsc::Sender<Msg>,
     stats: &Arc<Stats>,
-    args: &RecordArgs,
+    args: &RecordOptions,
 ) -> Vec<Watch<WireEvent>> {
     namespaces
         .iter()
@@ -309,7 +308,7 @@ async fn preflight_objects(
     conn: &connect::Connection,
     tx: &mpsc::Sender<Msg>,
     stats: &Arc<Stats>,
-    args: &RecordArgs,
+    args: &RecordOptions,
     err: &mut dyn Write,
 ) -> anyhow::Result<(Vec<ObjectWatch>, Vec<ResourceType>, Vec<String>)> {
     let candidates: Vec<(ResourceType, ObjectWatch)> = chosen
@@ -368,10 +367,10 @@ async fn preflight_objects(
 /// How long the writer may hold a transaction: `--commit-every`, else the
 /// default (longer while shipping), and never more than a second when
 /// another recorder answers for the same file.
-fn commit_every(args: &RecordArgs, shares_file: bool) -> Duration {
+fn commit_every(args: &RecordOptions, shipping: bool, shares_file: bool) -> Duration {
     let every = match args.commit_every {
         Some(ms) => Duration::from_millis(ms.unsigned_abs()),
-        None if args.ship.is_empty() => flush::DEFAULT_COMMIT_EVERY,
+        None if !shipping => flush::DEFAULT_COMMIT_EVERY,
         None => flush::DEFAULT_COMMIT_EVERY_SHIPPING,
     };
     if shares_file {

@@ -12,7 +12,7 @@ use anyhow::Context;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::cli::RecordArgs;
+use super::RecordOptions;
 use crate::k8s::connect;
 use crate::ship::Destination;
 
@@ -116,8 +116,7 @@ pub(super) async fn once_all(
 pub(super) async fn supervise(
     plan: &mut Plan,
     watches: Watches,
-    args: &RecordArgs,
-    listen: Option<std::net::SocketAddr>,
+    args: &RecordOptions,
     show_status: bool,
     err: &mut dyn Write,
 ) -> anyhow::Result<Option<anyhow::Error>> {
@@ -127,7 +126,7 @@ pub(super) async fn supervise(
         .socket
         .take()
         .map(|socket| tokio::spawn(socket.serve(plan.tx.downgrade())));
-    if let Some(addr) = listen {
+    if let Some(addr) = args.listen {
         serve_listen(plan, addr, args, err).await?;
     }
     let status = show_status.then(|| {
@@ -187,7 +186,7 @@ async fn tick(tx: mpsc::Sender<Msg>) {
 async fn serve_listen(
     plan: &Plan,
     addr: std::net::SocketAddr,
-    args: &RecordArgs,
+    args: &RecordOptions,
     err: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
@@ -198,17 +197,15 @@ async fn serve_listen(
         writeln!(err, "{line}")?;
     }
     plan.stats.events.limit(args.metrics_max_series);
-    let findings = match args.check_every {
-        Some(every) => {
-            let defaults = crate::commands::check::defaults()
-                .context("--check-every: check's default options did not parse")?;
+    let findings = match &args.check_every {
+        Some(check) => {
             let findings = Arc::new(crate::metrics::Findings::default());
             findings.limit(args.metrics_max_series);
             tokio::spawn(checking::every(
                 plan.path.clone(),
                 plan.cluster_uid.clone(),
-                Duration::from_millis(every.unsigned_abs()),
-                defaults,
+                Duration::from_millis(check.every_ms.unsigned_abs()),
+                (check.options.clone(), check.window_ms),
                 findings.clone(),
             ));
             Some(findings)
@@ -229,7 +226,7 @@ async fn serve_listen(
 /// APIService changes, and every `--rediscover-every`.
 async fn watch_until_signal(
     plan: &Plan,
-    args: &RecordArgs,
+    args: &RecordOptions,
     running: &mut Running,
     tasks: &mut JoinSet<Stop>,
     err: &mut dyn Write,
@@ -293,7 +290,7 @@ async fn watch_until_signal(
 pub(super) async fn finish(
     plan: Plan,
     destinations: &[Arc<Destination>],
-    args: &RecordArgs,
+    args: &RecordOptions,
     failure: Option<anyhow::Error>,
     show_status: bool,
     err: &mut dyn Write,

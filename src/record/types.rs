@@ -15,6 +15,11 @@ use crate::model::{Discovered, ResourceType};
 const NOT_BY_DEFAULT: &[(&str, &str)] =
     &[("", "secrets"), ("", "events"), ("events.k8s.io", "events")];
 
+/// Why `--exclude-kinds` cannot name Events.
+pub const EVENTS_NOT_EXCLUDED: &str = "Events are always recorded, by their own watch, whatever \
+    --kinds and --exclude-kinds say (those choose the types whose objects' history is kept); \
+    to keep fewer Events, record fewer namespaces (-n) or keep them for less time (--retain)";
+
 /// Types whose objects are never recorded as objects, even when named.
 const NEVER: &[(&str, &str)] = &[("", "events"), ("events.k8s.io", "events")];
 
@@ -57,10 +62,7 @@ pub fn select(
     for name in names(exclude) {
         let t = resolve(discovered, "--exclude-kinds", &name)?;
         if listed_in(NEVER, t) {
-            anyhow::bail!(
-                "--exclude-kinds {name}: {}",
-                crate::cli::EVENTS_NOT_EXCLUDED
-            );
+            anyhow::bail!("--exclude-kinds {name}: {}", EVENTS_NOT_EXCLUDED);
         }
         excluded.push(t.full_name());
     }

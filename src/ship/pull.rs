@@ -23,7 +23,7 @@ const SQL_EVENTS_OF: &str = include_str!("../../queries/clickhouse/timeline/even
 const SQL_WARNINGS: &str = include_str!("../../queries/clickhouse/timeline/warnings.sql");
 
 /// Which clusters a command reads.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Which {
     /// `--cluster` (uid or label), or the only one there is.
     One(Option<String>),

@@ -12,6 +12,9 @@ use std::path::PathBuf;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
+mod resolve;
+pub use resolve::{Invocation, Resolved};
+
 use crate::units::{parse_duration_ms, parse_size, parse_taken_at_arg, parse_time_arg};
 
 #[derive(Debug, Parser)]
@@ -189,41 +192,37 @@ pub struct Takes<'a> {
     pub db: Option<&'a DbArg>,
 }
 
-/// `timeline -o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TimelineOutput {
-    Table,
-    Wide,
-    Json,
-    Html,
+pub use crate::commands::changes::ChangesOutput;
+pub use crate::commands::check::CheckOutput;
+pub use crate::commands::sql::RowsOutput;
+pub use crate::commands::timeline::TimelineOutput;
+
+/// Makes the commands' `-o` enums clap's values: the commands keep plain
+/// enums, the spelling and the help are said here, once.
+macro_rules! value_enum {
+    ($ty:ident { $($variant:ident => $name:literal $(: $help:literal)?),* $(,)? }) => {
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$($ty::$variant),*]
+            }
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(match self {
+                    $($ty::$variant => clap::builder::PossibleValue::new($name)$(.help($help))?),*
+                })
+            }
+        }
+    };
 }
 
-/// `check -o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckOutput {
-    Table,
-    Wide,
-    Json,
-    /// The findings as OpenMetrics gauges, once (a textfile collector, a CronJob)
-    Openmetrics,
-}
-
-/// `changes -o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ChangesOutput {
-    Table,
-    Wide,
-    Json,
-}
-
-/// `query -o` and `sql -o`: rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RowsOutput {
-    Table,
-    Json,
-    Jsonl,
-    Csv,
-}
+value_enum!(TimelineOutput { Table => "table", Wide => "wide", Json => "json", Html => "html" });
+value_enum!(CheckOutput {
+    Table => "table",
+    Wide => "wide",
+    Json => "json",
+    Openmetrics => "openmetrics": "The findings as OpenMetrics gauges, once (a textfile collector, a CronJob)",
+});
+value_enum!(ChangesOutput { Table => "table", Wide => "wide", Json => "json" });
+value_enum!(RowsOutput { Table => "table", Json => "json", Jsonl => "jsonl", Csv => "csv" });
 
 /// `--rate`: a positive, finite number of updates per minute.
 fn per_minute(text: &str) -> Result<f64, String> {
@@ -266,10 +265,7 @@ fn excluded_kind(text: &str) -> Result<String, String> {
     Ok(name)
 }
 
-/// Why `--exclude-kinds` cannot name Events.
-pub const EVENTS_NOT_EXCLUDED: &str = "Events are always recorded, by their own watch, whatever \
-    --kinds and --exclude-kinds say (those choose the types whose objects' history is kept); \
-    to keep fewer Events, record fewer namespaces (-n) or keep them for less time (--retain)";
+pub use crate::record::types::EVENTS_NOT_EXCLUDED;
 
 /// `import --cluster`: the id imported Events are stored under.
 fn cluster_id(text: &str) -> Result<String, String> {
