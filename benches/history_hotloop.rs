@@ -48,6 +48,7 @@ fn observation(i: u64, at: i64, spec_fight: bool) -> Change {
         seen: Seen::Modified,
         at,
         blind_since: None,
+        writer: None,
         observation: Box::new(ObjectObservation {
             object: ObjectRef {
                 api_version: "apps/v1".into(),

@@ -25,7 +25,8 @@ use std::time::Instant;
 
 use kubectl_diag::model::EventSummary;
 use kubectl_diag::model::{Condition, ObjectRef, ObjectState, OwnerRef, RecordedObject, Version};
-use kubectl_diag::timeline::{GapLine, Relation, Subject};
+use kubectl_diag::model::{Gap, GapReason};
+use kubectl_diag::timeline::{Relation, Subject};
 
 mod support;
 use support::{flag, percentile};
@@ -317,10 +318,10 @@ fn main() {
     };
 
     let subjects = subjects(lanes);
-    let gaps = vec![GapLine {
+    let gaps = vec![Gap {
         start: T0 + SPAN / 3,
         finish: T0 + SPAN / 3 + 120_000,
-        reason: "not-running".into(),
+        reason: GapReason::NotRunning,
         detail: "the recorder was not running".into(),
         resources: vec!["events".into()],
     }];

@@ -13,9 +13,9 @@
 //!   that speaks Kubernetes), [`store`] (the SQLite recording; every statement
 //!   lives in `queries/`), then [`ship`] (stores a fleet already runs).
 //! - [`commands`]: what each subcommand does, rendering into a `Write`, from
-//!   options already resolved (no clap struct reaches them); then [`record`],
-//!   which watches the cluster and feeds the store (and runs `check` and the
-//!   shippers inside it).
+//!   options already resolved (no clap struct reaches them); beside them
+//!   [`record`], which watches the cluster and feeds the store (and runs the
+//!   checks and the shippers inside it).
 //! - [`cli`]: kubectl's flags and the subcommands' arguments, resolved once
 //!   into the commands' options and the history they read (`Cli::resolve`).
 //! - this file: [`run`] dispatches a parsed command line; nothing below calls
@@ -60,8 +60,7 @@ pub const FLOORS: &[&[&str]] = &[
     &["render", "metrics"],
     &["k8s", "store"],
     &["ship"],
-    &["commands"],
-    &["record"],
+    &["commands", "record"],
     &["cli"],
 ];
 

@@ -25,7 +25,7 @@ pub use codes::{Check, Code};
 use crate::model::{EventSummary, ObjectRef, RecordedObject};
 
 /// How bad a finding is; ordered, so `--fail-on` can compare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,

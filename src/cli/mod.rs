@@ -224,6 +224,27 @@ value_enum!(CheckOutput {
 value_enum!(ChangesOutput { Table => "table", Wide => "wide", Json => "json" });
 value_enum!(RowsOutput { Table => "table", Json => "json", Jsonl => "jsonl", Csv => "csv" });
 
+/// `check NAME…`: the checks by the names their JSON prints.
+impl ValueEnum for crate::checks::Check {
+    fn value_variants<'a>() -> &'a [Self] {
+        &crate::checks::Check::ALL
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
+/// `check --fail-on`.
+impl ValueEnum for crate::checks::Severity {
+    fn value_variants<'a>() -> &'a [Self] {
+        use crate::checks::Severity;
+        &[Severity::Info, Severity::Warning, Severity::Error]
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
+    }
+}
+
 /// `--rate`: a positive, finite number of updates per minute.
 fn per_minute(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {

@@ -342,6 +342,26 @@ mod tests {
         assert_eq!(every.options.stuck_after_ms, bare.thresholds.stuck_after_ms);
     }
 
+    /// `check NAME` takes each check by the name its JSON prints, and
+    /// `--fail-on` each severity by its own.
+    #[test]
+    fn the_command_line_takes_the_names_the_json_prints() {
+        use crate::checks::{Check, Severity};
+        let names: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
+        let mut argv = vec!["check"];
+        argv.extend(&names);
+        let Invocation::Check(c) = resolved(&argv) else {
+            unreachable!()
+        };
+        assert_eq!(c.checks, Check::ALL);
+        for s in [Severity::Info, Severity::Warning, Severity::Error] {
+            let Invocation::Check(c) = resolved(&["check", "--fail-on", s.as_str()]) else {
+                unreachable!()
+            };
+            assert_eq!(c.fail_on, s);
+        }
+    }
+
     /// `-A` wins over `-n`, wherever each was given.
     #[test]
     fn all_namespaces_wins_over_a_namespace() {

@@ -64,7 +64,7 @@ pub fn run(
     let recording = store::Recording::open(&path, Mode::ReadOnly)?;
     let namespace = args.namespace.clone();
     let clusters = if let Which::One(wanted) = &args.clusters {
-        vec![super::check::choose_cluster(&recording, wanted.as_deref())?]
+        vec![recording.choose_cluster(wanted.as_deref())?]
     } else {
         let all = recording.clusters(None)?;
         if all.is_empty() {
@@ -370,7 +370,7 @@ fn reconstructed(
             name: e.object.name.clone(),
             by: e.writers.clone(),
             change: e.message.clone(),
-            certainty: e.certainty.unwrap_or("last"),
+            certainty: e.certainty.map_or("last", |c| c.as_str()),
             rule: e.rule.clone().unwrap_or_default(),
         })
         .collect();

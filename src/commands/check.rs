@@ -11,7 +11,7 @@ use anyhow::Context;
 use crate::checks::{self, Check, Code, Finding, Options, Report, Severity};
 use crate::k8s::connect::Target;
 use crate::render::{Paint, escape, plain_table};
-use crate::store::{Mode, Recording, snapshot};
+use crate::store::{Mode, Recording};
 use crate::units::{human_duration, rfc3339};
 
 /// Where the snapshot came from, for the output.
@@ -54,36 +54,6 @@ pub struct CheckOptions {
     pub fail_on: Severity,
 }
 
-/// The recorded cluster to evaluate: `--cluster`, else the only one.
-pub fn choose_cluster(
-    recording: &Recording,
-    wanted: Option<&str>,
-) -> anyhow::Result<snapshot::ClusterRow> {
-    let all = recording.clusters(None)?;
-    let matching = recording.clusters(wanted)?;
-    let list = || {
-        all.iter()
-            .map(|(_, uid, label)| format!("{label} ({uid})"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let found = matching.len();
-    if let Ok([one]) = <[_; 1]>::try_from(matching) {
-        return Ok(one);
-    }
-    match (found, wanted) {
-        (0, None) => anyhow::bail!(
-            "the recording {} holds no cluster yet: record one with `kubectl diag record`",
-            recording.path().display()
-        ),
-        (0, Some(w)) => anyhow::bail!("--cluster {w}: not in the recording; it holds: {}", list()),
-        (_, _) => anyhow::bail!(
-            "the recording holds several clusters; choose one with --cluster UID (or a label only one has): {}",
-            list()
-        ),
-    }
-}
-
 pub fn run(
     history: &super::source::Source,
     args: &CheckOptions,
@@ -115,7 +85,7 @@ pub fn run(
     let (snap, source) = if recorded {
         let path = history.path().to_path_buf();
         let recording = Recording::open(&path, Mode::ReadOnly)?;
-        let (cluster, uid, label) = choose_cluster(&recording, wanted.as_deref())?;
+        let (cluster, uid, label) = recording.choose_cluster(wanted.as_deref())?;
         let latest = recording.latest_time(cluster)?;
         let at = args.at.unwrap_or(latest);
         if at > latest + 60_000 {

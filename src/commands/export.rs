@@ -10,11 +10,11 @@ use std::io::Write;
 
 use serde_json::json;
 
-use crate::store::export::OccurrenceRow;
+use crate::model::Occurrence;
 use crate::store::{self, Mode};
 use crate::units::rfc3339;
 
-pub fn line(row: &OccurrenceRow) -> serde_json::Value {
+pub fn line(row: &Occurrence) -> serde_json::Value {
     let mut line = json!({
         "cluster": row.cluster,
         "event_uid": row.event_uid,
@@ -49,7 +49,7 @@ pub fn line(row: &OccurrenceRow) -> serde_json::Value {
 /// `kubectl get events -n` and `--field-selector involvedObject.namespace=` would.
 // NB: both, because a text import without a NAMESPACE column stores the object's
 // namespace only from `-n`, and a Node's Events live in `default`.
-fn in_namespace(row: &OccurrenceRow, namespace: &str) -> bool {
+fn in_namespace(row: &Occurrence, namespace: &str) -> bool {
     row.event_namespace == namespace || row.object.namespace == namespace
 }
 

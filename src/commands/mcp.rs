@@ -673,7 +673,7 @@ fn recordings(path: &std::path::Path) -> Result<(String, Value), String> {
             "gaps": gaps.iter().map(|g| json!({
                 "start": crate::units::rfc3339(g.start.max(0)),
                 "finish": crate::units::rfc3339(g.finish),
-                "reason": g.reason,
+                "reason": g.reason.as_str(),
                 "resources": g.resources,
             })).collect::<Vec<_>>(),
         }));

@@ -10,18 +10,6 @@ use anyhow::Context as _;
 use crate::ship::{self, Destination, outbox};
 use crate::store::{Mode, Recording};
 
-/// Reads a password file (given as `flag`): its first line, without the newline.
-pub fn password_from(flag: &str, path: Option<&std::path::Path>) -> anyhow::Result<Option<String>> {
-    let Some(path) = path else { return Ok(None) };
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        anyhow::anyhow!(
-            "{flag} {}: cannot read it ({e}); give a file holding the password",
-            path.display()
-        )
-    })?;
-    Ok(Some(text.lines().next().unwrap_or_default().to_string()))
-}
-
 /// What `ship` was asked, its flags resolved once (`cli::resolve`).
 pub struct ShipOptions {
     /// `--to`, with its password or headers read.
@@ -41,7 +29,7 @@ pub fn destination(
     header: &[String],
     header_file: Option<&std::path::Path>,
 ) -> anyhow::Result<Destination> {
-    let password = password_from("--password-file", password_file)?;
+    let password = ship::url::password_from("--password-file", password_file)?;
     let headers = ship::otlp::parse_headers(header, header_file, "--header", "--header-file")?;
     let destination = Destination::parse(to, password.as_deref(), &headers)
         .map_err(|e| anyhow::anyhow!("--to {e}"))?;

@@ -138,7 +138,7 @@ pub fn run(
         return reconstructed(&ask, None, out, err);
     }
     let recording = Recording::open(history.path(), Mode::ReadOnly)?;
-    let (cluster, _, label) = super::check::choose_cluster(&recording, args.cluster.as_deref())?;
+    let (cluster, _, label) = recording.choose_cluster(args.cluster.as_deref())?;
     let t = resource_type(&recording, cluster, &label, type_name)?;
     let namespace = if t.namespaced {
         args.namespace.clone()
@@ -559,8 +559,7 @@ pub fn pull_store(
     let recording = puller.recording();
     // NB: whatever `run` will refuse (no such cluster or type, no such
     // object) it refuses on this much: the Events would change nothing.
-    let Ok((cluster, _, label)) = super::check::choose_cluster(recording, args.cluster.as_deref())
-    else {
+    let Ok((cluster, _, label)) = recording.choose_cluster(args.cluster.as_deref()) else {
         return Ok(puller.finish());
     };
     let Ok(t) = resource_type(recording, cluster, &label, type_name) else {

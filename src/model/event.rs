@@ -103,6 +103,32 @@ pub fn success(type_: &str, reason: &str) -> bool {
     type_ == "Normal" && (reason.starts_with("Success") || reason.ends_with("Succeeded"))
 }
 
+/// One occurrence of an Event (or several, after a count jump), with its
+/// Event's fields: what `export` writes and the shippers send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Occurrence {
+    pub cluster: String,
+    pub event_uid: String,
+    pub event_namespace: String,
+    pub event_name: String,
+    pub count: i64,
+    /// How many occurrences this row stands for (more than 1 after a count jump).
+    pub occurrences: i64,
+    pub first: i64,
+    pub last: i64,
+    pub type_: String,
+    pub reason: String,
+    pub message: String,
+    /// The message was cut by kubectl (a text import whose message ends in
+    /// `...`): stored as printed, marked here.
+    pub message_truncated: bool,
+    pub object: ObjectRef,
+    pub reporting_controller: String,
+    pub reporting_instance: String,
+    pub source_host: String,
+    pub action: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

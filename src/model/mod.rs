@@ -1,9 +1,13 @@
 //! Plain data, free of Kubernetes client types: what the recorder stores and
 //! what timelines and checks read. `k8s` converts wire objects into these.
 
+pub mod certainty;
 pub mod event;
+pub mod gap;
 
-pub use event::EventSummary;
+pub use certainty::Certainty;
+pub use event::{EventSummary, Occurrence};
+pub use gap::{Gap, GapReason};
 
 /// A reference to an API object, as an Event's `involvedObject`/`regarding` or `related` gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -832,6 +836,10 @@ pub struct ObjectChange {
     /// (which began then): it happened some time between that and `at`.
     pub blind_since: Option<i64>,
     pub observation: Box<ObjectObservation>,
+    /// Who wrote it, when the source says so (an audit log's user and field
+    /// manager; empty: a write no one is named for). None: the recorder works
+    /// it out of the observation's managedFields.
+    pub writer: Option<String>,
 }
 
 /// A finished list of one resource type (one namespace, or all): every uid it

@@ -22,7 +22,7 @@ pub fn once(
     (options, window_ms): &(Options, i64),
 ) -> anyhow::Result<(Report, i64)> {
     let recording = Recording::open(path, Mode::ReadOnly)?;
-    let (cluster, _, _) = crate::commands::check::choose_cluster(&recording, Some(cluster_uid))?;
+    let (cluster, _, _) = recording.choose_cluster(Some(cluster_uid))?;
     let at = recording.latest_time(cluster)?;
     let snapshot = recording.snapshot(cluster, at, *window_ms)?;
     Ok((checks::run(&snapshot, &[], options), at))

@@ -68,7 +68,7 @@ pub fn destinations(
     header: &[String],
     header_file: Option<&std::path::Path>,
 ) -> anyhow::Result<Vec<Destination>> {
-    let password = crate::commands::ship::password_from("--ship-password-file", password_file)?;
+    let password = crate::ship::url::password_from("--ship-password-file", password_file)?;
     let headers = crate::ship::otlp::parse_headers(
         header,
         header_file,

@@ -304,6 +304,7 @@ mod tests {
             seen,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),

@@ -117,7 +117,7 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
         ];
         if certain {
             // NB: a recorded story completed from the live cluster mixes both.
-            row.push(e.certainty.unwrap_or("recorded").to_string());
+            row.push(e.certainty.map_or("recorded", |c| c.as_str()).to_string());
         }
         let message =
             if e.writers.is_empty() || wide || e.entry != EntryKind::Transition || !certain {

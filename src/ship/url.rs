@@ -8,6 +8,18 @@ use std::fmt;
 /// The environment variable a ClickHouse password may come from.
 pub const PASSWORD_ENV: &str = "KUBECTL_DIAG_CLICKHOUSE_PASSWORD";
 
+/// Reads a password file (given as `flag`): its first line, without the newline.
+pub fn password_from(flag: &str, path: Option<&std::path::Path>) -> anyhow::Result<Option<String>> {
+    let Some(path) = path else { return Ok(None) };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        anyhow::anyhow!(
+            "{flag} {}: cannot read it ({e}); give a file holding the password",
+            path.display()
+        )
+    })?;
+    Ok(Some(text.lines().next().unwrap_or_default().to_string()))
+}
+
 /// A ClickHouse destination.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClickHouseUrl {

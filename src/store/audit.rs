@@ -85,7 +85,8 @@ impl Batch<'_> {
                 .and_then(|mut st| {
                     st.execute(named_params! {
                         ":cluster": cluster, ":resource": "audit log", ":start": start,
-                        ":finish": finish, ":reason": "not-imported", ":detail": detail,
+                        ":finish": finish, ":reason": crate::model::GapReason::NotImported.as_str(),
+                        ":detail": detail,
                     })
                 })
                 .map_err(q("import gap"))?;

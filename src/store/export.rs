@@ -3,34 +3,9 @@
 use rusqlite::named_params;
 
 use super::{Recording, StoreError, expand_event_name, uid_text};
-use crate::model::ObjectRef;
+use crate::model::{ObjectRef, Occurrence};
 
 const SQL_EXPORT: &str = include_str!("../../queries/store/export.sql");
-
-/// One stored occurrence row, with its Event's fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OccurrenceRow {
-    pub cluster: String,
-    pub event_uid: String,
-    pub event_namespace: String,
-    pub event_name: String,
-    pub count: i64,
-    /// How many occurrences this row stands for (more than 1 after a count jump).
-    pub occurrences: i64,
-    pub first: i64,
-    pub last: i64,
-    pub type_: String,
-    pub reason: String,
-    pub message: String,
-    /// The message was cut by kubectl (a text import whose message ends in
-    /// `...`): stored as printed, marked here.
-    pub message_truncated: bool,
-    pub object: ObjectRef,
-    pub reporting_controller: String,
-    pub reporting_instance: String,
-    pub source_host: String,
-    pub action: String,
-}
 
 impl Recording {
     /// Calls `each` for every occurrence last seen at or after `since`, oldest first.
@@ -38,7 +13,7 @@ impl Recording {
         &self,
         since: i64,
         cluster: Option<&str>,
-        mut each: impl FnMut(OccurrenceRow) -> std::io::Result<()>,
+        mut each: impl FnMut(Occurrence) -> std::io::Result<()>,
     ) -> Result<(), ExportError> {
         let err = |e| ExportError::Store(self.q("export")(e));
         let mut st = self.conn.prepare_cached(SQL_EXPORT).map_err(err)?;
@@ -49,7 +24,7 @@ impl Recording {
             let uid: super::UidKey = r.get("event_uid").map_err(err)?;
             let event_uid = uid_text(&uid);
             let message: String = r.get("message").map_err(err)?;
-            let row = OccurrenceRow {
+            let row = Occurrence {
                 cluster: r.get("cluster").map_err(err)?,
                 message_truncated: event_uid.starts_with(super::imported::TEXT_UID_PREFIX)
                     && message.ends_with("..."),

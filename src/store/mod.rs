@@ -35,6 +35,20 @@ pub enum StoreError {
         source: std::io::Error,
     },
 
+    /// The recording holds no cluster to read.
+    #[error("the recording {path} holds no cluster yet: record one with `kubectl diag record`")]
+    NoCluster { path: PathBuf },
+
+    /// `--cluster` names no recorded cluster.
+    #[error("--cluster {wanted}: not in the recording; it holds: {holds}")]
+    NoSuchCluster { wanted: String, holds: String },
+
+    /// No `--cluster`, and the recording holds several.
+    #[error(
+        "the recording holds several clusters; choose one with --cluster UID (or a label only one has): {holds}"
+    )]
+    SeveralClusters { holds: String },
+
     /// A reader was pointed at a file that does not exist.
     #[error("no recording at {path}: record one with `kubectl diag record`, or pass --db PATH")]
     Missing { path: PathBuf },

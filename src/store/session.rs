@@ -31,16 +31,7 @@ pub fn remote_session_alive(now: i64, heartbeat: i64, commit_every_ms: i64) -> b
     now - heartbeat < REMOTE_SESSION_TIMEOUT_MS + commit_every_ms.max(0)
 }
 
-/// An interval in which the recorder was not watching `resource`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Gap {
-    pub resource: String,
-    pub start: i64,
-    pub finish: i64,
-    /// `not-running`, `disconnected` or `relist`.
-    pub reason: &'static str,
-    pub detail: String,
-}
+pub use crate::model::Gap;
 
 const SQL_CLUSTER_CLAIMS: &str = include_str!("../../queries/store/cluster_claims.sql");
 
@@ -277,15 +268,18 @@ impl Recording {
     }
 
     pub fn record_gap(&self, cluster: i64, gap: &Gap) -> Result<(), StoreError> {
-        self.conn
+        let mut st = self
+            .conn
             .prepare_cached(SQL_GAP_INSERT)
-            .and_then(|mut st| {
-                st.execute(named_params! {
-                    ":cluster": cluster, ":resource": gap.resource, ":start": gap.start,
-                    ":finish": gap.finish, ":reason": gap.reason, ":detail": gap.detail,
-                })
+            .map_err(self.q("gap"))?;
+        // NB: a row per resource, as readers merge them again (`timeline::merge_gaps`).
+        for resource in &gap.resources {
+            st.execute(named_params! {
+                ":cluster": cluster, ":resource": resource, ":start": gap.start,
+                ":finish": gap.finish, ":reason": gap.reason.as_str(), ":detail": gap.detail,
             })
             .map_err(self.q("gap"))?;
+        }
         Ok(())
     }
 

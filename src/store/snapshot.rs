@@ -46,6 +46,33 @@ impl Recording {
         rows.collect::<Result<_, _>>().map_err(self.q("clusters"))
     }
 
+    /// The recorded cluster a reader reads: `--cluster` (uid or label), else
+    /// the only one; an error lists what the recording holds.
+    pub fn choose_cluster(&self, wanted: Option<&str>) -> Result<ClusterRow, StoreError> {
+        let all = self.clusters(None)?;
+        let matching = self.clusters(wanted)?;
+        let holds = || {
+            all.iter()
+                .map(|(_, uid, label)| format!("{label} ({uid})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let found = matching.len();
+        if let Ok([one]) = <[_; 1]>::try_from(matching) {
+            return Ok(one);
+        }
+        Err(match (found, wanted) {
+            (0, None) => StoreError::NoCluster {
+                path: self.path().to_path_buf(),
+            },
+            (0, Some(w)) => StoreError::NoSuchCluster {
+                wanted: w.to_string(),
+                holds: holds(),
+            },
+            (_, _) => StoreError::SeveralClusters { holds: holds() },
+        })
+    }
+
     /// The latest moment recorded for a cluster (epoch ms; 0 when nothing is).
     pub fn latest_time(&self, cluster: i64) -> Result<i64, StoreError> {
         self.conn
@@ -411,6 +438,7 @@ mod tests {
             seen: Seen::Listed,
             at: 2_000,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),

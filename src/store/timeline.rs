@@ -8,8 +8,9 @@ use rusqlite::{OptionalExtension, named_params};
 
 use super::{Recording, StoreError};
 use crate::model::EventSummary;
+use crate::model::Gap;
 use crate::model::{Discovered, ObjectRef, RecordedObject, ResourceType, TypeChange, Version};
-use crate::timeline::{GapLine, Relation, Subject};
+use crate::timeline::{Relation, Subject};
 
 const SQL_EVENTS: &str = include_str!("../../queries/store/timeline_events.sql");
 const SQL_GAPS: &str = include_str!("../../queries/store/timeline_gaps.sql");
@@ -487,19 +488,19 @@ impl Recording {
     }
 
     /// The recorder's gaps overlapping [since, until], merged across watches.
-    pub fn gaps(&self, cluster: i64, since: i64, until: i64) -> Result<Vec<GapLine>, StoreError> {
+    pub fn gaps(&self, cluster: i64, since: i64, until: i64) -> Result<Vec<Gap>, StoreError> {
         let mut st = self.conn.prepare_cached(SQL_GAPS).map_err(self.q("gaps"))?;
         let rows = st
             .query_map(
                 named_params! {":cluster": cluster, ":since": since, ":until": until},
                 |r| {
-                    Ok(GapLine {
-                        start: r.get("start")?,
-                        finish: r.get("finish")?,
-                        reason: r.get("reason")?,
-                        detail: r.get("detail")?,
-                        resources: vec![r.get("resource")?],
-                    })
+                    Ok(Gap::stored(
+                        r.get("resource")?,
+                        r.get("start")?,
+                        r.get("finish")?,
+                        &r.get::<_, String>("reason")?,
+                        r.get("detail")?,
+                    ))
                 },
             )
             .map_err(self.q("gaps"))?

@@ -735,13 +735,9 @@ impl Batch<'_> {
         self.writer.apply_observation(o, true)
     }
 
-    /// Stores one object observation from an audit log, written by `by`.
-    pub fn apply_audited(
-        &mut self,
-        change: &ObjectChange,
-        by: &str,
-    ) -> Result<Applied, StoreError> {
-        self.writer.apply_object_by(change, Some(by))
+    /// Stores one object observation (from an audit log, with its writer).
+    pub fn apply_object(&mut self, change: &ObjectChange) -> Result<Applied, StoreError> {
+        self.writer.apply_object(change)
     }
 
     /// See [`Writer::merge_writer`].

@@ -213,14 +213,14 @@ pub fn fold(entries: &[Entry]) -> Vec<Folded> {
     // NB: the fold is titled by its first entry, which must be known exactly.
     let exact_first = entries
         .first()
-        .is_some_and(|e| matches!(e.certainty, None | Some("exact")));
+        .is_some_and(|e| matches!(e.certainty, None | Some(crate::model::Certainty::Exact)));
     if let Some(end) = creation_burst(entries).filter(|_| exact_first) {
         // NB: only what is known exactly folds: a reconstruction's inferred
         // or last-write entries keep their rows and their certainty.
         let (absorbed, kept): (Vec<Entry>, Vec<Entry>) = entries[..end]
             .iter()
             .cloned()
-            .partition(|e| matches!(e.certainty, None | Some("exact")));
+            .partition(|e| matches!(e.certainty, None | Some(crate::model::Certainty::Exact)));
         if absorbed.len() >= BURST_MIN {
             let mut out = vec![burst_line(&absorbed)];
             let mut rest = kept;

@@ -12,7 +12,7 @@ pub mod window;
 
 use serde::Serialize;
 
-use crate::model::{EventSummary, ObjectRef, RecordedObject, Version};
+use crate::model::{EventSummary, Gap, ObjectRef, RecordedObject, Version};
 
 /// How an object is related to the one asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,17 +44,6 @@ pub struct Subject {
     /// Depth in the owner chain from the target (0 for the target).
     pub depth: u32,
     pub versions: Vec<Version>,
-}
-
-/// An interval in which the recorder was blind.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GapLine {
-    pub start: i64,
-    pub finish: i64,
-    pub reason: String,
-    pub detail: String,
-    /// Which watches were blind (`events`, `pods/shop`, …).
-    pub resources: Vec<String>,
 }
 
 /// What kind of line an entry is.
@@ -100,7 +89,7 @@ pub struct Entry {
     /// Reconstructed with no recording: `exact`, `last`, `inferred` or `gap`
     /// (see [`reconstruct`]); none for a recording's entries.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub certainty: Option<&'static str>,
+    pub certainty: Option<crate::model::Certainty>,
     /// The rule that dates a reconstructed entry, and its source field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
@@ -375,7 +364,7 @@ fn refusal_message(r: &crate::model::Refusal) -> String {
 pub fn assemble(
     subjects: &[Subject],
     events: &[EventSummary],
-    gaps: &[GapLine],
+    gaps: &[Gap],
     types: &[crate::model::TypeChange],
     since: i64,
     until: i64,
@@ -588,7 +577,7 @@ fn event_entries(
 }
 
 /// The recorder's gaps in the window.
-fn gap_entries(gaps: &[GapLine], since: i64, until: i64) -> Vec<Entry> {
+fn gap_entries(gaps: &[Gap], since: i64, until: i64) -> Vec<Entry> {
     let mut entries = Vec::new();
     for g in gaps {
         if g.finish < since || g.start > until {
@@ -607,7 +596,7 @@ fn gap_entries(gaps: &[GapLine], since: i64, until: i64) -> Vec<Entry> {
             EntryKind::Gap,
             &ObjectRef::default(),
             "Warning",
-            g.reason.clone(),
+            g.reason.as_str().to_string(),
             format!("{from} ({}): {}", g.resources.join(", "), g.detail),
         );
         line.source = "recorder".into();
@@ -801,9 +790,9 @@ fn type_entries(
 }
 
 /// Merges overlapping gaps of several watches into one line each.
-pub fn merge_gaps(mut gaps: Vec<GapLine>) -> Vec<GapLine> {
+pub fn merge_gaps(mut gaps: Vec<Gap>) -> Vec<Gap> {
     gaps.sort_by_key(|g| (g.start, g.finish));
-    let mut merged: Vec<GapLine> = Vec::new();
+    let mut merged: Vec<Gap> = Vec::new();
     for g in gaps {
         match merged.last_mut() {
             Some(last) if g.start <= last.finish && g.reason == last.reason => {

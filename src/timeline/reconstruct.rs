@@ -18,7 +18,7 @@
 //!
 //! docs/timeline.md lists every rule.
 
-use crate::model::{ManagerEntry, ObjectState, RecordedObject, Version};
+use crate::model::{Certainty, ManagerEntry, ObjectState, RecordedObject, Version};
 
 use super::{Entry, EntryKind, Subject};
 
@@ -82,7 +82,7 @@ fn entry(
     type_: &str,
     reason: &str,
     message: String,
-    certainty: &'static str,
+    certainty: Certainty,
     rule: &str,
 ) -> Entry {
     let mut e = super::entry(
@@ -242,7 +242,7 @@ fn revisions(
                 "revisions 1–{} are gone (revisionHistoryLimit): what they ran and when is not known",
                 first - 1
             ),
-            "gap",
+            Certainty::Gap,
             "revisions",
         ));
     }
@@ -285,7 +285,15 @@ fn revisions(
             Some((_, rule)) => rule.to_string(),
             None => "revision: the ReplicaSet's (or ControllerRevision's) creationTimestamp dates its template".to_string(),
         };
-        let mut e = entry(at, o, "Normal", "Revision", what, "inferred", &rule);
+        let mut e = entry(
+            at,
+            o,
+            "Normal",
+            "Revision",
+            what,
+            Certainty::Inferred,
+            &rule,
+        );
         if let Some(w) = writer {
             e.writers = vec![w];
             if dated.is_none() {
@@ -413,7 +421,7 @@ fn unacted_template(
                 newest.object.object.kind,
                 newest.object.object.name
             ),
-            "last",
+            Certainty::Last,
             "managedFields: the spec.template manager's latest write, after the newest revision's creation",
         );
         e.writers = vec![m.label()];
@@ -643,14 +651,14 @@ fn scale_write(target: &LiveObject, current: Option<&LiveObject>, r: &mut Recons
         (Some(at), _) => (
             at,
             "LastScale",
-            "last",
+            Certainty::Last,
             format!(", last write at {}", crate::units::rfc3339(at)),
             "managedFields: the scale subresource's manager and its latest write",
         ),
         (None, Some((at, up, from, rs))) => (
             at,
             "LastScale",
-            "inferred",
+            Certainty::Inferred,
             format!(
                 "; {}the deployment controller scaled ReplicaSet {rs} {}{} to {want} at {} (Event ScalingReplicaSet)",
                 if scaler.is_some() {
@@ -667,7 +675,7 @@ fn scale_write(target: &LiveObject, current: Option<&LiveObject>, r: &mut Recons
         (None, None) => (
             o.state_at,
             "ScaleUndated",
-            "gap",
+            Certainty::Gap,
             "; when is not kept (the apiserver stamps no time on it and no Event is left)"
                 .to_string(),
             "managedFields: the scale subresource's manager; no time kept: shown when it was read",
@@ -766,7 +774,7 @@ fn last_writes(o: &LiveObject, extra: &mut Vec<Entry>) {
                 crate::units::rfc3339(at),
                 shown.join(", ")
             ),
-            "last",
+            Certainty::Last,
             "managedFields: each manager's time is its latest write",
         );
         e.writers = vec![m.label()];
@@ -790,7 +798,7 @@ fn kept_last(o: &LiveObject, extra: &mut Vec<Entry>) {
                 "last scaled its target at {}{to}; earlier scales are not kept",
                 crate::units::rfc3339(at)
             ),
-            "last",
+            Certainty::Last,
             "status.lastScaleTime",
         ));
     }
@@ -805,7 +813,7 @@ fn kept_last(o: &LiveObject, extra: &mut Vec<Entry>) {
                 "last scheduled a Job at {}; earlier schedules are not kept",
                 crate::units::rfc3339(at)
             ),
-            "last",
+            Certainty::Last,
             "status.lastScheduleTime",
         ));
     }
@@ -831,7 +839,7 @@ fn node_facts(o: &LiveObject, extra: &mut Vec<Entry>) {
                 "taint {}{value}:{} added: Pods that do not tolerate it are evicted",
                 t.key, t.effect
             ),
-            "exact",
+            Certainty::Exact,
             "the taint's timeAdded",
         ));
     }
@@ -850,7 +858,7 @@ fn node_facts(o: &LiveObject, extra: &mut Vec<Entry>) {
                 crate::units::rfc3339(renewed),
                 crate::units::human_duration(o.object.state_at - renewed)
             ),
-            "last",
+            Certainty::Last,
             "the Node Lease's renewTime",
         ));
     }
@@ -903,7 +911,7 @@ fn terminations(o: &LiveObject, extra: &mut Vec<Entry>) {
                     &c.last_reason
                 }
             ),
-            "exact",
+            Certainty::Exact,
             "lastState.terminated.finishedAt",
         ));
     }
@@ -926,7 +934,7 @@ fn terminations(o: &LiveObject, extra: &mut Vec<Entry>) {
                     if c.last_reason.is_empty() { "no reason" } else { &c.last_reason },
                     c.restarts - 1
                 ),
-                "gap",
+                Certainty::Gap,
                 "lastState: the kubelet keeps one termination",
             ));
         }
@@ -984,12 +992,20 @@ fn revisions_and_scale(objects: &[LiveObject], r: &mut Reconstruction) {
 pub fn mark(entries: &mut [Entry]) {
     for e in entries.iter_mut().filter(|e| e.certainty.is_none()) {
         let (certainty, rule) = match (e.entry, e.reason.as_str()) {
-            (EntryKind::Event, _) => ("exact", "Event: its first and last time, and its count"),
-            (_, "Created") => ("exact", "creationTimestamp"),
-            (_, "Condition") => ("exact", "the condition's lastTransitionTime"),
-            (_, "Bound") => ("exact", "PodScheduled's lastTransitionTime"),
-            (_, "DeletionStarted") => ("exact", "deletionTimestamp minus the grace period"),
-            _ => ("last", "the present state: when it began is not kept"),
+            (EntryKind::Event, _) => (
+                Certainty::Exact,
+                "Event: its first and last time, and its count",
+            ),
+            (_, "Created") => (Certainty::Exact, "creationTimestamp"),
+            (_, "Condition") => (Certainty::Exact, "the condition's lastTransitionTime"),
+            (_, "Bound") => (Certainty::Exact, "PodScheduled's lastTransitionTime"),
+            (_, "DeletionStarted") => {
+                (Certainty::Exact, "deletionTimestamp minus the grace period")
+            }
+            _ => (
+                Certainty::Last,
+                "the present state: when it began is not kept",
+            ),
         };
         e.certainty = Some(certainty);
         e.rule = Some(rule.to_string());
@@ -1120,7 +1136,7 @@ mod tests {
         let entries = story(&[d, rs]);
         for e in &entries {
             assert!(
-                !(e.certainty == Some("exact") && e.message.contains("replicas")),
+                !(e.certainty == Some(Certainty::Exact) && e.message.contains("replicas")),
                 "today's replicas stated as exact: {} {} {}",
                 e.object.name,
                 e.reason,
@@ -1133,14 +1149,14 @@ mod tests {
             .unwrap();
         assert_eq!(
             (created.at_ms, created.certainty, created.message.as_str()),
-            (1_000, Some("exact"), "created")
+            (1_000, Some(Certainty::Exact), "created")
         );
         // Today's value is still told, as today's.
         let now = entries
             .iter()
             .find(|e| e.reason == "Replicas" && e.object.kind == "Deployment")
             .unwrap();
-        assert_eq!(now.certainty, Some("last"));
+        assert_eq!(now.certainty, Some(Certainty::Last));
         assert!(now.message.ends_with("of 0"), "{}", now.message);
     }
 
@@ -1158,7 +1174,7 @@ mod tests {
         d.managers = vec![scaler(Some(50_000))];
         let r = reconstruct(&[d.clone(), rs.clone()]);
         let e = extra(&r, "LastScale");
-        assert_eq!((e.at_ms, e.certainty), (50_000, Some("last")));
+        assert_eq!((e.at_ms, e.certainty), (50_000, Some(Certainty::Last)));
         assert_eq!(e.writers, ["cost-bot/scale"]);
         assert_eq!(
             e.message,
@@ -1174,7 +1190,7 @@ mod tests {
         let e = extra(&r, "ScaleUndated");
         assert_eq!(
             (e.certainty, e.writers.as_slice()),
-            (Some("gap"), &["cost-bot/scale".to_string()][..])
+            (Some(Certainty::Gap), &["cost-bot/scale".to_string()][..])
         );
         assert_eq!(
             e.message,
@@ -1197,7 +1213,7 @@ mod tests {
         ];
         let r = reconstruct(&[d.clone(), rs.clone()]);
         let e = extra(&r, "LastScale");
-        assert_eq!((e.at_ms, e.certainty), (60_000, Some("inferred")));
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some(Certainty::Inferred)));
         assert_eq!(
             e.message,
             "scaled to 0 by cost-bot via the scale subresource; the apiserver keeps no time for it: the deployment controller scaled ReplicaSet checkout-a down from 3 to 0 at 1970-01-01T00:01:00Z (Event ScalingReplicaSet); earlier scales are not kept"
@@ -1210,7 +1226,7 @@ mod tests {
         )];
         let r = reconstruct(&[d, rs]);
         let e = extra(&r, "LastScale");
-        assert_eq!((e.at_ms, e.certainty), (60_000, Some("inferred")));
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some(Certainty::Inferred)));
         assert!(e.writers.is_empty());
         assert_eq!(
             e.message,
@@ -1340,7 +1356,7 @@ mod tests {
             .iter()
             .find(|e| e.reason == "Revision" && e.message.starts_with("revision 4"))
             .unwrap();
-        assert_eq!(four.certainty, Some("inferred"));
+        assert_eq!(four.certainty, Some(Certainty::Inferred));
         assert_eq!(revision_of(four), Some((4, "checkout-b")));
         // Its Pods made after revision 3 bound it from above.
         let mut pod = live("Pod", "checkout-b-x", 75_000);
@@ -1459,7 +1475,7 @@ mod tests {
             ..Condition::default()
         }];
         d.condition_updates = vec![("Progressing".into(), 70_000)];
-        let lines: Vec<(i64, &'static str, String)> = story(&[d])
+        let lines: Vec<(i64, Certainty, String)> = story(&[d])
             .into_iter()
             .filter(|e| e.reason == "Condition")
             .map(|e| (e.at_ms, e.certainty.unwrap(), e.message))
@@ -1467,10 +1483,10 @@ mod tests {
         assert_eq!(
             lines,
             vec![
-                (1_000, "exact", "Progressing none → True".to_string()),
+                (1_000, Certainty::Exact, "Progressing none → True".to_string()),
                 (
                     70_000,
-                    "exact",
+                    Certainty::Exact,
                     "Progressing True → True (NewReplicaSetAvailable): ReplicaSet \"checkout-b\" has successfully progressed.".to_string()
                 ),
             ]
@@ -1528,7 +1544,7 @@ mod tests {
             .iter()
             .find(|e| e.reason == "LastWrite" && e.writers == ["ci-bot"])
             .unwrap();
-        assert_eq!(last.certainty, Some("last"));
+        assert_eq!(last.certainty, Some(Certainty::Last));
         assert!(
             last.message.contains("earlier writes are not kept"),
             "{}",
@@ -1542,7 +1558,7 @@ mod tests {
         cron.object.state.last_schedule = Some(60_000);
         let r = reconstruct(&[cron]);
         let e = extra(&r, "LastSchedule");
-        assert_eq!((e.at_ms, e.certainty), (60_000, Some("last")));
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some(Certainty::Last)));
         assert_eq!(
             e.message,
             "last scheduled a Job at 1970-01-01T00:01:00Z; earlier schedules are not kept"
@@ -1571,12 +1587,12 @@ mod tests {
         };
         assert_eq!(
             line("LastScale"),
-            (40_000, "last", "last scaled its target at 1970-01-01T00:00:40Z (desired replicas now 7); earlier scales are not kept".to_string())
+            (40_000, Certainty::Last, "last scaled its target at 1970-01-01T00:00:40Z (desired replicas now 7); earlier scales are not kept".to_string())
         );
         assert_eq!(line("Tainted").0, 70_000);
-        assert_eq!(line("Tainted").1, "exact");
+        assert_eq!(line("Tainted").1, Certainty::Exact);
         let (at, certainty, message) = line("HeartbeatStopped");
-        assert_eq!((at, certainty), (10_000, "last"));
+        assert_eq!((at, certainty), (10_000, Certainty::Last));
         assert!(message.contains("kube-node-lease/n1"), "{message}");
         // A heartbeat within twice its duration is no entry.
         let mut fresh = live("Node", "n2", 1_000);
@@ -1632,7 +1648,7 @@ mod tests {
         let objects = vec![d, replica_set("checkout-a", 1, 1_000, "shop:1")];
         let r = reconstruct(&objects);
         let e = extra(&r, "TemplateChanged");
-        assert_eq!((e.at_ms, e.certainty), (60_000, Some("last")));
+        assert_eq!((e.at_ms, e.certainty), (60_000, Some(Certainty::Last)));
         assert_eq!(e.writers, vec!["ci-bot".to_string()]);
         assert_eq!(
             e.message,
@@ -1681,7 +1697,10 @@ mod tests {
         let mut entries = t.entries;
         mark(&mut entries);
         let bound = entries.iter().find(|e| e.reason == "Bound").unwrap();
-        assert_eq!((bound.at_ms, bound.certainty), (40_000, Some("exact")));
+        assert_eq!(
+            (bound.at_ms, bound.certainty),
+            (40_000, Some(Certainty::Exact))
+        );
         let gap = r
             .extra
             .iter()
@@ -1694,7 +1713,10 @@ mod tests {
             gap.message
         );
         let last = extra(&r, "Terminated");
-        assert_eq!((last.at_ms, last.certainty), (90_000, Some("exact")));
+        assert_eq!(
+            (last.at_ms, last.certainty),
+            (90_000, Some(Certainty::Exact))
+        );
         assert_eq!(
             last.message,
             "container app terminated: OOMKilled, exit code 137"
@@ -1716,7 +1738,10 @@ mod tests {
             .iter()
             .find(|e| e.reason == "DeletionStarted")
             .unwrap();
-        assert_eq!((asked.at_ms, asked.certainty), (65_000, Some("exact")));
+        assert_eq!(
+            (asked.at_ms, asked.certainty),
+            (65_000, Some(Certainty::Exact))
+        );
         assert_eq!(
             entries
                 .iter()

@@ -87,6 +87,7 @@ impl Rec {
             seen,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: object.clone(),
                 resource_version: String::new(),

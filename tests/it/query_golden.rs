@@ -224,6 +224,7 @@ fn restarts_and_slowest_deletions_from_object_history() {
             seen,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),

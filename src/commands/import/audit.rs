@@ -1017,15 +1017,13 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             let after: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
             self.first_sight(&e, &after, &resource, &uid)?;
         }
-        let applied = self.batch.apply_audited(
-            &ObjectChange {
-                seen,
-                at: e.at,
-                blind_since: None,
-                observation: Box::new(observation),
-            },
-            &who,
-        )?;
+        let applied = self.batch.apply_object(&ObjectChange {
+            seen,
+            at: e.at,
+            blind_since: None,
+            observation: Box::new(observation),
+            writer: Some(who.to_string()),
+        })?;
         self.sum().versions += applied.versions;
         if deleting {
             self.deleter(&e)?;
@@ -1150,15 +1148,13 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             names.push("(a write the log does not hold)".into());
         }
         let at = touched.last().map_or(e.at, |(at, _)| *at);
-        let applied = self.batch.apply_audited(
-            &ObjectChange {
-                seen: Seen::Modified,
-                at,
-                blind_since: None,
-                observation: Box::new(wire.into_observation_with(resource, self.keep)),
-            },
-            &names.join(","),
-        )?;
+        let applied = self.batch.apply_object(&ObjectChange {
+            seen: Seen::Modified,
+            at,
+            blind_since: None,
+            observation: Box::new(wire.into_observation_with(resource, self.keep)),
+            writer: Some(names.join(",")),
+        })?;
         self.sum().versions += applied.versions;
         self.sum().inferred += applied.versions;
         Ok(true)
@@ -1280,15 +1276,13 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
         let Ok(wire) = serde_json::from_value::<WireObject>(before) else {
             return Ok(());
         };
-        self.batch.apply_audited(
-            &ObjectChange {
-                seen: Seen::Listed,
-                at: e.at,
-                blind_since: None,
-                observation: Box::new(wire.into_observation_with(resource, self.keep)),
-            },
-            "",
-        )?;
+        self.batch.apply_object(&ObjectChange {
+            seen: Seen::Listed,
+            at: e.at,
+            blind_since: None,
+            observation: Box::new(wire.into_observation_with(resource, self.keep)),
+            writer: Some(String::new()),
+        })?;
         Ok(())
     }
 
@@ -1313,15 +1307,13 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             self.sum().covered += 1;
             return self.deleter(e);
         }
-        let applied = self.batch.apply_audited(
-            &ObjectChange {
-                seen: Seen::Deleted,
-                at: e.at,
-                blind_since: None,
-                observation: Box::new(observation),
-            },
-            &e.writer(""),
-        )?;
+        let applied = self.batch.apply_object(&ObjectChange {
+            seen: Seen::Deleted,
+            at: e.at,
+            blind_since: None,
+            observation: Box::new(observation),
+            writer: Some(e.writer("").to_string()),
+        })?;
         self.sum().versions += applied.versions;
         self.deleter(e)?;
         self.bases.forget(e, uid);

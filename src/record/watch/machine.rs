@@ -25,29 +25,7 @@ pub const STOPPED_BLIND: &str = "; the recorder stopped while blind";
 pub const INCONSISTENT: &str = "; the list outlived etcd compaction and was finished from newer data: \
      changes made during the list to objects listed before may be missing";
 
-/// Why the watch was blind: the store's `gaps.reason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GapReason {
-    /// No recorder ran (between two sessions).
-    NotRunning,
-    /// The position was lost (410 Gone) or a list was not one snapshot: a list
-    /// filled the interval in, and deletions and intermediate versions may be missing.
-    Relist,
-    /// Requests failed; the watch resumed from its position, so nothing was missed
-    /// if the detail says "resumed".
-    Disconnected,
-}
-
-impl GapReason {
-    /// The text stored in `gaps.reason`, which users and tests read.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GapReason::NotRunning => "not-running",
-            GapReason::Relist => "relist",
-            GapReason::Disconnected => "disconnected",
-        }
-    }
-}
+pub use crate::model::GapReason;
 
 /// An interval in which the watch saw nothing, still open: it becomes a gap
 /// when the watch can see again.

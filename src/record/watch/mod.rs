@@ -90,6 +90,7 @@ impl Watched for WireObject {
             seen,
             at,
             blind_since,
+            writer: None,
             observation: Box::new(self.into_observation_with(dt, decode)),
         }))
     }
@@ -114,6 +115,7 @@ impl Watched for MetadataOnly {
             seen,
             at,
             blind_since,
+            writer: None,
             observation: Box::new(crate::k8s::object::metadata_observation(self.metadata, dt)),
         }))
     }
@@ -327,10 +329,10 @@ where
                             );
                         }
                         self.send(Msg::Gap(Gap {
-                            resource: self.resource.to_string(),
+                            resources: vec![self.resource.to_string()],
                             start: blind.since,
                             finish,
-                            reason: blind.reason.as_str(),
+                            reason: blind.reason,
                             detail: blind.detail,
                         }))
                         .await

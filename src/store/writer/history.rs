@@ -164,18 +164,10 @@ impl Writer {
 
     /// Stores one object observation: a version when its compact state
     /// changed, an update count when it was an update. Idempotent for replays:
-    /// an unchanged state stores no version.
+    /// an unchanged state stores no version. The writer is the change's own
+    /// when its source names one (an audit log), else managedFields tell.
     pub(super) fn apply_object(&mut self, change: &ObjectChange) -> Result<Applied, StoreError> {
-        self.apply_object_by(change, None)
-    }
-
-    /// [`Writer::apply_object`], with the writer known from elsewhere (an
-    /// audit log's user and field manager) rather than told by managedFields.
-    pub(super) fn apply_object_by(
-        &mut self,
-        change: &ObjectChange,
-        by: Option<&str>,
-    ) -> Result<Applied, StoreError> {
+        let by = change.writer.as_deref();
         let o = &change.observation;
         let id = match self.tracked.get(&o.object.uid) {
             Some(t) => t.id,
@@ -667,6 +659,7 @@ mod tests {
             seen: Seen::Modified,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "apps/v1".into(),
@@ -721,6 +714,7 @@ mod tests {
             seen: Seen::Modified,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),
@@ -784,6 +778,7 @@ mod tests {
             seen,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: api_version.into(),
@@ -837,6 +832,7 @@ mod tests {
             seen: Seen::Modified,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "apiextensions.k8s.io/v1".into(),

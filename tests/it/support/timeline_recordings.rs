@@ -9,7 +9,7 @@ use kubectl_diag::model::{
     Change, Condition, ContainerState, EventChange, EventObservation, ManagerEntry, ObjectChange,
     ObjectObservation, ObjectRef, ObjectState, OwnerRef, Requirement, ResourceType, Seen, Taint,
 };
-use kubectl_diag::store::session::Gap;
+use kubectl_diag::model::{Gap, GapReason};
 use kubectl_diag::store::writer::Writer;
 use kubectl_diag::store::{Mode, Recording};
 
@@ -124,6 +124,7 @@ impl Rec {
             seen,
             at,
             blind_since: None,
+            writer: None,
             observation: Box::new(ObjectObservation {
                 object: object.clone(),
                 resource_version: String::new(),
@@ -499,18 +500,18 @@ pub fn recording(dir: &Path) -> PathBuf {
 
     // 03:03–03:05 the recorder was not running.
     r.w.recording().record_gap(r.w.cluster(), &Gap {
-        resource: "events".into(),
+        resources: vec!["events".into()],
         start: T + 180 * S,
         finish: T + 300 * S,
-        reason: "not-running",
+        reason: GapReason::NotRunning,
         detail: "the recorder was not running; resumed from resourceVersion 48213: changes since were replayed".into(),
     })
     .unwrap();
     r.w.recording().record_gap(r.w.cluster(), &Gap {
-        resource: "pods/shop".into(),
+        resources: vec!["pods/shop".into()],
         start: T + 180 * S,
         finish: T + 300 * S,
-        reason: "not-running",
+        reason: GapReason::NotRunning,
         detail: "the recorder was not running; resumed from resourceVersion 48213: changes since were replayed".into(),
     })
     .unwrap();
