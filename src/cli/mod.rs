@@ -387,32 +387,6 @@ impl Command {
         }
     }
 
-    /// `--store` and the clusters to pull from it, for the readers that run on
-    /// a pulled recording (`sql --store` asks ClickHouse itself).
-    pub fn store(&self) -> Option<(&str, crate::ship::pull::Which)> {
-        use crate::ship::pull::Which;
-        let one = |c: &Option<String>, all: bool| {
-            if all {
-                Which::All
-            } else {
-                Which::One(c.clone())
-            }
-        };
-        match self {
-            Command::Timeline(a) => Some((a.store.store.as_deref()?, one(&a.cluster, false))),
-            Command::Changes(a) => {
-                Some((a.store.store.as_deref()?, one(&a.cluster, a.all_clusters)))
-            }
-            Command::Check(a) => Some((a.store.store.as_deref()?, one(&a.cluster, a.all_clusters))),
-            Command::Export(a) => Some((
-                a.store.store.as_deref()?,
-                one(&a.cluster, a.cluster.is_none()),
-            )),
-            Command::Query(a) => Some((a.store.store.as_deref()?, one(&a.cluster, a.all_clusters))),
-            _ => None,
-        }
-    }
-
     /// The connection, namespace and `--db` flags this subcommand uses.
     pub fn takes(&self) -> Takes<'_> {
         match self {

@@ -19,8 +19,8 @@ use crate::commands::ship::ShipOptions;
 use crate::commands::source::{Pull, Source};
 use crate::commands::sql::SqlOptions;
 use crate::commands::timeline::TimelineOptions;
+use crate::model::Which;
 use crate::record::{CheckEvery, RecordOptions};
-use crate::ship::pull::Which;
 
 /// One subcommand with its options resolved.
 pub enum Invocation {

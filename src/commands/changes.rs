@@ -8,8 +8,8 @@ use anyhow::Context;
 
 use crate::changes::{Item, Line};
 use crate::k8s::connect::Target;
+use crate::model::Which;
 use crate::render::{Paint, escape};
-use crate::ship::pull::Which;
 use crate::store::{self, Mode};
 use crate::units::rfc3339;
 
@@ -63,18 +63,7 @@ pub fn run(
     }
     let recording = store::Recording::open(&path, Mode::ReadOnly)?;
     let namespace = args.namespace.clone();
-    let clusters = if let Which::One(wanted) = &args.clusters {
-        vec![recording.choose_cluster(wanted.as_deref())?]
-    } else {
-        let all = recording.clusters(None)?;
-        if all.is_empty() {
-            anyhow::bail!(
-                "the recording {} holds no cluster yet: record one with `kubectl diag record`",
-                path.display()
-            );
-        }
-        all
-    };
+    let clusters = recording.choose_clusters(&args.clusters)?;
     let mut feeds = Vec::new();
     for (cluster, uid, label) in &clusters {
         let items = feed_of(

@@ -44,7 +44,7 @@ pub struct CheckOptions {
     /// `--at`: the moment to evaluate.
     pub at: Option<i64>,
     /// `--cluster ID`, the only recorded cluster, or `--all-clusters`.
-    pub clusters: crate::ship::pull::Which,
+    pub clusters: crate::model::Which,
     /// `--stuck-after`, `--lag-after`, `--rate`, `--include-noisy`.
     pub thresholds: Options,
     /// `--window`: the span of recorded update counters to rate.
@@ -73,7 +73,7 @@ pub fn run(
     let no_recording = !history.has_recording();
     let reconstructed_at = args.at.filter(|_| no_recording);
     let recorded = (history.on_command_line() || args.at.is_some()) && reconstructed_at.is_none();
-    let crate::ship::pull::Which::One(wanted) = &args.clusters else {
+    let crate::model::Which::One(wanted) = &args.clusters else {
         if !recorded {
             anyhow::bail!(
                 "--all-clusters reads a recording or a store: pass --db PATH or --store clickhouse://…"
@@ -164,13 +164,7 @@ fn all_clusters(
     let options = &args.thresholds;
     let path = history.path().to_path_buf();
     let recording = Recording::open(&path, Mode::ReadOnly)?;
-    let clusters = recording.clusters(None)?;
-    if clusters.is_empty() {
-        anyhow::bail!(
-            "the recording {} holds no cluster yet: record one with `kubectl diag record`",
-            path.display()
-        );
-    }
+    let clusters = recording.choose_clusters(&args.clusters)?;
     let mut report = Report::default();
     let mut newest = 0;
     for (cluster, uid, label) in &clusters {

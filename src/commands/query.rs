@@ -20,7 +20,8 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 
 use super::sql::{StreamError, parse_params, stream};
-use crate::ship::pull::Which;
+use crate::model::Which;
+use crate::model::cluster::NoChoice;
 use crate::store::{self, Mode};
 use crate::units::parse_time_ms;
 
@@ -325,28 +326,25 @@ fn by_cluster(
         })?
         .collect::<Result<Vec<_>, _>>()?
     };
-    let chosen: Vec<_> = match &args.clusters {
-        Which::One(Some(name)) => {
-            let found: Vec<_> = recording_clusters
-                .iter()
-                .filter(|(_, uid, label)| uid == name || label == name)
-                .cloned()
-                .collect();
-            if found.len() != 1 {
-                let listed: Vec<String> = recording_clusters
-                    .iter()
-                    .map(|(_, u, l)| format!("{l} ({u})"))
-                    .collect();
-                bail!(
-                    "--cluster {name}: {} cluster(s) of {} match; it holds {}",
-                    found.len(),
-                    path.display(),
-                    listed.join(", ")
-                );
-            }
-            found
-        }
-        Which::One(None) | Which::All => recording_clusters,
+    let holds = || crate::model::cluster::listed(&recording_clusters);
+    let chosen: Vec<_> = match args.clusters.choose(&recording_clusters) {
+        Ok(chosen) => chosen.into_iter().cloned().collect(),
+        // NB: every cluster of none: the query's columns with no row.
+        Err(NoChoice::Empty) if args.clusters == Which::All => Vec::new(),
+        Err(NoChoice::Ambiguous(name)) => bail!(
+            "--cluster {name}: several clusters of {} have that label: name one by its uid ({})",
+            path.display(),
+            holds()
+        ),
+        Err(_) => bail!(
+            "{}: no cluster of {} has that uid or label; it holds {}",
+            match &args.clusters {
+                Which::One(Some(name)) => format!("--cluster {name}"),
+                _ => "--cluster".to_string(),
+            },
+            path.display(),
+            holds()
+        ),
     };
     conn.execute_batch(SQL_SCOPE)
         .context("scoping the query to one cluster")?;

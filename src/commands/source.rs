@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ship::pull::{Pulled, Which};
+use crate::model::Which;
+use crate::ship::pull::Pulled;
 
 /// Where history is read from.
 #[derive(Debug)]

@@ -550,7 +550,7 @@ fn story(
 pub fn pull_store(
     args: &TimelineOptions,
     url: &crate::ship::url::ClickHouseUrl,
-    which: &crate::ship::pull::Which,
+    which: &crate::model::Which,
 ) -> anyhow::Result<crate::ship::pull::Pulled> {
     let (type_name, name) = (&args.type_name, &args.name);
     let slice = store_slice(args);

@@ -2,12 +2,16 @@
 //! what timelines and checks read. `k8s` converts wire objects into these.
 
 pub mod certainty;
+pub mod cluster;
 pub mod event;
 pub mod gap;
+pub mod relation;
 
 pub use certainty::Certainty;
+pub use cluster::Which;
 pub use event::{EventSummary, Occurrence};
 pub use gap::{Gap, GapReason};
+pub use relation::Relation;
 
 /// A reference to an API object, as an Event's `involvedObject`/`regarding` or `related` gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]

@@ -22,14 +22,8 @@ const SQL_STRUCTURE: &str = include_str!("../../queries/clickhouse/timeline/stru
 const SQL_EVENTS_OF: &str = include_str!("../../queries/clickhouse/timeline/events.sql");
 const SQL_WARNINGS: &str = include_str!("../../queries/clickhouse/timeline/warnings.sql");
 
-/// Which clusters a command reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Which {
-    /// `--cluster` (uid or label), or the only one there is.
-    One(Option<String>),
-    /// `--all-clusters`.
-    All,
-}
+pub use crate::model::Which;
+use crate::model::cluster::NoChoice;
 
 /// A recording pulled from ClickHouse; its folder goes when this is dropped.
 #[derive(Debug)]
@@ -69,57 +63,29 @@ pub fn choose(
     held: &[(String, String)],
     which: &Which,
 ) -> anyhow::Result<Vec<(String, String)>> {
-    let listed = || {
-        held.iter()
-            .map(|(u, l)| format!("{l} ({u})"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match which {
-        Which::All if held.is_empty() => {
-            anyhow::bail!(
-                "{} holds no recording yet: ship one with `kubectl diag record --ship` or `kubectl diag ship`",
-                url.shown()
-            )
-        }
-        Which::All => Ok(held.to_vec()),
-        Which::One(Some(name)) => {
-            let found: Vec<_> = held
-                .iter()
-                .filter(|(u, l)| u == name || l == name)
-                .cloned()
-                .collect();
-            match found.len() {
-                0 if held.is_empty() => anyhow::bail!(
-                    "{} holds no recording yet: ship one with `kubectl diag record --ship` or `kubectl diag ship`",
-                    url.shown()
-                ),
-                0 => anyhow::bail!(
-                    "--cluster {name}: {} holds no such cluster; it holds {}",
-                    url.shown(),
-                    listed()
-                ),
-                1 => Ok(found),
-                _ => anyhow::bail!(
-                    "--cluster {name}: several clusters have that label in {}: name one by its uid ({})",
-                    url.shown(),
-                    listed()
-                ),
-            }
-        }
-        Which::One(None) => match held.len() {
-            0 => anyhow::bail!(
-                "{} holds no recording yet: ship one with `kubectl diag record --ship` or `kubectl diag ship`",
-                url.shown()
-            ),
-            1 => Ok(held.to_vec()),
-            _ => anyhow::bail!(
-                "{} holds {} clusters: choose one with --cluster NAME|UID ({})",
-                url.shown(),
-                held.len(),
-                listed()
-            ),
-        },
+    let listed = || crate::model::cluster::listed(held);
+    match which.choose(held) {
+        Ok(chosen) => Ok(chosen.into_iter().cloned().collect()),
+        Err(NoChoice::Empty) => anyhow::bail!(
+            "{} holds no recording yet: ship one with `kubectl diag record --ship` or `kubectl diag ship`",
+            url.shown()
+        ),
+        Err(NoChoice::NoSuch(name)) => anyhow::bail!(
+            "--cluster {name}: {} holds no such cluster; it holds {}",
+            url.shown(),
+            listed()
+        ),
+        Err(NoChoice::Ambiguous(name)) => anyhow::bail!(
+            "--cluster {name}: several clusters have that label in {}: name one by its uid ({})",
+            url.shown(),
+            listed()
+        ),
+        Err(NoChoice::Several) => anyhow::bail!(
+            "{} holds {} clusters: choose one with --cluster NAME|UID ({})",
+            url.shown(),
+            held.len(),
+            listed()
+        ),
     }
 }
 

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use super::{Recording, StoreError};
 use crate::checks::{ObjectUpdates, Snapshot};
 use crate::model::EventSummary;
+use crate::model::Which;
+use crate::model::cluster::NoChoice;
 use crate::model::{ObjectRef, RecordedObject};
 
 const SQL_CHECK_EVENTS: &str = include_str!("../../queries/store/check_events.sql");
@@ -46,31 +48,31 @@ impl Recording {
         rows.collect::<Result<_, _>>().map_err(self.q("clusters"))
     }
 
-    /// The recorded cluster a reader reads: `--cluster` (uid or label), else
-    /// the only one; an error lists what the recording holds.
-    pub fn choose_cluster(&self, wanted: Option<&str>) -> Result<ClusterRow, StoreError> {
-        let all = self.clusters(None)?;
-        let matching = self.clusters(wanted)?;
-        let holds = || {
-            all.iter()
-                .map(|(_, uid, label)| format!("{label} ({uid})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let found = matching.len();
-        if let Ok([one]) = <[_; 1]>::try_from(matching) {
-            return Ok(one);
-        }
-        Err(match (found, wanted) {
-            (0, None) => StoreError::NoCluster {
+    /// The recorded clusters `which` picks (`--cluster`, the only one, or
+    /// `--all-clusters`); an error lists what the recording holds.
+    pub fn choose_clusters(&self, which: &Which) -> Result<Vec<ClusterRow>, StoreError> {
+        let held = self.clusters(None)?;
+        let holds = || crate::model::cluster::listed(&held);
+        match which.choose(&held) {
+            Ok(chosen) => Ok(chosen.into_iter().cloned().collect()),
+            Err(NoChoice::Empty) => Err(StoreError::NoCluster {
                 path: self.path().to_path_buf(),
-            },
-            (0, Some(w)) => StoreError::NoSuchCluster {
-                wanted: w.to_string(),
+            }),
+            Err(NoChoice::NoSuch(wanted)) => Err(StoreError::NoSuchCluster {
+                wanted,
                 holds: holds(),
-            },
-            (_, _) => StoreError::SeveralClusters { holds: holds() },
-        })
+            }),
+            Err(NoChoice::Ambiguous(_) | NoChoice::Several) => {
+                Err(StoreError::SeveralClusters { holds: holds() })
+            }
+        }
+    }
+
+    /// The one recorded cluster a reader reads: `--cluster` (uid or label),
+    /// else the only one.
+    pub fn choose_cluster(&self, wanted: Option<&str>) -> Result<ClusterRow, StoreError> {
+        let mut chosen = self.choose_clusters(&Which::One(wanted.map(str::to_string)))?;
+        Ok(chosen.remove(0))
     }
 
     /// The latest moment recorded for a cluster (epoch ms; 0 when nothing is).

@@ -14,27 +14,7 @@ use serde::Serialize;
 
 use crate::model::{EventSummary, Gap, ObjectRef, RecordedObject, Version};
 
-/// How an object is related to the one asked about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Relation {
-    /// The object asked about.
-    Target,
-    /// Above it in the owner chain.
-    Owner,
-    /// Below it in the owner chain.
-    Owned,
-    /// A Pod's Node.
-    Node,
-    /// A Pod's PersistentVolumeClaim.
-    Claim,
-    /// A ConfigMap, Secret or ServiceAccount that a Pod or a Pod template of
-    /// the story names (`envFrom`, volumes, `imagePullSecrets`, …).
-    Uses,
-    /// A Service or a PodDisruptionBudget whose selector matched a Pod of the
-    /// story at some time.
-    Selects,
-}
+pub use crate::model::Relation;
 
 /// One object of the timeline, with its versions.
 #[derive(Debug, Clone, Default)]
