@@ -16,7 +16,7 @@ use crate::commands::import::ImportOptions;
 use crate::commands::mcp::McpOptions;
 use crate::commands::query::QueryOptions;
 use crate::commands::ship::ShipOptions;
-use crate::commands::source::{Pull, Source};
+use crate::commands::source::Source;
 use crate::commands::sql::SqlOptions;
 use crate::commands::timeline::TimelineOptions;
 use crate::model::Which;
@@ -65,7 +65,11 @@ impl Cli {
                 let store = a.store.store.clone();
                 let options = timeline(&global, a)?;
                 let history = match &store {
-                    Some(url) => Source::resolve(None, Some((url, Pull::Timeline(&options))))?,
+                    Some(url) => Source::Store(crate::commands::timeline::pull_store(
+                        &options,
+                        &Source::store_url(url)?,
+                        &Which::One(options.cluster.clone()),
+                    )?),
                     None => Source::of_flags(db.as_deref()),
                 };
                 let invocation = Invocation::Timeline(Box::new(options));
@@ -96,7 +100,11 @@ impl Cli {
             Command::Mcp(a) => (Invocation::Mcp(mcp(&global, a)), None),
         };
         let history = match &store {
-            Some((url, which)) => Source::resolve(None, Some((url, Pull::Whole(which.clone()))))?,
+            Some((url, which)) => Source::Store(crate::ship::pull::pull(
+                &Source::store_url(url)?,
+                which,
+                None,
+            )?),
             None => Source::of_flags(db.as_deref()),
         };
         Ok(Resolved {

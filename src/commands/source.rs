@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::model::Which;
 use crate::ship::pull::Pulled;
 
 /// Where history is read from.
@@ -25,34 +24,19 @@ pub enum Source {
     Default(PathBuf),
 }
 
-/// What a reader asks of `--store`: the clusters to pull whole, or only
-/// what one object's timeline shows.
-pub enum Pull<'a> {
-    Whole(Which),
-    Timeline(&'a super::timeline::TimelineOptions),
-}
-
 impl Source {
-    /// The source of `--store URL` (pulling what `pull` asks), else of `--db`
-    /// and the environment.
-    pub fn resolve(db: Option<&Path>, store: Option<(&str, Pull<'_>)>) -> anyhow::Result<Source> {
-        let Some((url, pull)) = store else {
-            return Ok(Source::of_flags(db));
-        };
-        let url = crate::ship::url::ClickHouseUrl::parse(
+    /// The ClickHouse store `--store URL` names (its password from the
+    /// environment when the URL has none). The caller pulls from it what its
+    /// command reads ([`crate::ship::pull::pull`], or only a timeline's slice)
+    /// and holds the copy as [`Source::Store`].
+    pub fn store_url(url: &str) -> anyhow::Result<crate::ship::url::ClickHouseUrl> {
+        crate::ship::url::ClickHouseUrl::parse(
             url,
             std::env::var(crate::ship::url::PASSWORD_ENV)
                 .ok()
                 .as_deref(),
         )
-        .map_err(|e| anyhow::anyhow!("--store {e}"))?;
-        let pulled = match pull {
-            Pull::Timeline(t) => {
-                super::timeline::pull_store(t, &url, &Which::One(t.cluster.clone()))?
-            }
-            Pull::Whole(which) => crate::ship::pull::pull(&url, &which, None)?,
-        };
-        Ok(Source::Store(pulled))
+        .map_err(|e| anyhow::anyhow!("--store {e}"))
     }
 
     /// The source `--db` and the environment name (no `--store`).

@@ -73,15 +73,13 @@ struct SlimAnnotations {
     default_class: Option<String>,
 }
 
-/// The annotation that names an Ingress's class the way before `ingressClassName`.
-pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 /// The annotation that makes an IngressClass the one a classless Ingress gets.
 pub const DEFAULT_CLASS_ANNOTATION: &str = "ingressclass.kubernetes.io/is-default-class";
 
 impl SlimAnnotations {
     fn into_map(self) -> Option<BTreeMap<String, String>> {
         let map: BTreeMap<String, String> = [
-            (INGRESS_CLASS_ANNOTATION, self.ingress_class),
+            (super::refs::INGRESS_CLASS_ANNOTATION, self.ingress_class),
             (DEFAULT_CLASS_ANNOTATION, self.default_class),
         ]
         .into_iter()
@@ -94,7 +92,7 @@ impl SlimAnnotations {
 /// Only the annotations [`SlimAnnotations`] keeps, from a whole map.
 fn kept_annotations(all: Option<BTreeMap<String, String>>) -> Option<BTreeMap<String, String>> {
     let mut all = all?;
-    all.retain(|k, _| k == INGRESS_CLASS_ANNOTATION || k == DEFAULT_CLASS_ANNOTATION);
+    all.retain(|k, _| k == super::refs::INGRESS_CLASS_ANNOTATION || k == DEFAULT_CLASS_ANNOTATION);
     (!all.is_empty()).then_some(all)
 }
 

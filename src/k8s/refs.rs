@@ -14,6 +14,9 @@ use serde_json::value::RawValue;
 
 use crate::model::Requirement;
 
+/// The annotation that names an Ingress's class the way before `ingressClassName`.
+pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+
 /// The relationship fields of one object's state.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Fields {
@@ -481,8 +484,7 @@ fn ingress(spec: Option<&RawValue>, annotations: Option<&BTreeMap<String, String
     // NB: cluster-scoped: `checks::relations` looks it up outside the namespace.
     if !s.ingress_class_name.is_empty() {
         refs.push(format!("IngressClass/{}", s.ingress_class_name));
-    } else if !annotations.is_some_and(|a| a.contains_key(super::object::INGRESS_CLASS_ANNOTATION))
-    {
+    } else if !annotations.is_some_and(|a| a.contains_key(INGRESS_CLASS_ANNOTATION)) {
         // No class, by field or by the older annotation: only the
         // cluster's default IngressClass (if one is marked) serves it.
         refs.push(crate::model::DEFAULT_INGRESS_CLASS_REF.to_string());
@@ -816,11 +818,8 @@ mod tests {
             read("networking.k8s.io", "Ingress", Some(&spec), false, None).refs,
             [crate::model::DEFAULT_INGRESS_CLASS_REF, "Service/web"]
         );
-        let legacy: BTreeMap<String, String> = [(
-            crate::k8s::object::INGRESS_CLASS_ANNOTATION.to_string(),
-            "nginx".to_string(),
-        )]
-        .into();
+        let legacy: BTreeMap<String, String> =
+            [(INGRESS_CLASS_ANNOTATION.to_string(), "nginx".to_string())].into();
         assert_eq!(
             read(
                 "networking.k8s.io",

@@ -15,7 +15,6 @@ use super::tables::{TABLES, Table, Ty};
 use super::url::ClickHouseUrl;
 use crate::store::{Mode, Recording};
 
-const SQL_STAGE: &str = include_str!("../../queries/clickhouse/stage.sql");
 const SQL_LOAD: &str = include_str!("../../queries/clickhouse/load.sql");
 const SQL_LOAD_EVENTS: &str = include_str!("../../queries/clickhouse/load_events.sql");
 const SQL_STRUCTURE: &str = include_str!("../../queries/clickhouse/timeline/structure.sql");
@@ -150,7 +149,11 @@ impl Puller {
         conn.pragma_update(None, "journal_mode", "MEMORY")?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         register_functions(conn)?;
-        conn.execute_batch(SQL_STAGE)?;
+        // A table per ClickHouse table, in the temporary schema; load.sql turns
+        // them into the recording's own tables.
+        for t in TABLES.iter().chain([&EVENT_OBJECTS]) {
+            conn.execute(t.stage_table, [])?;
+        }
         Ok(Puller {
             runtime,
             ch,
@@ -289,22 +292,17 @@ impl Puller {
 }
 
 /// The rows structure.sql reads of the objects the slice's Events name.
-const EVENT_OBJECTS: Table = Table {
-    name: "event_objects",
-    code: 0,
-    select: "",
-    insert: "",
-    read: "",
-    stage: include_str!("../../queries/clickhouse/stage/event_objects.sql"),
-    columns: &[
-        ("cluster", Ty::Str),
-        ("kind", Ty::Str),
-        ("namespace", Ty::Str),
-        ("name", Ty::Str),
-        ("uid", Ty::Str),
-        ("api_version", Ty::Str),
-    ],
-};
+const EVENT_OBJECTS: Table = super::tables::shipped!(
+    staged "event_objects",
+    [
+        "cluster": Str,
+        "kind": Str,
+        "namespace": Str,
+        "name": Str,
+        "uid": Str,
+        "api_version": Str,
+    ]
+);
 
 /// The functions load.sql calls.
 fn register_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {

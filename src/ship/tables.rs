@@ -1,8 +1,10 @@
 //! The tables a recording ships: for each, its outbox code, the SQLite
 //! statement that reads its rows by key (`queries/ship/`), and its columns as
 //! ClickHouse declares them (`queries/clickhouse/schema.sql`), in the order
-//! both use. One list, so the sender, the reader and the schema cannot drift
-//! (a unit test compares the list with the DDL).
+//! all use. One definition, from which the statements that only list columns
+//! are made ([`shipped!`]), so the sender, the reader, the puller and the
+//! schema cannot drift (unit tests compare the list with the DDL and with
+//! every hand-written statement).
 
 /// A column's type, as RowBinary writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,291 +55,326 @@ pub struct Table {
     pub name: &'static str,
     /// Its code in the outbox (`outbox.tbl`, set by the triggers of migration 8).
     pub code: i64,
-    /// The SQLite statement: this table's rows for the keys in `temp.ship_keys`.
+    /// The SQLite statement: this table's rows for the keys in `temp.ship_keys`
+    /// (`queries/ship/`, hand-written: it joins the recording's tables).
     pub select: &'static str,
-    /// The ClickHouse statement that inserts its rows (`queries/clickhouse/insert/`).
+    /// The ClickHouse statement that inserts its rows (made from `columns`).
     pub insert: &'static str,
-    /// The ClickHouse statement that reads a set of clusters' rows back (`queries/clickhouse/read/`).
+    /// The ClickHouse statement that reads a set of clusters' rows back: made from
+    /// `columns`, or hand-written in `queries/clickhouse/read/` when it must be.
     pub read: &'static str,
-    /// The SQLite statement that stages a row read back (`queries/clickhouse/stage/`).
+    /// The SQLite statement that stages a row read back (made from `columns`).
     pub stage: &'static str,
+    /// The SQLite statement that creates the table `stage` writes to (made from `columns`).
+    pub stage_table: &'static str,
     /// The columns, in the statements' order; the first is always `cluster`.
     pub columns: &'static [(&'static str, Ty)],
 }
 
-/// The statements of the table named `$name`, each from its folder.
-macro_rules! statements {
-    ($name:literal) => {
-        (
-            include_str!(concat!("../../queries/ship/", $name, ".sql")),
-            include_str!(concat!("../../queries/clickhouse/insert/", $name, ".sql")),
-            include_str!(concat!("../../queries/clickhouse/read/", $name, ".sql")),
-            include_str!(concat!("../../queries/clickhouse/stage/", $name, ".sql")),
-        )
+/// A shipped table from its one definition: name, outbox code, how it is read
+/// back, and its columns. The statements that only list the columns (the
+/// ClickHouse INSERT and read, the staging table and its INSERT) are made here,
+/// when building, so a column is named once in Rust and once in each
+/// hand-written statement (the SQLite select, `schema.sql`, `load.sql`), and
+/// tests check those against this list.
+///
+/// `read` is `cluster` (every row of the chosen clusters), `namespace "col"`
+/// (and, unless every namespace is asked for, of the chosen namespaces, by the
+/// column `col`), `... ordered` (in the order of the recording's ids, which
+/// `load.sql` keeps), or `file` (`queries/clickhouse/read/<name>.sql`).
+macro_rules! shipped {
+    ($name:literal, $code:literal, read $read:ident $($ns:literal)? $($ordered:ident)?,
+     [$first:literal: $fty:ident $(, $col:literal: $ty:ident)* $(,)?]) => {
+        $crate::ship::tables::Table {
+            name: $name,
+            code: $code,
+            select: include_str!(concat!("../../queries/ship/", $name, ".sql")),
+            insert: concat!("INSERT INTO ", $name, " (", $first $(, ", ", $col)*, ") FORMAT RowBinary"),
+            read: $crate::ship::tables::shipped!(@read $name [$first $(, $col)*] $read $($ns)? $($ordered)?),
+            stage: $crate::ship::tables::shipped!(@stage $name [$first $(, $col)*]),
+            stage_table: $crate::ship::tables::shipped!(@stage_table $name [$first $(, $col)*]),
+            columns: &[($first, $crate::ship::tables::Ty::$fty) $(, ($col, $crate::ship::tables::Ty::$ty))*],
+        }
     };
+    // A table only staged, never shipped (what a pull adds to the shipped ones).
+    (staged $name:literal, [$first:literal: $fty:ident $(, $col:literal: $ty:ident)* $(,)?]) => {
+        $crate::ship::tables::Table {
+            name: $name,
+            code: 0,
+            select: "",
+            insert: "",
+            read: "",
+            stage: $crate::ship::tables::shipped!(@stage $name [$first $(, $col)*]),
+            stage_table: $crate::ship::tables::shipped!(@stage_table $name [$first $(, $col)*]),
+            columns: &[($first, $crate::ship::tables::Ty::$fty) $(, ($col, $crate::ship::tables::Ty::$ty))*],
+        }
+    };
+    (@read $name:literal [$first:literal $(, $col:literal)*] cluster) => {
+        concat!("SELECT ", $first $(, ", ", $col)*, "\nFROM ", $name, " FINAL\nWHERE has(?, cluster)")
+    };
+    (@read $name:literal [$first:literal $(, $col:literal)*] namespace $ns:literal) => {
+        concat!("SELECT ", $first $(, ", ", $col)*, "\nFROM ", $name,
+                " FINAL\nWHERE has(?, cluster) AND (? OR has(?, ", $ns, "))")
+    };
+    (@read $name:literal [$first:literal $(, $col:literal)*] namespace $ns:literal ordered) => {
+        concat!($crate::ship::tables::shipped!(@read $name [$first $(, $col)*] namespace $ns), "\nORDER BY cluster, id")
+    };
+    (@read $name:literal [$($col:literal),*] file) => {
+        include_str!(concat!("../../queries/clickhouse/read/", $name, ".sql"))
+    };
+    (@stage $name:literal [$first:literal $(, $col:literal)*]) => {
+        concat!("INSERT INTO temp.st_", $name, " (", $first $(, ", ", $col)*,
+                ")\nVALUES (?" $(, $crate::ship::tables::shipped!(@placeholder $col))*, ")")
+    };
+    (@stage_table $name:literal [$first:literal $(, $col:literal)*]) => {
+        concat!("CREATE TEMP TABLE st_", $name, " (", $first $(, ", ", $col)*, ")")
+    };
+    (@placeholder $col:literal) => { ", ?" };
 }
-
-const fn table(
-    name: &'static str,
-    code: i64,
-    sql: (&'static str, &'static str, &'static str, &'static str),
-    columns: &'static [(&'static str, Ty)],
-) -> Table {
-    Table {
-        name,
-        code,
-        select: sql.0,
-        insert: sql.1,
-        read: sql.2,
-        stage: sql.3,
-        columns,
-    }
-}
-
-use Ty::*;
+pub(crate) use shipped;
 
 /// Every shipped table, parents before children (a reader that joins sees
 /// the parent first when both are in one batch).
 pub const TABLES: &[Table] = &[
-    table(
+    shipped!(
         "clusters",
         9,
-        statements!("clusters"),
-        &[
-            ("cluster", Str),
-            ("label", Str),
-            ("server", Str),
-            ("added", Time),
-            ("ver", Ver),
-        ],
+        read cluster,
+        [
+            "cluster": Str,
+            "label": Str,
+            "server": Str,
+            "added": Time,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "resource_types",
         10,
-        statements!("resource_types"),
-        &[
-            ("cluster", Str),
-            ("api_version", Str),
-            ("plural", Str),
-            ("kind", Str),
-            ("singular", Str),
-            ("short_names", Str),
-            ("namespaced", Flag),
-            ("ver", Ver),
-        ],
+        read cluster,
+        [
+            "cluster": Str,
+            "api_version": Str,
+            "plural": Str,
+            "kind": Str,
+            "singular": Str,
+            "short_names": Str,
+            "namespaced": Flag,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "sessions",
         8,
-        statements!("sessions"),
-        &[
-            ("cluster", Str),
-            ("host", Str),
-            ("pid", Int),
-            ("version", Str),
-            ("started", Time),
-            ("heartbeat", Time),
-            ("stopped", NTime),
-            ("mode", Str),
-            ("ver", Ver),
-        ],
+        read cluster,
+        [
+            "cluster": Str,
+            "host": Str,
+            "pid": Int,
+            "version": Str,
+            "started": Time,
+            "heartbeat": Time,
+            "stopped": NTime,
+            "mode": Str,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "watched",
         14,
-        statements!("watched"),
-        &[
-            ("cluster", Str),
-            ("resource", Str),
-            ("updated", Time),
-            ("ver", Ver),
-        ],
+        read cluster,
+        [
+            "cluster": Str,
+            "resource": Str,
+            "updated": Time,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "objects",
         3,
-        statements!("objects"),
-        &[
-            ("cluster", Str),
-            ("kind", Str),
-            ("namespace", Str),
-            ("name", Str),
-            ("uid", Str),
-            ("api_version", Str),
-            ("created", NTime),
-            ("first_seen", NTime),
-            ("deleted", NTime),
-            ("deleted_after", NTime),
-            ("id", Int),
-            ("ver", Ver),
-        ],
+        read namespace "namespace" ordered,
+        [
+            "cluster": Str,
+            "kind": Str,
+            "namespace": Str,
+            "name": Str,
+            "uid": Str,
+            "api_version": Str,
+            "created": NTime,
+            "first_seen": NTime,
+            "deleted": NTime,
+            "deleted_after": NTime,
+            "id": Int,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "relations",
         6,
-        statements!("relations"),
-        &[
-            ("cluster", Str),
-            ("kind", Str),
-            ("namespace", Str),
-            ("name", Str),
-            ("uid", Str),
-            ("rel", Str),
-            ("parent_kind", Str),
-            ("parent_namespace", Str),
-            ("parent_name", Str),
-            ("parent_uid", Str),
-            ("since", Time),
-            ("ver", Ver),
-        ],
+        read namespace "namespace",
+        [
+            "cluster": Str,
+            "kind": Str,
+            "namespace": Str,
+            "name": Str,
+            "uid": Str,
+            "rel": Str,
+            "parent_kind": Str,
+            "parent_namespace": Str,
+            "parent_name": Str,
+            "parent_uid": Str,
+            "since": Time,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "versions",
         4,
-        statements!("versions"),
-        &[
-            ("cluster", Str),
-            ("kind", Str),
-            ("namespace", Str),
-            ("name", Str),
-            ("uid", Str),
-            ("id", Int),
-            ("at", Time),
-            ("state", Str),
-            ("writers", Str),
-            ("seen", Time),
-            ("generation", Int),
-            ("observed_generation", NInt),
-            ("diff", NStr),
-            ("resource_version", NStr),
-            ("ver", Ver),
-        ],
+        read file,
+        [
+            "cluster": Str,
+            "kind": Str,
+            "namespace": Str,
+            "name": Str,
+            "uid": Str,
+            "id": Int,
+            "at": Time,
+            "state": Str,
+            "writers": Str,
+            "seen": Time,
+            "generation": Int,
+            "observed_generation": NInt,
+            "diff": NStr,
+            "resource_version": NStr,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "update_counts",
         5,
-        statements!("update_counts"),
-        &[
-            ("cluster", Str),
-            ("kind", Str),
-            ("namespace", Str),
-            ("name", Str),
-            ("uid", Str),
-            ("minute", Int),
-            ("manager", Str),
-            ("field", NStr),
-            ("updates", Int),
-            ("versions", Int),
-            ("generation", Int),
-            ("ver", Ver),
-        ],
+        read namespace "namespace",
+        [
+            "cluster": Str,
+            "kind": Str,
+            "namespace": Str,
+            "name": Str,
+            "uid": Str,
+            "minute": Int,
+            "manager": Str,
+            "field": NStr,
+            "updates": Int,
+            "versions": Int,
+            "generation": Int,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "events",
         2,
-        statements!("events"),
-        &[
-            ("cluster", Str),
-            ("uid", Str),
-            ("namespace", Str),
-            ("name", Str),
-            ("object_kind", Str),
-            ("object_namespace", Str),
-            ("object_name", Str),
-            ("object_uid", Str),
-            ("object_api_version", Str),
-            ("field_path", Str),
-            ("reason", Str),
-            ("type", Str),
-            ("action", Str),
-            ("controller", Str),
-            ("instance", Str),
-            ("host", Str),
-            ("related_kind", NStr),
-            ("related_namespace", NStr),
-            ("related_name", NStr),
-            ("related_uid", NStr),
-            ("deleted", NTime),
-            ("id", Int),
-            ("ver", Ver),
-        ],
+        read namespace "namespace" ordered,
+        [
+            "cluster": Str,
+            "uid": Str,
+            "namespace": Str,
+            "name": Str,
+            "object_kind": Str,
+            "object_namespace": Str,
+            "object_name": Str,
+            "object_uid": Str,
+            "object_api_version": Str,
+            "field_path": Str,
+            "reason": Str,
+            "type": Str,
+            "action": Str,
+            "controller": Str,
+            "instance": Str,
+            "host": Str,
+            "related_kind": NStr,
+            "related_namespace": NStr,
+            "related_name": NStr,
+            "related_uid": NStr,
+            "deleted": NTime,
+            "id": Int,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "occurrences",
         1,
-        statements!("occurrences"),
-        &[
-            ("cluster", Str),
-            ("event_uid", Str),
-            ("event_namespace", Str),
-            ("event_name", Str),
-            ("count", Int),
-            ("n", Int),
-            ("first", Time),
-            ("last", Time),
-            ("message", Str),
-            ("ver", Ver),
-        ],
+        read namespace "event_namespace",
+        [
+            "cluster": Str,
+            "event_uid": Str,
+            "event_namespace": Str,
+            "event_name": Str,
+            "count": Int,
+            "n": Int,
+            "first": Time,
+            "last": Time,
+            "message": Str,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "gaps",
         7,
-        statements!("gaps"),
-        &[
-            ("cluster", Str),
-            ("resource", Str),
-            ("start", Time),
-            ("finish", Time),
-            ("reason", Str),
-            ("detail", Str),
-            ("ver", Ver),
-        ],
+        read cluster,
+        [
+            "cluster": Str,
+            "resource": Str,
+            "start": Time,
+            "finish": Time,
+            "reason": Str,
+            "detail": Str,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "type_changes",
         11,
-        statements!("type_changes"),
-        &[
-            ("cluster", Str),
-            ("at", Time),
-            ("resource", Str),
-            ("api_version", Str),
-            ("kind", Str),
-            ("change", Str),
-            ("ver", Ver),
-        ],
+        read cluster,
+        [
+            "cluster": Str,
+            "at": Time,
+            "resource": Str,
+            "api_version": Str,
+            "kind": Str,
+            "change": Str,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "refusals",
         12,
-        statements!("refusals"),
-        &[
-            ("cluster", Str),
-            ("at", Time),
-            ("verb", Str),
-            ("user", Str),
-            ("api_group", Str),
-            ("resource", Str),
-            ("subresource", Str),
-            ("namespace", Str),
-            ("name", Str),
-            ("code", Int),
-            ("reason", Str),
-            ("message", Str),
-            ("ver", Ver),
-        ],
+        read namespace "namespace",
+        [
+            "cluster": Str,
+            "at": Time,
+            "verb": Str,
+            "user": Str,
+            "api_group": Str,
+            "resource": Str,
+            "subresource": Str,
+            "namespace": Str,
+            "name": Str,
+            "code": Int,
+            "reason": Str,
+            "message": Str,
+            "ver": Ver,
+        ]
     ),
-    table(
+    shipped!(
         "import_spans",
         13,
-        statements!("import_spans"),
-        &[
-            ("cluster", Str),
-            ("source", Str),
-            ("start", Time),
-            ("finish", Time),
-            ("ver", Ver),
-        ],
+        read cluster,
+        [
+            "cluster": Str,
+            "source": Str,
+            "start": Time,
+            "finish": Time,
+            "ver": Ver,
+        ]
     ),
 ];
 
@@ -362,6 +399,7 @@ pub fn by_code(code: i64) -> Option<&'static Table> {
 
 #[cfg(test)]
 mod tests {
+    use super::Ty::*;
     use super::*;
 
     /// The DDL's columns, per table, in order, with their types.
@@ -454,5 +492,33 @@ mod statement_tests {
             );
             assert_eq!(t.stage.matches('?').count(), names.len(), "{}", t.name);
         }
+    }
+
+    #[test]
+    fn the_made_staging_statements_run_on_sqlite() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for t in TABLES {
+            conn.execute(t.stage_table, []).unwrap();
+            let st = conn.prepare(t.stage).unwrap();
+            assert_eq!(st.parameter_count(), t.columns.len(), "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn a_made_read_filters_by_cluster_and_namespace_in_the_recordings_order() {
+        let objects = TABLES.iter().find(|t| t.name == "objects").unwrap();
+        assert_eq!(
+            objects.read,
+            "SELECT cluster, kind, namespace, name, uid, api_version, created, first_seen, deleted, \
+             deleted_after, id, ver\nFROM objects FINAL\nWHERE has(?, cluster) AND (? OR has(?, \
+             namespace))\nORDER BY cluster, id"
+        );
+        let occurrences = TABLES.iter().find(|t| t.name == "occurrences").unwrap();
+        assert!(occurrences.read.ends_with("(? OR has(?, event_namespace))"));
+        let gaps = TABLES.iter().find(|t| t.name == "gaps").unwrap();
+        assert!(
+            gaps.read
+                .ends_with("FROM gaps FINAL\nWHERE has(?, cluster)")
+        );
     }
 }

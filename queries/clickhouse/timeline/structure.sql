@@ -1,7 +1,7 @@
 -- `timeline --store`, first read: every table of the slice except the Events
 -- and their occurrences, in one request (src/ship/pull.rs). Each row is its
 -- table's name, an order key and the row itself as RowBinary in the columns
--- of queries/clickhouse/read/<table>.sql; `event_objects` are the objects the
+-- of its table (src/ship/tables.rs); `event_objects` are the objects the
 -- slice's Events name (load.sql adds those without a row of their own).
 -- Binds: the clusters, whether every namespace, the namespaces.
 WITH ? AS clusters_, ? AS every_, ? AS namespaces_

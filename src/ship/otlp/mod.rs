@@ -89,6 +89,7 @@ const fn otlp_table(
         insert: "",
         read: "",
         stage: "",
+        stage_table: "",
         columns,
     }
 }

@@ -1,1 +1,0 @@
-INSERT INTO clusters (cluster, label, server, added, ver) FORMAT RowBinary

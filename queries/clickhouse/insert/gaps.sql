@@ -1,1 +1,0 @@
-INSERT INTO gaps (cluster, resource, start, finish, reason, detail, ver) FORMAT RowBinary

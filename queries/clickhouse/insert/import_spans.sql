@@ -1,1 +1,0 @@
-INSERT INTO import_spans (cluster, source, start, finish, ver) FORMAT RowBinary

@@ -1,1 +1,0 @@
-INSERT INTO objects (cluster, kind, namespace, name, uid, api_version, created, first_seen, deleted, deleted_after, id, ver) FORMAT RowBinary

@@ -1,1 +1,0 @@
-INSERT INTO occurrences (cluster, event_uid, event_namespace, event_name, count, n, first, last, message, ver) FORMAT RowBinary

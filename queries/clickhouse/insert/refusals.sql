@@ -1,1 +1,0 @@
-INSERT INTO refusals (cluster, at, verb, user, api_group, resource, subresource, namespace, name, code, reason, message, ver) FORMAT RowBinary

@@ -1,1 +1,0 @@
-INSERT INTO relations (cluster, kind, namespace, name, uid, rel, parent_kind, parent_namespace, parent_name, parent_uid, since, ver) FORMAT RowBinary

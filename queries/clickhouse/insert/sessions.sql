@@ -1,1 +1,0 @@
-INSERT INTO sessions (cluster, host, pid, version, started, heartbeat, stopped, mode, ver) FORMAT RowBinary

@@ -1,1 +1,0 @@
-INSERT INTO versions (cluster, kind, namespace, name, uid, id, at, state, writers, seen, generation, observed_generation, diff, resource_version, ver) FORMAT RowBinary

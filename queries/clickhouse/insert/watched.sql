@@ -1,1 +1,0 @@
-INSERT INTO watched (cluster, resource, updated, ver) FORMAT RowBinary

@@ -1,3 +1,0 @@
-SELECT cluster, label, server, added, ver
-FROM clusters FINAL
-WHERE has(?, cluster)

@@ -1,3 +1,0 @@
-SELECT cluster, resource, start, finish, reason, detail, ver
-FROM gaps FINAL
-WHERE has(?, cluster)

@@ -1,3 +1,0 @@
-SELECT cluster, host, pid, version, started, heartbeat, stopped, mode, ver
-FROM sessions FINAL
-WHERE has(?, cluster)

@@ -1,3 +1,0 @@
-SELECT cluster, resource, updated, ver
-FROM watched FINAL
-WHERE has(?, cluster)

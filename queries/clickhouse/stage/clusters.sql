@@ -1,2 +1,0 @@
-INSERT INTO temp.st_clusters (cluster, label, server, added, ver)
-VALUES (?, ?, ?, ?, ?)

@@ -1,2 +1,0 @@
-INSERT INTO temp.st_relations (cluster, kind, namespace, name, uid, rel, parent_kind, parent_namespace, parent_name, parent_uid, since, ver)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,2 +1,0 @@
-INSERT INTO temp.st_resource_types (cluster, api_version, plural, kind, singular, short_names, namespaced, ver)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)

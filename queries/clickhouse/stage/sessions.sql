@@ -1,2 +1,0 @@
-INSERT INTO temp.st_sessions (cluster, host, pid, version, started, heartbeat, stopped, mode, ver)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,2 +1,0 @@
-INSERT INTO temp.st_watched (cluster, resource, updated, ver)
-VALUES (?, ?, ?, ?)
