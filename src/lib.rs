@@ -258,7 +258,7 @@ mod size_tests {
 
     /// `src` with comments removed and each string or char literal replaced
     /// by an empty one, newlines kept (so line numbers still hold).
-    fn code_only(src: &str) -> String {
+    pub(super) fn code_only(src: &str) -> String {
         let b = src.as_bytes();
         let mut out = String::with_capacity(src.len());
         let mut i = 0;
@@ -404,6 +404,174 @@ mod size_tests {
             [("a".to_string(), 1, 6), ("c".to_string(), 8, 1)],
             "{}",
             code_only(src)
+        );
+    }
+}
+
+/// Issue 43: no cycles, between files too. Two files of one module that use
+/// each other (through any chain) are one tangle: neither can change or be
+/// read alone. A module using its own submodules (`mod` and `pub use` in a
+/// `mod.rs`) is not an arrow here: it is how Rust declares them.
+#[cfg(test)]
+mod cycle_tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+
+    /// `k8s/object.rs` -> `["k8s", "object"]`; `ship/otlp/mod.rs` -> `["ship", "otlp"]`.
+    fn module_of(rel: &Path) -> Vec<String> {
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let last = parts.pop().unwrap_or_default();
+        let stem = last.trim_end_matches(".rs");
+        if !matches!(stem, "mod" | "lib" | "main") {
+            parts.push(stem.to_string());
+        }
+        parts
+    }
+
+    /// Every path in `code` that starts at `crate`, `super` or `self`, as
+    /// segments from the crate's root (a `{a, b::c}` group gives one path each).
+    fn paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+        let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut found = Vec::new();
+        let b = code.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let starts = ["crate::", "super::", "self::"]
+                .iter()
+                .find(|p| code[i..].starts_with(**p))
+                .filter(|_| i == 0 || !ident(b[i - 1] as char));
+            let Some(_) = starts else {
+                i += 1;
+                continue;
+            };
+            // The base module, then segments while `::` follows.
+            let mut base: Vec<String> = Vec::new();
+            let mut j = i;
+            let mut first = true;
+            loop {
+                let word: String = code[j..].chars().take_while(|c| ident(*c)).collect();
+                j += word.len();
+                match (first, word.as_str()) {
+                    (true, "crate") => {}
+                    // NB: `self` in a file that is a module's own file (not
+                    // mod.rs) is that module; `super` is its parent.
+                    (true, "self") => base = module.to_vec(),
+                    (true, "super") => {
+                        base = module.to_vec();
+                        base.pop();
+                    }
+                    (false, "super") => {
+                        base.pop();
+                    }
+                    _ => base.push(word),
+                }
+                first = false;
+                if !code[j..].starts_with("::") {
+                    break;
+                }
+                j += 2;
+                if code[j..].starts_with('{') {
+                    let inner = code[j + 1..].split('}').next().unwrap_or("");
+                    for item in inner.split(',') {
+                        let mut p = base.clone();
+                        p.extend(
+                            item.trim()
+                                .split("::")
+                                .map(|s| s.split_whitespace().next().unwrap_or("").to_string())
+                                .filter(|s| !s.is_empty() && s != "self" && s != "*"),
+                        );
+                        found.push(p);
+                    }
+                    base.clear();
+                    break;
+                }
+            }
+            if !base.is_empty() {
+                found.push(base);
+            }
+            i = j.max(i + 1);
+        }
+        found
+    }
+
+    #[test]
+    fn no_two_files_use_each_other() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        super::floors_tests::sources(&root, &mut files);
+        let modules: BTreeMap<Vec<String>, String> = files
+            .iter()
+            .map(|f| {
+                let rel = f.strip_prefix(&root).unwrap();
+                (module_of(rel), rel.display().to_string())
+            })
+            .collect();
+        let mut arrows: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for file in &files {
+            let rel = file.strip_prefix(&root).unwrap();
+            let module = module_of(rel);
+            let text = std::fs::read_to_string(file).unwrap();
+            let code = super::size_tests::code_only(&text);
+            let code = code.split("#[cfg(test)]").next().unwrap_or("");
+            for path in paths(code, &module) {
+                // The longest prefix that is a file of ours.
+                let target = (0..=path.len())
+                    .rev()
+                    .find_map(|n| modules.get(&path[..n]).map(|f| (n, f)));
+                let Some((n, target)) = target else { continue };
+                // A module using itself, one of its own submodules, or the
+                // crate's root (which the floors test refuses) is no arrow.
+                if n == 0 || path[..n].starts_with(&module) {
+                    continue;
+                }
+                arrows
+                    .entry(rel.display().to_string())
+                    .or_default()
+                    .insert(target.clone());
+            }
+        }
+        // A file reaches itself through its arrows: a cycle.
+        let mut tangles = BTreeSet::new();
+        for start in arrows.keys() {
+            let mut seen = BTreeSet::new();
+            let mut todo: Vec<&String> = arrows[start].iter().collect();
+            while let Some(f) = todo.pop() {
+                if f == start {
+                    tangles.insert(start.clone());
+                    break;
+                }
+                if seen.insert(f) {
+                    todo.extend(arrows.get(f).into_iter().flatten());
+                }
+            }
+        }
+        let named: Vec<String> = tangles
+            .iter()
+            .map(|f| format!("{f} -> {:?}", arrows[f]))
+            .collect();
+        assert!(
+            named.is_empty(),
+            "files in a cycle (each with what it uses):\n{}",
+            named.join("\n")
+        );
+        assert!(arrows.len() > 80, "{} files with arrows", arrows.len());
+    }
+
+    #[test]
+    fn paths_resolve_from_the_file_they_are_in() {
+        let here = ["k8s".to_string(), "object".to_string()];
+        let code = "use super::refs::{read, webhooks};\nlet x = crate::model::Gap::new();\nuse self::inner::X;";
+        assert_eq!(
+            paths(code, &here),
+            [
+                vec!["k8s", "refs", "read"],
+                vec!["k8s", "refs", "webhooks"],
+                vec!["model", "Gap", "new"],
+                vec!["k8s", "object", "inner", "X"],
+            ]
         );
     }
 }
