@@ -49,6 +49,7 @@ fn observation(i: u64, at: i64, spec_fight: bool) -> Change {
         at,
         blind_since: None,
         writer: None,
+        provenance: kubectl_diag::model::Provenance::Recorded,
         observation: Box::new(ObjectObservation {
             object: ObjectRef {
                 api_version: "apps/v1".into(),

@@ -75,6 +75,10 @@ pub struct Item {
     pub writers: Vec<String>,
     #[serde(flatten)]
     pub what: What,
+    /// Where it comes from; said only when the recorder did not see it
+    /// (an audit log's), or saw it and an audit log named who.
+    #[serde(skip_serializing_if = "crate::model::Provenance::goes_without_saying")]
+    pub provenance: crate::model::Provenance,
 }
 
 /// One printed line: a change, or several alike folded into one.
@@ -216,6 +220,9 @@ pub fn join_touches(items: Vec<Item>) -> Vec<Item> {
         .map(|(j, mut i)| {
             if let Some(w) = named.remove(&j) {
                 i.writers = w;
+                if i.provenance == crate::model::Provenance::Recorded {
+                    i.provenance = crate::model::Provenance::RecordedWriterFromAudit;
+                }
             }
             i
         })
@@ -417,6 +424,7 @@ mod tests {
             }),
             writers: vec!["kube-controller-manager".into()],
             what,
+            provenance: crate::model::Provenance::Recorded,
         }
     }
 
@@ -446,6 +454,7 @@ mod tests {
             },
         );
         t.writers = vec![who.into()];
+        t.provenance = crate::model::Provenance::AuditLog;
         t
     }
 

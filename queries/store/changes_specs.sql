@@ -2,7 +2,7 @@
 -- optionally of one namespace (cluster-scoped objects are left out then),
 -- oldest first, each with its object's newest owner edge.
 SELECT v.at AS at, k.s AS kind, ns.s AS namespace, n.s AS name, w.s AS writers,
-       d.s AS diff, v.generation AS generation,
+       d.s AS diff, v.generation AS generation, v.seen AS seen,
        (SELECT pk.s || '/' || pn.s FROM relations r
         JOIN strings pk ON pk.id = r.parent_kind JOIN strings pn ON pn.id = r.parent_name
         WHERE r.child_id = o.id AND r.rel = 'owner' ORDER BY r.since DESC LIMIT 1) AS owner

@@ -272,6 +272,7 @@ impl Snapshot {
                 writers: node.writers.clone(),
                 listed: true,
                 diff: Vec::new(),
+                provenance: Default::default(),
             };
             origins.extend(scheduling_causes::origins(&node.object.name, &[current]));
         }

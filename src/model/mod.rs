@@ -5,12 +5,14 @@ pub mod certainty;
 pub mod cluster;
 pub mod event;
 pub mod gap;
+pub mod provenance;
 pub mod relation;
 
 pub use certainty::Certainty;
 pub use cluster::Which;
 pub use event::{EventSummary, Occurrence};
 pub use gap::{Gap, GapReason};
+pub use provenance::Provenance;
 pub use relation::Relation;
 
 /// A reference to an API object, as an Event's `involvedObject`/`regarding` or `related` gives it.
@@ -844,6 +846,8 @@ pub struct ObjectChange {
     /// manager; empty: a write no one is named for). None: the recorder works
     /// it out of the observation's managedFields.
     pub writer: Option<String>,
+    /// Where it comes from: the recorder's watch, or an imported audit log.
+    pub provenance: Provenance,
 }
 
 /// A finished list of one resource type (one namespace, or all): every uid it
@@ -995,6 +999,8 @@ pub struct Version {
     pub listed: bool,
     /// What changed in the spec since the previous version, when it was diffed.
     pub diff: Vec<crate::specdiff::FieldChange>,
+    /// Where it comes from (recorded, imported, reconstructed).
+    pub provenance: Provenance,
 }
 
 /// Updates of one object in one minute by one writer.

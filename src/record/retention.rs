@@ -305,6 +305,7 @@ mod tests {
             at,
             blind_since: None,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),

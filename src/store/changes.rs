@@ -90,6 +90,7 @@ impl Recording {
                         diff: crate::specdiff::decode(&r.get::<_, String>("diff")?),
                         generation: r.get("generation")?,
                     },
+                    provenance: self.provenance(r.get("seen")?),
                 })
             })
             .map_err(self.q("changes"))?;
@@ -122,6 +123,8 @@ impl Recording {
                     owner: owner(r.get("owner")?),
                     writers: Vec::new(),
                     what: What::Created,
+                    provenance: self
+                        .provenance(r.get::<_, Option<i64>>("first_stored_seen")?.unwrap_or(0)),
                 };
                 let created: Option<i64> = r.get("created")?;
                 let deleted: Option<i64> = r.get("deleted")?;
@@ -158,6 +161,8 @@ impl Recording {
                     out.push(Item {
                         at: d,
                         what: What::Deleted { after },
+                        provenance: self
+                            .provenance(r.get::<_, Option<i64>>("last_stored_seen")?.unwrap_or(0)),
                         ..base
                     });
                 }
@@ -197,6 +202,7 @@ impl Recording {
                         } else {
                             What::TypeAppeared
                         },
+                        provenance: crate::model::Provenance::Recorded,
                     })
                 },
             )
@@ -232,6 +238,9 @@ impl Recording {
                         && (i.at - t.at).abs() <= 1_000
                 }) {
                     i.writers = vec![t.user.clone()];
+                    if i.provenance == crate::model::Provenance::Recorded {
+                        i.provenance = crate::model::Provenance::RecordedWriterFromAudit;
+                    }
                     continue;
                 }
             }
@@ -249,6 +258,7 @@ impl Recording {
                     code: t.code,
                     sentence: t.sentence(),
                 },
+                provenance: crate::model::Provenance::AuditLog,
             });
         }
         Ok(())

@@ -4,6 +4,7 @@
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::{Recording, StoreError, fnv1a};
+use crate::model::provenance::StoredSeen;
 use crate::model::{ObjectRef, ObjectState, RecordedObject, UpdateCount, Version};
 
 const SQL_STATES_AT: &str = include_str!("../../queries/store/history_states_at.sql");
@@ -62,7 +63,11 @@ fn json_ids(ids: &[i64]) -> String {
 
 /// A version, from the columns at, state, writers, seen, generation,
 /// observed_generation and diff.
-fn version(row: &Row<'_>) -> rusqlite::Result<Version> {
+fn version(row: &Row<'_>, provenance_unkept: bool) -> rusqlite::Result<Version> {
+    let mut seen = StoredSeen::read(row.get("seen")?);
+    if provenance_unkept {
+        seen.provenance = crate::model::Provenance::Unknown;
+    }
     Ok(Version {
         at: row.get("at")?,
         state: state(
@@ -71,12 +76,23 @@ fn version(row: &Row<'_>) -> rusqlite::Result<Version> {
             row.get("observed_generation")?,
         ),
         writers: writers(&row.get::<_, String>("writers")?),
-        listed: row.get::<_, i64>("seen")? == 0,
+        listed: seen.listed(),
         diff: crate::specdiff::decode(&row.get::<_, Option<String>>("diff")?.unwrap_or_default()),
+        provenance: seen.provenance,
     })
 }
 
 impl Recording {
+    /// The provenance a stored `versions.seen` says, as this recording can
+    /// tell it (see [`Recording`]'s `provenance_unkept`).
+    pub(super) fn provenance(&self, stored_seen: i64) -> crate::model::Provenance {
+        if self.provenance_unkept {
+            crate::model::Provenance::Unknown
+        } else {
+            StoredSeen::read(stored_seen).provenance
+        }
+    }
+
     /// Every watched object that existed at `t`, with its state then.
     pub fn states_at(&self, cluster: i64, t: i64) -> Result<Vec<RecordedObject>, StoreError> {
         let mut all = Vec::new();
@@ -111,7 +127,7 @@ impl Recording {
                 // since, has had its spec since the creation: what a live
                 // reader reads from managedFields (issue 43: a Service's
                 // L001 said when its spec last changed live, not recorded).
-                if row.get::<_, i64>("seen")? == crate::model::Seen::Added.code() {
+                if StoredSeen::read(row.get("seen")?).added() {
                     o.generation_since = o.created;
                 }
                 Ok(o)
@@ -135,7 +151,9 @@ impl Recording {
             .prepare_cached(SQL_VERSIONS)
             .map_err(self.q("versions"))?;
         let rows = st
-            .query_map(named_params! {":object": id}, version)
+            .query_map(named_params! {":object": id}, |row| {
+                version(row, self.provenance_unkept)
+            })
             .map_err(self.q("versions"))?;
         rows.collect::<Result<_, _>>().map_err(self.q("versions"))
     }
@@ -258,7 +276,10 @@ impl Recording {
             .map_err(self.q("versions"))?;
         let rows = st
             .query_map(named_params! {":ids": json_ids(ids)}, |row| {
-                Ok((row.get::<_, i64>("object_id")?, version(row)?))
+                Ok((
+                    row.get::<_, i64>("object_id")?,
+                    version(row, self.provenance_unkept)?,
+                ))
             })
             .map_err(self.q("versions"))?;
         let mut out: std::collections::HashMap<i64, Vec<Version>> =

@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../queries/migrations/010_outbox_every_table.sql"),
     include_str!("../../queries/migrations/011_string_epoch.sql"),
     include_str!("../../queries/migrations/012_touches.sql"),
+    include_str!("../../queries/migrations/013_version_provenance.sql"),
 ];
 
 /// The schema version this build writes.

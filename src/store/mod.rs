@@ -175,6 +175,9 @@ impl StoreError {
 pub struct Recording {
     conn: Connection,
     path: PathBuf,
+    /// Read without migrating, from before versions kept their provenance
+    /// (migration 13), with an audit import: a version's provenance is unknown.
+    provenance_unkept: bool,
 }
 
 impl Recording {
@@ -185,9 +188,14 @@ impl Recording {
             path: path.to_path_buf(),
             source,
         })?;
+        let provenance_unkept = provenance_unkept(&conn).map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok(Recording {
             conn,
             path: path.to_path_buf(),
+            provenance_unkept,
         })
     }
 
@@ -478,6 +486,18 @@ fn inspect(path: &Path) -> Result<Found, StoreError> {
         });
     }
     Ok(Found::Recording(version))
+}
+
+const SQL_AUDIT_EVER_IMPORTED: &str = include_str!("../../queries/store/audit_ever_imported.sql");
+
+/// Whether this recording, read as it is, is one of before migration 13 that
+/// an audit log was imported into (see [`Recording`]).
+fn provenance_unkept(conn: &Connection) -> rusqlite::Result<bool> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if !(7..13).contains(&version) {
+        return Ok(false);
+    }
+    conn.query_row(SQL_AUDIT_EVER_IMPORTED, [], |r| r.get(0))
 }
 
 const SQL_SCHEMA_TABLES: &str = include_str!("../../queries/store/schema_tables.sql");

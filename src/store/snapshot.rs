@@ -441,6 +441,7 @@ mod tests {
             at: 2_000,
             blind_since: None,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),

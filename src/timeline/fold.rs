@@ -307,6 +307,7 @@ mod tests {
             fields: Vec::new(),
             certainty: None,
             rule: None,
+            provenance: Default::default(),
         }
     }
 

@@ -73,6 +73,10 @@ pub struct Entry {
     /// The rule that dates a reconstructed entry, and its source field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+    /// Where a transition's version comes from; said only when the recorder
+    /// did not see it (an audit log's, or one whose source is unknown).
+    #[serde(skip_serializing_if = "crate::model::Provenance::goes_without_saying")]
+    pub provenance: crate::model::Provenance,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -168,6 +172,7 @@ pub(crate) fn entry(
         fields: Vec::new(),
         certainty: None,
         rule: None,
+        provenance: crate::model::Provenance::Recorded,
     }
 }
 
@@ -441,6 +446,7 @@ fn lane(
             );
             e.writers = t.writers;
             e.fields = t.fields;
+            e.provenance = t.provenance;
             entries.push(e);
         }
     }

@@ -95,6 +95,7 @@ fn entry(
         message,
     );
     e.certainty = Some(certainty);
+    e.provenance = crate::model::Provenance::Reconstructed(certainty);
     e.rule = (!rule.is_empty()).then(|| rule.to_string());
     e
 }
@@ -1008,6 +1009,7 @@ pub fn mark(entries: &mut [Entry]) {
             ),
         };
         e.certainty = Some(certainty);
+        e.provenance = crate::model::Provenance::Reconstructed(certainty);
         e.rule = Some(rule.to_string());
     }
 }

@@ -871,6 +871,7 @@ mod tests {
     fn version(at: i64, state: ObjectState) -> Version {
         Version {
             diff: Vec::new(),
+            provenance: Default::default(),
             at,
             state,
             writers: Vec::new(),

@@ -3,7 +3,7 @@
 //! phase, container states and restarts, scheduling, scaling, deletion
 //! started, finalizers added and removed.
 
-use crate::model::{ContainerState, ObjectRef, ObjectState, Version};
+use crate::model::{ContainerState, ObjectRef, ObjectState, Provenance, Version};
 
 /// One derived transition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +16,8 @@ pub struct Transition {
     pub writers: Vec<String>,
     /// A `SpecChanged`'s stored diff (empty otherwise).
     pub fields: Vec<crate::specdiff::FieldChange>,
+    /// Where the version that tells it comes from.
+    pub provenance: Provenance,
 }
 
 /// Waiting reasons that mean trouble.
@@ -118,12 +120,11 @@ fn label_changes(
 fn diff(
     kind: &str,
     prev: &ObjectState,
-    cur: &ObjectState,
-    at: i64,
-    writers: &[String],
+    version: &Version,
     changes: &[crate::specdiff::FieldChange],
     out: &mut Vec<Transition>,
 ) {
+    let cur = &version.state;
     let said = spec_change(prev, cur, changes)
         .into_iter()
         .chain(status_changes(kind, prev, cur))
@@ -133,7 +134,7 @@ fn diff(
         .chain(deletion_changes(prev, cur));
     for (type_, reason, message) in said {
         out.push(Transition {
-            at,
+            at: version.at,
             type_,
             fields: if reason == "SpecChanged" {
                 changes.to_vec()
@@ -142,7 +143,8 @@ fn diff(
             },
             reason: reason.to_string(),
             message,
-            writers: writers.to_vec(),
+            writers: version.writers.clone(),
+            provenance: version.provenance,
         });
     }
 }
@@ -452,6 +454,7 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
         },
         writers: first.writers.clone(),
         fields: Vec::new(),
+        provenance: first.provenance,
     });
     // The first version's own condition and container states, as changes from nothing.
     let empty = ObjectState {
@@ -464,15 +467,7 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
         ..ObjectState::default()
     };
     let mut initial = Vec::new();
-    diff(
-        kind,
-        &empty,
-        &first.state,
-        first.at,
-        &first.writers,
-        &[],
-        &mut initial,
-    );
+    diff(kind, &empty, first, &[], &mut initial);
     if first.listed && !initial.is_empty() {
         // NB: found by a list (the recorder started later, or relisted): this is
         // the state it was in, not a change seen happening. One line says so.
@@ -494,20 +489,13 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
             ),
             writers: first.writers.clone(),
             fields: Vec::new(),
+            provenance: first.provenance,
         });
     } else {
         out.extend(initial);
     }
     for pair in versions.windows(2) {
-        diff(
-            kind,
-            &pair[0].state,
-            &pair[1].state,
-            pair[1].at,
-            &pair[1].writers,
-            &pair[1].diff,
-            &mut out,
-        );
+        diff(kind, &pair[0].state, &pair[1], &pair[1].diff, &mut out);
     }
     out
 }
@@ -522,6 +510,7 @@ mod tests {
         f(&mut state);
         Version {
             diff: Vec::new(),
+            provenance: Default::default(),
             at,
             state,
             writers: vec!["kube-controller-manager".into()],

@@ -217,6 +217,7 @@ mod tests {
     fn version(at: i64, node: &str, listed: bool) -> Version {
         Version {
             diff: Vec::new(),
+            provenance: Default::default(),
             at,
             state: ObjectState {
                 node_name: node.into(),

@@ -286,6 +286,44 @@ spec:
         scaled.len() == 1 && scaled[0].contains("alice (kubectl"),
         "{changes}"
     );
+    // Issue 43: those lines say the recorder saw them and the audit log named
+    // who; what no audit entry named stays the recorder's, said by no field.
+    let json: serde_json::Value = serde_json::from_slice(
+        &run_ok(diag(&live).args(["changes", "-n", n, "--since", "1h", "-o", "json"])).stdout,
+    )
+    .unwrap();
+    let items = json["items"].as_array().unwrap();
+    let of = |writer: &str, path: &str| -> Vec<&serde_json::Value> {
+        items
+            .iter()
+            .filter(|i| {
+                i["writers"].to_string().contains(writer) && i["diff"].to_string().contains(path)
+            })
+            .collect()
+    };
+    for (writer, path) in [
+        ("bob (kubectl-set)", "image"),
+        ("alice (kubectl", "spec.replicas"),
+    ] {
+        let found = of(writer, path);
+        assert!(
+            found.len() == 1 && found[0]["provenance"] == "recorded-writer-from-audit-log",
+            "{writer}: {json:#}"
+        );
+    }
+    // The recorder saw every version here; what only the log tells (touches:
+    // writes of types it did not watch, bodies the log left out) is the log's.
+    for i in items {
+        let expected: &[&str] = if i["change"] == "touch" {
+            &["audit-log"]
+        } else {
+            &["recorded-writer-from-audit-log", "null"]
+        };
+        assert!(
+            expected.contains(&i["provenance"].to_string().trim_matches('"')),
+            "{i:#}"
+        );
+    }
     assert!(!contains(&recording_bytes(&live), &encoded));
 }
 

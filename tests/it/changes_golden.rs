@@ -88,6 +88,7 @@ impl Rec {
             at,
             blind_since: None,
             writer: None,
+            provenance: kubectl_diag::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: object.clone(),
                 resource_version: String::new(),

@@ -718,3 +718,46 @@ fn an_exec_an_ephemeral_container_and_an_eviction_are_the_pods_story() {
         "{timeline}"
     );
 }
+
+/// Issue 43: every fact an audit log made says so, in `changes` and in the
+/// object's `timeline`, and none of them claims the recorder saw it.
+#[test]
+fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
+    let (_, _, dir) = import(&fixture("k8s-audit-log.jsonl"));
+    let db = dir.path().join("r.db");
+    let (code, out, err) =
+        run(offline(&db).args(["changes", "-A", "--since", "100000h", "-o", "json"]));
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert!(items.len() >= 2, "{out}");
+    for i in items {
+        assert_eq!(i["provenance"], "audit-log", "{i}");
+    }
+    let (code, out, err) = run(offline(&db).args([
+        "timeline",
+        "deployment/web",
+        "-n",
+        "default",
+        "--since",
+        "100000h",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let transitions: Vec<&serde_json::Value> = json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["entry"] == "transition")
+        .collect();
+    assert!(
+        transitions.iter().any(|e| e["reason"] == "SpecChanged"),
+        "{out}"
+    );
+    for e in transitions {
+        assert_eq!(e["provenance"], "audit-log", "{e}");
+        assert!(e.get("certainty").is_none(), "{e}");
+    }
+}

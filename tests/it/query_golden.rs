@@ -225,6 +225,7 @@ fn restarts_and_slowest_deletions_from_object_history() {
             at,
             blind_since: None,
             writer: None,
+            provenance: kubectl_diag::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),

@@ -4,7 +4,7 @@
 -- row into a temporary B-tree, a fifth of the shipper's CPU (issue 32).
 -- NB: strings as their ids (Ty::Id, Ty::NId), resolved once a batch by the outbox reader.
 SELECT c.uid, c.label, o.kind, o.namespace, o.name, o.uid, o.api_version, v.id, v.at,
-       v.state, v.writers, v.generation, v.observed_generation, v.diff, v.resource_version
+       v.state, v.writers, v.generation, v.observed_generation, v.diff, v.resource_version, v.seen
 FROM temp.ship_keys k
 JOIN versions v ON v.id = k.a
 JOIN objects o ON o.id = v.object_id

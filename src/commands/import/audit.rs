@@ -45,7 +45,7 @@ use serde_json::Value;
 use crate::k8s::audit::{self, AuditEntry};
 use crate::k8s::event::WireEvent;
 use crate::k8s::object::{Decode, WireObject};
-use crate::model::{EventChange, ObjectChange, Seen, Touch, TouchWhy};
+use crate::model::{EventChange, ObjectChange, Provenance, Seen, Touch, TouchWhy};
 use crate::store::audit::Refusal;
 use crate::store::writer::{Batch, Writer};
 
@@ -1023,6 +1023,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             blind_since: None,
             observation: Box::new(observation),
             writer: Some(who.to_string()),
+            provenance: Provenance::AuditLog,
         })?;
         self.sum().versions += applied.versions;
         if deleting {
@@ -1154,6 +1155,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             blind_since: None,
             observation: Box::new(wire.into_observation_with(resource, self.keep)),
             writer: Some(names.join(",")),
+            provenance: Provenance::AuditLog,
         })?;
         self.sum().versions += applied.versions;
         self.sum().inferred += applied.versions;
@@ -1282,6 +1284,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             blind_since: None,
             observation: Box::new(wire.into_observation_with(resource, self.keep)),
             writer: Some(String::new()),
+            provenance: Provenance::AuditLog,
         })?;
         Ok(())
     }
@@ -1313,6 +1316,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             blind_since: None,
             observation: Box::new(observation),
             writer: Some(e.writer("").to_string()),
+            provenance: Provenance::AuditLog,
         })?;
         self.sum().versions += applied.versions;
         self.deleter(e)?;

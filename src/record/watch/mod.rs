@@ -91,6 +91,7 @@ impl Watched for WireObject {
             at,
             blind_since,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(self.into_observation_with(dt, decode)),
         }))
     }
@@ -116,6 +117,7 @@ impl Watched for MetadataOnly {
             at,
             blind_since,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(crate::k8s::object::metadata_observation(self.metadata, dt)),
         }))
     }

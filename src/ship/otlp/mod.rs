@@ -136,6 +136,7 @@ const VERSION_COLUMNS: &[(&str, Ty)] = &[
     ("observed_generation", NInt),
     ("diff", NId),
     ("resource_version", NStr),
+    ("seen", Int),
 ];
 
 const GAP_COLUMNS: &[(&str, Ty)] = &[

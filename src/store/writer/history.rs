@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{OptionalExtension, named_params};
 
 use super::{Applied, Writer};
+use crate::model::provenance::stored_seen;
 use crate::model::{
     ListedSet, ManagerEntry, ManagerMark, ObjectChange, ObjectObservation, ObjectState, Seen,
     TypeChange, manager_marks, writers,
@@ -77,10 +78,6 @@ pub(super) struct Contest {
 /// What identifies a version: its state text's hash and its generations.
 fn version_hash(text_h: i64, generation: i64, observed: Option<i64>) -> i64 {
     fnv1a(&format!("{text_h}/{generation}/{observed:?}"))
-}
-
-fn seen_code(seen: Seen) -> i64 {
-    seen.code()
 }
 
 impl Writer {
@@ -253,7 +250,7 @@ impl Writer {
             self.hot("version insert", |conn, hot| {
                 hot.version_insert.on(conn)?.execute(named_params! {
                     ":object": id, ":at": at, ":state": state,
-                    ":writers": writers, ":seen": seen_code(change.seen),
+                    ":writers": writers, ":seen": stored_seen(change.seen, change.provenance),
                     ":generation": o.state.generation, ":observed": o.state.observed_generation,
                     ":diff": diff,
                     ":rv": (!o.resource_version.is_empty()).then_some(o.resource_version.as_str()),
@@ -660,6 +657,7 @@ mod tests {
             at,
             blind_since: None,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "apps/v1".into(),
@@ -677,6 +675,103 @@ mod tests {
                 ..ObjectObservation::default()
             }),
         })
+    }
+
+    fn with_rv(mut c: Change, rv: &str, provenance: crate::model::Provenance) -> Change {
+        if let Change::Object(o) = &mut c {
+            o.observation.resource_version = rv.into();
+            o.provenance = provenance;
+            if provenance == crate::model::Provenance::AuditLog {
+                o.writer = Some("alice (kubectl-edit)".into());
+            }
+        }
+        c
+    }
+
+    /// Issue 43: a version keeps where it comes from, through the writer's
+    /// merge of an audit log's writer, and a recording from before that was
+    /// kept says "unknown" where an audit log was imported, not "recorded".
+    #[test]
+    fn a_version_keeps_its_provenance_and_an_old_one_after_an_import_is_unknown() {
+        use crate::model::Provenance::{AuditLog, Recorded, RecordedWriterFromAudit, Unknown};
+        let (dir, mut w) = crate::store::testing::recording();
+        let mut b = w.begin().unwrap();
+        b.apply_change(&with_rv(change(1, "a", 1_000), "11", Recorded))
+            .unwrap();
+        b.apply_change(&with_rv(change(2, "b", 2_000), "12", Recorded))
+            .unwrap();
+        b.apply_change(&with_rv(change(3, "c", 3_000), "13", AuditLog))
+            .unwrap();
+        assert!(b.merge_writer("u", "12", "bob (kubectl-scale)").unwrap());
+        b.commit().unwrap();
+        let provenance = |w: &crate::store::writer::Writer| -> Vec<_> {
+            let v = w.recording().versions(1).unwrap();
+            v.iter().map(|v| (v.at, v.provenance)).collect()
+        };
+        assert_eq!(
+            provenance(&w),
+            [
+                (1_000, Recorded),
+                (2_000, RecordedWriterFromAudit),
+                (3_000, AuditLog)
+            ]
+        );
+        assert_eq!(
+            w.recording().versions(1).unwrap()[1].writers,
+            ["bob (kubectl-scale)"]
+        );
+        // The same file as a recording of schema 12, once an audit log was
+        // imported into it: provenance was not kept, so none is told.
+        w.connection()
+            .execute_batch(
+                "UPDATE versions SET seen = seen & 3;
+                 INSERT INTO audit_ids (cluster_id, audit_id, at) VALUES (1, 'a-1', 3000);
+                 PRAGMA user_version = 12;",
+            )
+            .unwrap();
+        drop(w);
+        let path = dir.path().join("diag.db");
+        let read = crate::store::Recording::open(&path, crate::store::Mode::ReadOnly).unwrap();
+        let told: Vec<_> = read
+            .versions(1)
+            .unwrap()
+            .iter()
+            .map(|v| v.provenance)
+            .collect();
+        assert_eq!(told, [Unknown, Unknown, Unknown], "read as it is");
+        drop(read);
+        let migrated = crate::store::Recording::open(&path, crate::store::Mode::Write).unwrap();
+        let told: Vec<_> = migrated
+            .versions(1)
+            .unwrap()
+            .iter()
+            .map(|v| v.provenance)
+            .collect();
+        assert_eq!(told, [Unknown, Unknown, Unknown], "migrated");
+    }
+
+    /// Migration 13 in a cluster no audit log was imported into: what it
+    /// stored was recorded, and says so.
+    #[test]
+    fn an_old_recording_without_an_import_stays_recorded() {
+        let (dir, mut w) = crate::store::testing::recording();
+        let mut b = w.begin().unwrap();
+        b.apply_change(&change(1, "a", 1_000)).unwrap();
+        b.commit().unwrap();
+        w.connection()
+            .execute_batch("PRAGMA user_version = 12;")
+            .unwrap();
+        drop(w);
+        let path = dir.path().join("diag.db");
+        for mode in [crate::store::Mode::ReadOnly, crate::store::Mode::Write] {
+            let r = crate::store::Recording::open(&path, mode).unwrap();
+            let v = r.versions(1).unwrap();
+            assert_eq!(
+                v[0].provenance,
+                crate::model::Provenance::Recorded,
+                "{mode:?}"
+            );
+        }
     }
 
     /// Regression: with the generations inside the state text, every write of
@@ -715,6 +810,7 @@ mod tests {
             at,
             blind_since: None,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "v1".into(),
@@ -779,6 +875,7 @@ mod tests {
             at,
             blind_since: None,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: api_version.into(),
@@ -833,6 +930,7 @@ mod tests {
             at,
             blind_since: None,
             writer: None,
+            provenance: crate::model::Provenance::Recorded,
             observation: Box::new(ObjectObservation {
                 object: ObjectRef {
                     api_version: "apiextensions.k8s.io/v1".into(),
