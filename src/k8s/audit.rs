@@ -163,22 +163,22 @@ impl AuditEntry {
     /// the user agent's first word, e.g. `alice@example.com (kubectl-edit)`,
     /// `carol@example.com [impersonated by admin] (kubectl)`.
     pub fn writer(&self, manager: &str) -> String {
-        let mut who = self.person().to_string();
-        if !self.impersonated.is_empty() {
-            who = format!("{who} [impersonated by {}]", self.user);
+        crate::model::Writer {
+            person: self.person().to_string(),
+            impersonator: if self.impersonated.is_empty() {
+                String::new()
+            } else {
+                self.user.clone()
+            },
+            manager: if manager.is_empty() {
+                self.field_manager.clone()
+            } else {
+                manager.to_string()
+            },
+            user_agent: user_agent_product(&self.user_agent),
+            mark: None,
         }
-        let tool = if !manager.is_empty() {
-            manager.to_string()
-        } else if !self.field_manager.is_empty() {
-            self.field_manager.clone()
-        } else {
-            user_agent_product(&self.user_agent)
-        };
-        if tool.is_empty() || tool == who {
-            who
-        } else {
-            format!("{who} ({tool})")
-        }
+        .label()
     }
 }
 

@@ -7,6 +7,7 @@ pub mod event;
 pub mod gap;
 pub mod provenance;
 pub mod relation;
+pub mod writer;
 
 pub use certainty::Certainty;
 pub use cluster::Which;
@@ -14,6 +15,7 @@ pub use event::{EventSummary, Occurrence};
 pub use gap::{Gap, GapReason};
 pub use provenance::Provenance;
 pub use relation::Relation;
+pub use writer::Writer;
 
 /// A reference to an API object, as an Event's `involvedObject`/`regarding` or `related` gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -758,11 +760,7 @@ pub struct ManagerEntry {
 impl ManagerEntry {
     /// How the recording names a writer: `manager`, plus `/subresource` when there is one.
     pub fn label(&self) -> String {
-        if self.subresource.is_empty() {
-            self.manager.clone()
-        } else {
-            format!("{}/{}", self.manager, self.subresource)
-        }
+        Writer::of_manager(&self.manager, &self.subresource).label()
     }
 }
 
@@ -994,6 +992,7 @@ pub struct RecordedObject {
 pub struct Version {
     pub at: i64,
     pub state: ObjectState,
+    /// Who wrote it, each as its [`Writer::label`] (the stored text).
     pub writers: Vec<String>,
     /// Seen in a list (after a gap, or at the start) rather than as a change.
     pub listed: bool,

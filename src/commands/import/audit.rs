@@ -45,6 +45,7 @@ use serde_json::Value;
 use crate::k8s::audit::{self, AuditEntry};
 use crate::k8s::event::WireEvent;
 use crate::k8s::object::{Decode, WireObject};
+use crate::model::writer::{Mark, Writer as Who};
 use crate::model::{EventChange, ObjectChange, Provenance, Seen, Touch, TouchWhy};
 use crate::store::audit::Refusal;
 use crate::store::writer::{Batch, Writer};
@@ -1008,7 +1009,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
             // touches before it changed cannot be told from what it did.
             let mut names: Vec<String> = touched
                 .iter()
-                .map(|(_, w)| format!("{w} [no body logged]"))
+                .map(|(_, w)| Who::mark_label(w, Mark::NoBodyLogged))
                 .collect();
             names.dedup();
             who = format!("{who},{}", names.join(","));
@@ -1142,7 +1143,7 @@ impl<'b, 'w, 's> AuditImport<'b, 'w, 's> {
         };
         let mut names: Vec<String> = touched
             .iter()
-            .map(|(_, w)| format!("{w} [inferred]"))
+            .map(|(_, w)| Who::mark_label(w, Mark::Inferred))
             .collect();
         names.dedup();
         if names.is_empty() {
