@@ -105,6 +105,17 @@ impl<W: Write> EscapeControls<W> {
 }
 
 impl<W: Write> Write for EscapeControls<W> {
+    /// NB: one message, one write: the default writes each piece of the
+    /// format on its own, and the recorder's watches log to the same stderr
+    /// meanwhile, so a line came out cut in two by another (a CI run waited
+    /// 30 s for a line that was there, split).
+    fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+        match args.as_str() {
+            Some(text) => self.write_all(text.as_bytes()),
+            None => self.write_all(args.to_string().as_bytes()),
+        }
+    }
+
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let mut bytes = std::mem::take(&mut self.pending);
         bytes.extend_from_slice(buf);
@@ -225,6 +236,42 @@ impl Paint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts the writes it is handed.
+    struct Writes(Vec<Vec<u8>>);
+
+    impl Write for Writes {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Regression (record_crd_versions timed out in a full run): a line of
+    /// the recorder's, written in pieces, was cut in two by a watch's log line.
+    #[test]
+    fn a_formatted_line_reaches_stderr_in_one_write() {
+        let mut inner = EscapeControls::new(Writes(Vec::new()));
+        {
+            let mut err = EscapeControls::new(&mut inner);
+            let (name, old) = ("gizmos.example.com", "example.com/v2");
+            writeln!(
+                err,
+                "type {name}: {old} is no longer the version served first"
+            )
+            .unwrap();
+        }
+        assert_eq!(
+            inner.inner.0,
+            [
+                b"type gizmos.example.com: example.com/v2 is no longer the version served first\n"
+                    .to_vec()
+            ]
+        );
+    }
 
     /// Issue 27.8: a kind read from a file cleared the screen and wrote an
     /// OSC 52 clipboard sequence through the error message.
