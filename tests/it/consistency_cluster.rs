@@ -87,34 +87,19 @@ async fn scheduling_attempts(pods: &kube::Api<Pod>, events: &kube::Api<Event>) -
                 })
         })
         .count();
-    let count = events
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .iter()
-        .filter(|e| e.reason.as_deref() == Some("FailedScheduling"))
-        .map(|e| {
-            i64::from(
-                e.series
-                    .as_ref()
-                    .and_then(|s| s.count)
-                    .or(e.count)
-                    .unwrap_or(1),
-            )
-        })
-        .sum();
+    let count = occurrences_of(events, |e| e.reason.as_deref() == Some("FailedScheduling")).await;
     (unschedulable, count)
 }
 
-/// Every occurrence of every Event of the namespace so far.
-async fn occurrences(events: &kube::Api<Event>) -> i64 {
+/// Every occurrence so far of the namespace's Events that `pick` picks.
+async fn occurrences_of(events: &kube::Api<Event>, pick: impl Fn(&Event) -> bool) -> i64 {
     events
         .list(&ListParams::default())
         .await
         .unwrap()
         .items
         .iter()
+        .filter(|e| pick(e))
         .map(|e| {
             i64::from(
                 e.series
@@ -248,9 +233,9 @@ spec: {selector: {app: front}, ports: [{port: 80}]}
     // seconds), is in the recording at that moment and not in what the live
     // check read: a race of the test, not a disagreement (it failed once so).
     // Right after a repeat, the next one is a resync away: check then.
-    let before = occurrences(&events).await;
+    let before = occurrences_of(&events, |_| true).await;
     for _ in 0..100 {
-        if occurrences(&events).await != before {
+        if occurrences_of(&events, |_| true).await != before {
             break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
