@@ -6,7 +6,7 @@
 //! types filled side by side, and the rule for an Event's `source` was
 //! written three times with three results (issue 43).
 
-use super::ObjectRef;
+use super::object_ref::ObjectRef;
 
 /// One Event about one object, summed over the reader's window.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,26 +33,6 @@ impl EventSummary {
     /// reporter alone, or the host alone.
     pub fn source(&self) -> String {
         source(&self.reporting, &self.host)
-    }
-}
-
-impl From<super::EventObservation> for EventSummary {
-    /// An Event as the apiserver holds it now: each occurrence it counted
-    /// falls in the reader's window (a live reader's window is the Event's
-    /// own life).
-    fn from(e: super::EventObservation) -> EventSummary {
-        EventSummary {
-            involved: e.involved,
-            type_: e.type_,
-            reason: e.reason,
-            message: e.message,
-            reporting: e.reporting_controller,
-            host: e.source_host,
-            first: e.first,
-            last: e.last,
-            count: e.count,
-            in_window: e.count,
-        }
     }
 }
 

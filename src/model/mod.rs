@@ -5,6 +5,7 @@ pub mod certainty;
 pub mod cluster;
 pub mod event;
 pub mod gap;
+pub mod object_ref;
 pub mod provenance;
 pub mod relation;
 pub mod writer;
@@ -13,20 +14,10 @@ pub use certainty::Certainty;
 pub use cluster::Which;
 pub use event::{EventSummary, Occurrence};
 pub use gap::{Gap, GapReason};
-pub use provenance::Provenance;
+pub use object_ref::ObjectRef;
+pub use provenance::{Provenance, Seen};
 pub use relation::Relation;
 pub use writer::Writer;
-
-/// A reference to an API object, as an Event's `involvedObject`/`regarding` or `related` gives it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct ObjectRef {
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-    pub uid: String,
-    pub field_path: String,
-}
 
 /// The highest count an Event can have: the API's `count` and `series.count`
 /// are int32. Higher counts (only a hand-made file has them) are clamped to it,
@@ -60,6 +51,26 @@ pub struct EventObservation {
     /// Set when the last occurrence is known only to lie in [`last_from`, `last`]:
     /// an age kubectl printed (`import` of its text). `None`: at `last` exactly.
     pub last_from: Option<i64>,
+}
+
+impl From<EventObservation> for EventSummary {
+    /// An Event as the apiserver holds it now: each occurrence it counted
+    /// falls in the reader's window (a live reader's window is the Event's
+    /// own life).
+    fn from(e: EventObservation) -> EventSummary {
+        EventSummary {
+            involved: e.involved,
+            type_: e.type_,
+            reason: e.reason,
+            message: e.message,
+            reporting: e.reporting_controller,
+            host: e.source_host,
+            first: e.first,
+            last: e.last,
+            count: e.count,
+            in_window: e.count,
+        }
+    }
 }
 
 /// What the watch saw: a live Event (added or changed) or its deletion.
@@ -807,28 +818,6 @@ pub fn churns(group: &str, kind: &str) -> bool {
             | ("", "Endpoints")
             | ("discovery.k8s.io", "EndpointSlice")
     )
-}
-
-/// How an object observation reached the recorder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seen {
-    /// Part of a list (initial, or a relist after a gap): not an update by itself.
-    Listed,
-    Added,
-    Modified,
-    Deleted,
-}
-
-impl Seen {
-    /// Its code in the recording's `versions.seen` (migration 2).
-    pub fn code(self) -> i64 {
-        match self {
-            Seen::Listed => 0,
-            Seen::Added => 1,
-            Seen::Modified => 2,
-            Seen::Deleted => 3,
-        }
-    }
 }
 
 /// What an object watch saw.

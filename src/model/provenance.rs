@@ -9,7 +9,29 @@
 
 use serde::Serialize;
 
-use super::{Certainty, Seen};
+use super::certainty::Certainty;
+
+/// How an object observation reached the recorder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// Part of a list (initial, or a relist after a gap): not an update by itself.
+    Listed,
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl Seen {
+    /// Its code in the recording's `versions.seen` (migration 2).
+    pub fn code(self) -> i64 {
+        match self {
+            Seen::Listed => 0,
+            Seen::Added => 1,
+            Seen::Modified => 2,
+            Seen::Deleted => 3,
+        }
+    }
+}
 
 /// Where a version comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

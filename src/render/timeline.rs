@@ -117,7 +117,16 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
         ];
         if certain {
             // NB: a recorded story completed from the live cluster mixes both.
-            row.push(e.certainty.map_or("recorded", |c| c.as_str()).to_string());
+            // NB: nor is all of a recording the recorder's: an audit log's
+            // version is not told as recorded.
+            row.push(
+                match (e.certainty, e.provenance) {
+                    (Some(c), _) => c.as_str(),
+                    (None, p) if p.goes_without_saying() => "recorded",
+                    (None, p) => p.as_str(),
+                }
+                .to_string(),
+            );
         }
         let message =
             if e.writers.is_empty() || wide || e.entry != EntryKind::Transition || !certain {
@@ -128,7 +137,15 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
         row.extend([reason, message]);
         if wide {
             row.push(escape(&e.writers.join(",")).into_owned());
-            row.push(escape(&e.source).into_owned());
+            // A transition's source is where its version comes from, when
+            // not the recorder's watch.
+            row.push(
+                if e.source.is_empty() && !e.provenance.goes_without_saying() {
+                    e.provenance.as_str().to_string()
+                } else {
+                    escape(&e.source).into_owned()
+                },
+            );
         }
         row
     });

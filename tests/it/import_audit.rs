@@ -760,4 +760,21 @@ fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
         assert_eq!(e["provenance"], "audit-log", "{e}");
         assert!(e.get("certainty").is_none(), "{e}");
     }
+    // `-o wide`: the SOURCE column says it of each transition.
+    let (code, wide, err) = run(offline(&db).args([
+        "timeline",
+        "deployment/web",
+        "-n",
+        "default",
+        "--since",
+        "100000h",
+        "-o",
+        "wide",
+    ]));
+    assert_eq!(code, Some(0), "{err}");
+    let changed: Vec<&str> = wide.lines().filter(|l| l.contains("SpecChanged")).collect();
+    assert!(
+        !changed.is_empty() && changed.iter().all(|l| l.trim_end().ends_with("audit-log")),
+        "{wide}"
+    );
 }
