@@ -15,7 +15,14 @@ fn time(ms: i64) -> String {
 
 fn object(e: &Entry) -> String {
     if e.entry == EntryKind::Gap {
-        "(recorder)".to_string()
+        format!(
+            "({})",
+            if e.source == "import" {
+                "imports"
+            } else {
+                "recorder"
+            }
+        )
     } else {
         escape(&format!("{}/{}", e.object.kind, e.object.name)).into_owned()
     }

@@ -58,7 +58,8 @@ pub struct Entry {
     pub count: i64,
     /// Field managers that wrote a transition.
     pub writers: Vec<String>,
-    /// The Event's reporting controller, or `recorder` for gaps.
+    /// The Event's reporting controller; for gaps `recorder`, or `import`
+    /// for the time no imported log covers.
     pub source: String,
     /// For a Pod, its controller (`ReplicaSet/web-5c4f`): siblings fold on it in the table.
     #[serde(skip)]
@@ -585,7 +586,12 @@ fn gap_entries(gaps: &[Gap], since: i64, until: i64) -> Vec<Entry> {
             g.reason.as_str().to_string(),
             format!("{from} ({}): {}", g.resources.join(", "), g.detail),
         );
-        line.source = "recorder".into();
+        // NB: what no import covers is a hole of the imports, not of a recorder.
+        line.source = if g.reason == crate::model::GapReason::NotImported {
+            "import".into()
+        } else {
+            "recorder".into()
+        };
         entries.push(line);
     }
     entries

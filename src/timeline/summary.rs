@@ -433,6 +433,26 @@ fn pods(subjects: &[Subject], t: &Timeline) -> Vec<PodTrouble> {
     out
 }
 
+/// `created T`, and where the recording first has it when that is later.
+fn created_text(s: &Subject) -> String {
+    let o = &s.object;
+    match (o.created, o.first_seen) {
+        (Some(c), Some(f)) if f > c + 2_000 => {
+            let first = s.versions.first().map(|v| v.provenance).unwrap_or_default();
+            format!(
+                "created {} ({} {})",
+                short(c),
+                super::transitions::first_seen_by(first),
+                short(f)
+            )
+        }
+        (c, f) => format!(
+            "created {}",
+            c.or(f).map(short).unwrap_or_else(|| "?".into())
+        ),
+    }
+}
+
 /// Builds the summary of an assembled timeline.
 pub fn summarize(
     subjects: &[Subject],
@@ -447,7 +467,6 @@ pub fn summarize(
         Some(s) => {
             let o = &s.object;
             let r = &o.object;
-            let at = |ms: Option<i64>| ms.map(short).unwrap_or_else(|| "?".into());
             let ns = if r.namespace.is_empty() {
                 String::new()
             } else {
@@ -458,12 +477,7 @@ pub fn summarize(
                 (Some(d), None) => format!("deleted {}", short(d)),
                 _ => format!("not deleted by {}", short(t.until_ms)),
             };
-            let created = match (o.created, o.first_seen) {
-                (Some(c), Some(f)) if f > c + 2_000 => {
-                    format!("created {} (first recorded {})", short(c), short(f))
-                }
-                (c, f) => format!("created {}", at(c.or(f))),
-            };
+            let created = created_text(s);
             // NB: known from Events only, what it owns was tied to it by the
             // names controllers give (`store::timeline`): an inference, said.
             let tied: Vec<String> = subjects

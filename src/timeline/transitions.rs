@@ -423,6 +423,17 @@ fn deletion_changes(prev: &ObjectState, cur: &ObjectState) -> Vec<Said> {
     said
 }
 
+/// How a story says where it first has an object: "recorded" only of what
+/// the recorder saw; an imported audit log's first write of it is where the
+/// file first has it.
+pub(super) fn first_seen_by(provenance: Provenance) -> &'static str {
+    match provenance {
+        Provenance::AuditLog => "first seen in an imported audit log",
+        Provenance::Unknown => "first seen in the recording",
+        _ => "first recorded",
+    }
+}
+
 /// The transitions of one object over its versions (oldest first).
 pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec<Transition> {
     let mut out = Vec::new();
@@ -435,7 +446,8 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
         (
             "Created",
             format!(
-                "created (first recorded later, at {})",
+                "created ({} later, at {})",
+                first_seen_by(first.provenance),
                 crate::units::rfc3339(first.at)
             ),
         )

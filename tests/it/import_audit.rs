@@ -760,6 +760,29 @@ fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
         assert_eq!(e["provenance"], "audit-log", "{e}");
         assert!(e.get("certainty").is_none(), "{e}");
     }
+    // The table never calls the log's first write of it "recorded".
+    let (_, table, _) = run(offline(&db).args([
+        "timeline",
+        "deployment/web",
+        "-n",
+        "default",
+        "--since",
+        "100000h",
+    ]));
+    let object = table
+        .lines()
+        .find(|l| l.starts_with("Object:"))
+        .unwrap_or_default();
+    assert!(
+        object.contains("(first seen in an imported audit log 2024-05-12 10:15:02)"),
+        "{table}"
+    );
+    assert!(!table.contains("first recorded"), "{table}");
+    // What no import covers is a hole of the imports: no recorder ever ran.
+    assert!(
+        table.contains("(imports)") && !table.contains("(recorder)"),
+        "{table}"
+    );
     // `-o wide`: the SOURCE column says it of each transition.
     let (code, wide, err) = run(offline(&db).args([
         "timeline",
