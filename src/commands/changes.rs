@@ -239,7 +239,7 @@ fn render(
                 rfc3339(until)
             )?;
         }
-        ChangesOutput::Wide => table(&crate::changes::lines(items), out, paint)?,
+        ChangesOutput::Wide => wide(items, out, paint)?,
         _ => table(&crate::changes::fold(items), out, paint)?,
     }
     Ok(())
@@ -269,6 +269,36 @@ fn table(lines: &[Line], out: &mut dyn Write, paint: Paint) -> anyhow::Result<()
     // push every other row's writer off a 120-column screen (each row then
     // wrapped into two lines, and an hour no longer fitted the first screen).
     crate::render::plain_table(out, ["TIME (UTC)", "OBJECT", "BY", "CHANGE"], rows)?;
+    Ok(())
+}
+
+/// `-o wide`: every change on its own line, and, when some change did not
+/// come from the recorder alone, a SOURCE column saying where each came from
+/// (`audit-log`, `recorded-writer-from-audit-log`, `unknown`).
+fn wide(items: &[Item], out: &mut dyn Write, paint: Paint) -> anyhow::Result<()> {
+    let lines = crate::changes::lines(items);
+    if items.iter().all(|i| i.provenance.goes_without_saying()) {
+        return table(&lines, out, paint);
+    }
+    // NB: lines() gives one line per item, in order.
+    let rows = lines.iter().zip(items).map(|(l, i)| {
+        vec![
+            crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
+            escape(&l.object).into_owned(),
+            paint.dim(&escape(&l.by)),
+            if i.provenance.goes_without_saying() {
+                String::new()
+            } else {
+                i.provenance.as_str().to_string()
+            },
+            escape(&l.change).into_owned(),
+        ]
+    });
+    crate::render::plain_table(
+        out,
+        ["TIME (UTC)", "OBJECT", "BY", "SOURCE", "CHANGE"],
+        rows,
+    )?;
     Ok(())
 }
 

@@ -734,6 +734,24 @@ fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
     for i in items {
         assert_eq!(i["provenance"], "audit-log", "{i}");
     }
+    // `-o wide` says it in a SOURCE column, before the change.
+    let wide = changes_in(&dir, &[]);
+    let mut rows = wide.lines();
+    let header = rows.next().unwrap_or_default();
+    assert!(
+        header.contains(" BY ")
+            && header.contains(" SOURCE ")
+            && header.trim_end().ends_with("CHANGE"),
+        "{wide}"
+    );
+    let source_at = header.find("SOURCE").unwrap();
+    for row in rows {
+        assert_eq!(
+            row.get(source_at..source_at + 9),
+            Some("audit-log"),
+            "{wide}"
+        );
+    }
     let (code, out, err) = run(offline(&db).args([
         "timeline",
         "deployment/web",
