@@ -5,7 +5,7 @@
 -- or listed by a recorder (0): an audit log's first write of an object made
 -- before it began (2) is its first sight, by its writer, not its creation.
 -- (`seen & 3`: the bits above are its provenance, model::provenance,
--- which the creation takes from the first version and the deletion from the last.)
+-- which the creation takes from the first version; a deletion's is told apart.)
 SELECT o.created AS created, o.deleted AS deleted, o.deleted_after AS deleted_after,
        k.s AS kind, ns.s AS namespace, n.s AS name,
        (SELECT w.s FROM versions v JOIN strings w ON w.id = v.writers
@@ -16,8 +16,6 @@ SELECT o.created AS created, o.deleted AS deleted, o.deleted_after AS deleted_af
         WHERE v.object_id = o.id ORDER BY v.at, v.id LIMIT 1) AS first_at,
        (SELECT v.seen FROM versions v
         WHERE v.object_id = o.id ORDER BY v.at, v.id LIMIT 1) AS first_stored_seen,
-       (SELECT v.seen FROM versions v
-        WHERE v.object_id = o.id ORDER BY v.at DESC, v.id DESC LIMIT 1) AS last_stored_seen,
        (SELECT pk.s || '/' || pn.s FROM relations r
         JOIN strings pk ON pk.id = r.parent_kind JOIN strings pn ON pn.id = r.parent_name
         WHERE r.child_id = o.id AND r.rel = 'owner' ORDER BY r.since DESC LIMIT 1) AS owner

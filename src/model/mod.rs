@@ -966,6 +966,8 @@ pub struct RecordedObject {
     /// When it was seen deleted; with `deleted_after`, it went some time in between.
     pub deleted: Option<i64>,
     pub deleted_after: Option<i64>,
+    /// Where that deletion comes from (it stores no version of its own).
+    pub deletion_provenance: Provenance,
     /// The state, and when that version was recorded.
     pub state: ObjectState,
     pub state_at: i64,

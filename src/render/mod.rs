@@ -87,6 +87,8 @@ impl<W: Write> EscapeControls<W> {
         {
             return self.inner.write_all(text.as_bytes());
         }
+        // NB: built whole and written once, as the plain text above is.
+        let mut escaped = String::with_capacity(text.len() + 16);
         for line in text.split_inclusive('\n') {
             let (body, newline) = match line.strip_suffix('\n') {
                 Some(body) => (body, "\n"),
@@ -94,13 +96,13 @@ impl<W: Write> EscapeControls<W> {
             };
             for (i, part) in body.split('\t').enumerate() {
                 if i > 0 {
-                    self.inner.write_all(b"\t")?;
+                    escaped.push('\t');
                 }
-                self.inner.write_all(escape(part).as_bytes())?;
+                escaped.push_str(&escape(part));
             }
-            self.inner.write_all(newline.as_bytes())?;
+            escaped.push_str(newline);
         }
-        Ok(())
+        self.inner.write_all(escaped.as_bytes())
     }
 }
 
@@ -110,10 +112,14 @@ impl<W: Write> Write for EscapeControls<W> {
     /// meanwhile, so a line came out cut in two by another (a CI run waited
     /// 30 s for a line that was there, split).
     fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> std::io::Result<()> {
-        match args.as_str() {
-            Some(text) => self.write_all(text.as_bytes()),
-            None => self.write_all(args.to_string().as_bytes()),
+        if let Some(text) = args.as_str() {
+            return self.write_all(text.as_bytes());
         }
+        let mut text = String::new();
+        // A Display that fails is an io error, as the default makes it, not a panic.
+        std::fmt::Write::write_fmt(&mut text, args)
+            .map_err(|_| std::io::Error::other("formatter error"))?;
+        self.write_all(text.as_bytes())
     }
 
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -271,6 +277,11 @@ mod tests {
                     .to_vec()
             ]
         );
+        // One that needs escaping too.
+        let mut inner = EscapeControls::new(Writes(Vec::new()));
+        let (kind, name) = ("a\u{1b}[2J", "b");
+        writeln!(inner, "kind {kind}\tnamed {name}").unwrap();
+        assert_eq!(inner.inner.0, [b"kind a\\x1b[2J\tnamed b\n".to_vec()]);
     }
 
     /// Issue 27.8: a kind read from a file cleared the screen and wrote an

@@ -129,6 +129,7 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
             row.push(
                 match (e.certainty, e.provenance) {
                     (Some(c), _) => c.as_str(),
+                    (None, _) if e.entry == EntryKind::Gap && e.source == "import" => "imports",
                     (None, p) if p.goes_without_saying() => "recorded",
                     (None, p) => p.as_str(),
                 }

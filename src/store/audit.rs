@@ -183,19 +183,42 @@ impl Batch<'_> {
 
     /// Whether a recorder session of this cluster was running at `at`.
     pub fn recorded_at(&self, at: i64) -> Result<bool, StoreError> {
-        let cluster = self.cluster();
-        self.connection()
+        self.recording().recorded_at(self.cluster(), at)
+    }
+}
+
+impl Recording {
+    /// Whether a recorder session of `cluster` was running at `at`.
+    pub fn recorded_at(&self, cluster: i64, at: i64) -> Result<bool, StoreError> {
+        self.conn
             .prepare_cached(SQL_RECORDED_AT)
             .and_then(|mut st| {
                 st.query_row(named_params! {":cluster": cluster, ":at": at}, |r| r.get(0))
             })
             .optional()
             .map(|v| v.unwrap_or(false))
-            .map_err(self.recording().q("recorder coverage"))
+            .map_err(self.q("recorder coverage"))
     }
-}
 
-impl Recording {
+    /// Where the deletion of an object of `cluster` at `at` comes from. A
+    /// deletion stores no version of its own, so it is told by who could have
+    /// seen it: a recorder running then saw it (an audit import of that time
+    /// names only the deleter); else an imported audit log told it.
+    pub fn deletion_provenance(
+        &self,
+        cluster: i64,
+        at: i64,
+    ) -> Result<crate::model::Provenance, StoreError> {
+        use crate::model::Provenance;
+        Ok(if self.provenance_unkept.contains(&cluster) {
+            Provenance::Unknown
+        } else if self.recorded_at(cluster, at)? || !self.audit_imported(cluster)? {
+            Provenance::Recorded
+        } else {
+            Provenance::AuditLog
+        })
+    }
+
     /// Whether audit logs were imported into `cluster`.
     pub fn audit_imported(&self, cluster: i64) -> Result<bool, StoreError> {
         self.conn

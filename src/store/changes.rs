@@ -90,7 +90,7 @@ impl Recording {
                         diff: crate::specdiff::decode(&r.get::<_, String>("diff")?),
                         generation: r.get("generation")?,
                     },
-                    provenance: self.provenance(r.get("seen")?),
+                    provenance: self.provenance(cluster, r.get("seen")?),
                 })
             })
             .map_err(self.q("changes"))?;
@@ -123,8 +123,10 @@ impl Recording {
                     owner: owner(r.get("owner")?),
                     writers: Vec::new(),
                     what: What::Created,
-                    provenance: self
-                        .provenance(r.get::<_, Option<i64>>("first_stored_seen")?.unwrap_or(0)),
+                    provenance: self.provenance(
+                        cluster,
+                        r.get::<_, Option<i64>>("first_stored_seen")?.unwrap_or(0),
+                    ),
                 };
                 let created: Option<i64> = r.get("created")?;
                 let deleted: Option<i64> = r.get("deleted")?;
@@ -162,7 +164,8 @@ impl Recording {
                         at: d,
                         what: What::Deleted { after },
                         provenance: self
-                            .provenance(r.get::<_, Option<i64>>("last_stored_seen")?.unwrap_or(0)),
+                            .deletion_provenance(cluster, d)
+                            .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))?,
                         ..base
                     });
                 }

@@ -9,6 +9,7 @@ use crate::model::{ObjectRef, ObjectState, RecordedObject, UpdateCount, Version}
 
 const SQL_STATES_AT: &str = include_str!("../../queries/store/history_states_at.sql");
 const SQL_VERSIONS: &str = include_str!("../../queries/store/history_versions.sql");
+const SQL_OBJECT_CLUSTER: &str = include_str!("../../queries/store/object_cluster.sql");
 const SQL_OBJECTS_NAMED: &str = include_str!("../../queries/store/history_objects_named.sql");
 const SQL_CHILDREN: &str = include_str!("../../queries/store/history_children.sql");
 const SQL_COUNTS: &str = include_str!("../../queries/store/history_counts.sql");
@@ -64,6 +65,7 @@ fn json_ids(ids: &[i64]) -> String {
 /// A version, from the columns at, state, writers, seen, generation,
 /// observed_generation and diff.
 fn version(row: &Row<'_>, provenance_unkept: bool) -> rusqlite::Result<Version> {
+    // `provenance_unkept`: the object's cluster is one of [`Recording`]'s.
     let mut seen = StoredSeen::read(row.get("seen")?);
     if provenance_unkept {
         seen.provenance = crate::model::Provenance::Unknown;
@@ -85,12 +87,33 @@ fn version(row: &Row<'_>, provenance_unkept: bool) -> rusqlite::Result<Version> 
 impl Recording {
     /// The provenance a stored `versions.seen` says, as this recording can
     /// tell it (see [`Recording`]'s `provenance_unkept`).
-    pub(super) fn provenance(&self, stored_seen: i64) -> crate::model::Provenance {
-        if self.provenance_unkept {
+    pub(super) fn provenance(&self, cluster: i64, stored_seen: i64) -> crate::model::Provenance {
+        if self.provenance_unkept.contains(&cluster) {
             crate::model::Provenance::Unknown
         } else {
             StoredSeen::read(stored_seen).provenance
         }
+    }
+
+    /// Whether the versions of object `id` do not say their provenance (see
+    /// [`Recording`]); one lookup, only in a recording read unmigrated.
+    fn provenance_unkept_of(&self, id: i64) -> Result<bool, StoreError> {
+        if self.provenance_unkept.is_empty() {
+            return Ok(false);
+        }
+        let cluster = self.cluster_of(id)?;
+        Ok(cluster.is_some_and(|c| self.provenance_unkept.contains(&c)))
+    }
+
+    /// The cluster of object `id`.
+    pub(super) fn cluster_of(&self, id: i64) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .prepare_cached(SQL_OBJECT_CLUSTER)
+            .and_then(|mut st| {
+                st.query_row(named_params! {":id": id}, |r| r.get(0))
+                    .optional()
+            })
+            .map_err(self.q("object's cluster"))
     }
 
     /// Every watched object that existed at `t`, with its state then.
@@ -146,14 +169,13 @@ impl Recording {
 
     /// Every version of one object, oldest first.
     pub fn versions(&self, id: i64) -> Result<Vec<Version>, StoreError> {
+        let unkept = self.provenance_unkept_of(id)?;
         let mut st = self
             .conn
             .prepare_cached(SQL_VERSIONS)
             .map_err(self.q("versions"))?;
         let rows = st
-            .query_map(named_params! {":object": id}, |row| {
-                version(row, self.provenance_unkept)
-            })
+            .query_map(named_params! {":object": id}, |row| version(row, unkept))
             .map_err(self.q("versions"))?;
         rows.collect::<Result<_, _>>().map_err(self.q("versions"))
     }
@@ -276,10 +298,7 @@ impl Recording {
             .map_err(self.q("versions"))?;
         let rows = st
             .query_map(named_params! {":ids": json_ids(ids)}, |row| {
-                Ok((
-                    row.get::<_, i64>("object_id")?,
-                    version(row, self.provenance_unkept)?,
-                ))
+                Ok((row.get::<_, i64>("object_id")?, version(row, false)?))
             })
             .map_err(self.q("versions"))?;
         let mut out: std::collections::HashMap<i64, Vec<Version>> =
@@ -287,6 +306,13 @@ impl Recording {
         for row in rows {
             let (id, v) = row.map_err(self.q("versions"))?;
             out.entry(id).or_default().push(v);
+        }
+        for (&id, versions) in out.iter_mut() {
+            if self.provenance_unkept_of(id)? {
+                versions
+                    .iter_mut()
+                    .for_each(|v| v.provenance = crate::model::Provenance::Unknown);
+            }
         }
         Ok(out)
     }

@@ -176,8 +176,9 @@ pub struct Recording {
     conn: Connection,
     path: PathBuf,
     /// Read without migrating, from before versions kept their provenance
-    /// (migration 13), with an audit import: a version's provenance is unknown.
-    provenance_unkept: bool,
+    /// (migration 13): the clusters with an audit import, whose versions'
+    /// provenance is unknown (as migration 13 marks them).
+    provenance_unkept: Vec<i64>,
 }
 
 impl Recording {
@@ -488,16 +489,20 @@ fn inspect(path: &Path) -> Result<Found, StoreError> {
     Ok(Found::Recording(version))
 }
 
-const SQL_AUDIT_EVER_IMPORTED: &str = include_str!("../../queries/store/audit_ever_imported.sql");
+const SQL_AUDIT_IMPORTED_CLUSTERS: &str =
+    include_str!("../../queries/store/audit_imported_clusters.sql");
 
-/// Whether this recording, read as it is, is one of before migration 13 that
-/// an audit log was imported into (see [`Recording`]).
-fn provenance_unkept(conn: &Connection) -> rusqlite::Result<bool> {
+/// In this recording, read as it is, the clusters whose versions do not say
+/// their provenance: before migration 13, those an audit log was imported
+/// into (see [`Recording`]).
+fn provenance_unkept(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if !(7..13).contains(&version) {
-        return Ok(false);
+        return Ok(Vec::new());
     }
-    conn.query_row(SQL_AUDIT_EVER_IMPORTED, [], |r| r.get(0))
+    conn.prepare(SQL_AUDIT_IMPORTED_CLUSTERS)?
+        .query_map([], |r| r.get(0))?
+        .collect()
 }
 
 const SQL_SCHEMA_TABLES: &str = include_str!("../../queries/store/schema_tables.sql");

@@ -380,8 +380,9 @@ impl Recording {
                 }
                 let ids: Vec<i64> = candidates.iter().map(|o| o.id).collect();
                 let mut versions = self.versions_many(&ids)?;
-                for o in candidates {
+                for mut o in candidates {
                     let vs = versions.remove(&o.id).unwrap_or_default();
+                    self.tell_deletion(&mut o)?;
                     let selected = vs.iter().zip(spans(&o, &vs)).any(|(v, span)| {
                         sets.iter()
                             .any(|l| overlap(span, l.span) && v.state.selects(l.labels))
@@ -400,22 +401,36 @@ impl Recording {
         Ok(out)
     }
 
-    /// Subjects of `objects`, with their versions (one query).
+    /// Subjects of `objects`, with their versions (one query) and where a
+    /// deletion comes from.
     fn with_versions(
         &self,
         objects: Vec<(RecordedObject, Relation, u32)>,
     ) -> Result<Vec<Subject>, StoreError> {
         let ids: Vec<i64> = objects.iter().map(|(o, _, _)| o.id).collect();
         let mut versions = self.versions_many(&ids)?;
-        Ok(objects
+        objects
             .into_iter()
-            .map(|(o, relation, depth)| Subject {
-                versions: versions.remove(&o.id).unwrap_or_default(),
-                object: o,
-                relation: Some(relation),
-                depth,
+            .map(|(mut o, relation, depth)| {
+                self.tell_deletion(&mut o)?;
+                Ok(Subject {
+                    versions: versions.remove(&o.id).unwrap_or_default(),
+                    object: o,
+                    relation: Some(relation),
+                    depth,
+                })
             })
-            .collect())
+            .collect()
+    }
+
+    /// Sets where `o`'s deletion comes from, when it was deleted.
+    fn tell_deletion(&self, o: &mut RecordedObject) -> Result<(), StoreError> {
+        if let Some(at) = o.deleted
+            && let Some(cluster) = self.cluster_of(o.id)?
+        {
+            o.deletion_provenance = self.deletion_provenance(cluster, at)?;
+        }
+        Ok(())
     }
 
     /// The Events of the subjects (and of same-named references without a uid,

@@ -467,7 +467,7 @@ fn lane(
             ),
             None => ("deleted".to_string(), deleted, None),
         };
-        entries.push(entry(
+        let mut line = entry(
             at,
             until,
             EntryKind::Transition,
@@ -475,7 +475,9 @@ fn lane(
             "Normal",
             "Deleted".into(),
             message,
-        ));
+        );
+        line.provenance = o.deletion_provenance;
+        entries.push(line);
     }
     ObjectLine {
         api_version: o.object.api_version.clone(),

@@ -436,16 +436,19 @@ fn pods(subjects: &[Subject], t: &Timeline) -> Vec<PodTrouble> {
 /// `created T`, and where the recording first has it when that is later.
 fn created_text(s: &Subject) -> String {
     let o = &s.object;
-    match (o.created, o.first_seen) {
-        (Some(c), Some(f)) if f > c + 2_000 => {
-            let first = s.versions.first().map(|v| v.provenance).unwrap_or_default();
-            format!(
-                "created {} ({} {})",
-                short(c),
-                super::transitions::first_seen_by(first),
-                short(f)
-            )
-        }
+    // NB: the time and the words from one fact: a version not the recorder's
+    // tells both (`first_seen` is whichever source stored the object first).
+    let (first_seen, by) = match s.versions.first() {
+        Some(v) if !v.provenance.goes_without_saying() => (Some(v.at), v.provenance),
+        _ => (o.first_seen, crate::model::Provenance::Recorded),
+    };
+    match (o.created, first_seen) {
+        (Some(c), Some(f)) if f > c + 2_000 => format!(
+            "created {} ({} {})",
+            short(c),
+            super::transitions::first_seen_by(by),
+            short(f)
+        ),
         (c, f) => format!(
             "created {}",
             c.or(f).map(short).unwrap_or_else(|| "?".into())

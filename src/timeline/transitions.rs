@@ -442,7 +442,17 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
     };
     let kind = object.kind.as_str();
     let created_at = created.filter(|c| *c <= first.at).unwrap_or(first.at);
-    let (reason, message) = if first.listed && created.is_some_and(|c| c < first.at - 2_000) {
+    // NB: a first version not seen as a change: listed, or an import's first
+    // write of an object made long before (a deletion, a patch): the state it
+    // shows was already so, not changed then.
+    let made_before = created.is_some_and(|c| c < first.at - 2_000);
+    let first_sight = first.listed
+        || (made_before
+            && !matches!(
+                first.provenance,
+                Provenance::Recorded | Provenance::RecordedWriterFromAudit
+            ));
+    let (reason, message) = if first_sight && made_before {
         (
             "Created",
             format!(
@@ -480,7 +490,7 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
     };
     let mut initial = Vec::new();
     diff(kind, &empty, first, &[], &mut initial);
-    if first.listed && !initial.is_empty() {
+    if first_sight && !initial.is_empty() {
         // NB: found by a list (the recorder started later, or relisted): this is
         // the state it was in, not a change seen happening. One line says so.
         out.push(Transition {
@@ -492,7 +502,8 @@ pub fn of(object: &ObjectRef, created: Option<i64>, versions: &[Version]) -> Vec
             },
             reason: "FirstRecorded".to_string(),
             message: format!(
-                "state when first recorded: {}",
+                "state when {}: {}",
+                first_seen_by(first.provenance),
                 initial
                     .iter()
                     .map(|t| t.message.as_str())
@@ -536,6 +547,38 @@ mod tests {
             name: "web".into(),
             ..ObjectRef::default()
         }
+    }
+
+    /// Issue 43: what an imported audit log first shows of an object is not
+    /// told as recorded, on its creation line nor on the state it was in.
+    #[test]
+    fn an_audit_logs_first_sight_is_not_called_recorded() {
+        let mut first = version(5_000, |s| {
+            s.conditions = vec![Condition {
+                type_: "Available".into(),
+                status: "False".into(),
+                reason: "MinimumReplicasUnavailable".into(),
+                ..Condition::default()
+            }];
+        });
+        first.provenance = Provenance::AuditLog;
+        let t = of(&deployment(), Some(1_000), &[first]);
+        let said: Vec<String> = t
+            .iter()
+            .map(|t| format!("{} {}", t.reason, t.message))
+            .collect();
+        assert!(
+            said[0].starts_with("Created created (first seen in an imported audit log later")
+                && said[1]
+                    .starts_with("FirstRecorded state when first seen in an imported audit log: "),
+            "{said:?}"
+        );
+        assert!(
+            !said
+                .iter()
+                .any(|l| l.contains("recorded:") || l.contains("first recorded"))
+        );
+        assert!(t.iter().all(|t| t.provenance == Provenance::AuditLog));
     }
 
     #[test]

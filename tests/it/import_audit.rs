@@ -380,6 +380,16 @@ fn every_vendor_shape_tells_who_scaled_and_who_deleted() {
                 && l.contains("carol")),
             "{file}: who deleted the Pod?\n{changes}"
         );
+        // No recorder ever ran: no line, a deletion neither, is told as seen
+        // by one (issue 43).
+        assert!(
+            changes
+                .lines()
+                .next()
+                .is_some_and(|h| h.contains(" SOURCE "))
+                && changes.lines().skip(1).all(|l| l.contains(" audit-log ")),
+            "{file}:\n{changes}"
+        );
     }
 }
 
@@ -817,5 +827,52 @@ fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
     assert!(
         !changed.is_empty() && changed.iter().all(|l| l.trim_end().ends_with("audit-log")),
         "{wide}"
+    );
+}
+
+/// Review of issue 43: a deletion stores no version, so it was told as the
+/// recorder's; and an import's first write of a Pod made long before, a
+/// deletion, told its whole state as changes made at that moment.
+#[test]
+fn a_deletion_only_a_log_tells_is_the_logs_and_its_first_state_is_a_first_sight() {
+    let (code, out, err, dir) = import_all(&[&fixture("aks-storage-kube-audit.json")]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let db = dir.path().join("r.db");
+    let args = [
+        "timeline",
+        "pod/web-7d4b9c5f8-abcde",
+        "-n",
+        "shop",
+        "--since",
+        "100000h",
+        "-o",
+        "json",
+    ];
+    let (code, out, err) = run(offline(&db).args(args));
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let transitions: Vec<&serde_json::Value> = json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["entry"] == "transition")
+        .collect();
+    let reasons: Vec<&str> = transitions
+        .iter()
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert!(reasons.contains(&"Deleted"), "{out}");
+    for e in &transitions {
+        assert_eq!(e["provenance"], "audit-log", "{e}");
+    }
+    // Its phase was Running before the log began: not a change at the deletion.
+    assert!(!reasons.contains(&"Phase"), "{reasons:?}");
+    assert!(
+        transitions.iter().any(|e| e["reason"] == "FirstRecorded"
+            && e["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("state when first seen in an imported audit log: ")),
+        "{out}"
     );
 }

@@ -750,14 +750,25 @@ mod tests {
         assert_eq!(told, [Unknown, Unknown, Unknown], "migrated");
     }
 
-    /// Migration 13 in a cluster no audit log was imported into: what it
-    /// stored was recorded, and says so.
+    /// Migration 13 in a cluster no audit log was imported into (another
+    /// cluster of the file had one): what it stored was recorded, and says
+    /// so, read as it is or migrated.
     #[test]
     fn an_old_recording_without_an_import_stays_recorded() {
         let (dir, mut w) = crate::store::testing::recording();
         let mut b = w.begin().unwrap();
         b.apply_change(&change(1, "a", 1_000)).unwrap();
         b.commit().unwrap();
+        let other = w
+            .recording()
+            .register_cluster("uid-2", "ctx-2", "", 0)
+            .unwrap();
+        w.connection()
+            .execute(
+                "INSERT INTO audit_ids (cluster_id, audit_id, at) VALUES (?1, 'a-1', 3000)",
+                [other],
+            )
+            .unwrap();
         w.connection()
             .execute_batch("PRAGMA user_version = 12;")
             .unwrap();
