@@ -8,6 +8,7 @@
 //! forth 110 times". `-o wide` and JSON keep every entry.
 
 use super::{Entry, EntryKind};
+use crate::model::Provenance;
 
 /// How close (from the previous member) an entry must be to join a fold.
 pub const FOLD_MS: i64 = 10_000;
@@ -54,7 +55,19 @@ impl Folded {
     }
 }
 
-fn key(e: &Entry) -> Option<(EntryKind, &str, &str, &str, &str, i64)> {
+/// What siblings' entries must share to fold into one line; their provenance
+/// too, so that a folded line never gives one source for facts of two.
+type Key<'a> = (
+    EntryKind,
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a str,
+    i64,
+    Provenance,
+);
+
+fn key(e: &Entry) -> Option<Key<'_>> {
     (!e.group.is_empty() && e.entry != EntryKind::Gap).then_some((
         e.entry,
         e.group.as_str(),
@@ -62,6 +75,7 @@ fn key(e: &Entry) -> Option<(EntryKind, &str, &str, &str, &str, i64)> {
         e.reason.as_str(),
         e.message.as_str(),
         e.count,
+        e.provenance,
     ))
 }
 
