@@ -11,6 +11,26 @@ fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/audit/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `timeline TARGET -n NS -o json` over every time: (the text, the document).
+fn timeline_json(db: &std::path::Path, target: &str, ns: &str) -> (String, serde_json::Value) {
+    let (code, out, err) = run(offline(db).args([
+        "timeline", target, "-n", ns, "--since", "100000h", "-o", "json",
+    ]));
+    assert_eq!(code, Some(0), "{target}: {err}");
+    let json = serde_json::from_str(&out).unwrap();
+    (out, json)
+}
+
+/// The transition entries of a `timeline -o json` document.
+fn transitions(json: &serde_json::Value) -> Vec<&serde_json::Value> {
+    json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["entry"] == "transition")
+        .collect()
+}
+
 /// Imports `file` into a fresh recording: (its first stdout line, `changes -A`).
 fn import(file: &str) -> (String, String, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -762,24 +782,8 @@ fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
             "{wide}"
         );
     }
-    let (code, out, err) = run(offline(&db).args([
-        "timeline",
-        "deployment/web",
-        "-n",
-        "default",
-        "--since",
-        "100000h",
-        "-o",
-        "json",
-    ]));
-    assert_eq!(code, Some(0), "{err}");
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let transitions: Vec<&serde_json::Value> = json["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["entry"] == "transition")
-        .collect();
+    let (out, json) = timeline_json(&db, "deployment/web", "default");
+    let transitions = transitions(&json);
     assert!(
         transitions.iter().any(|e| e["reason"] == "SpecChanged"),
         "{out}"
@@ -838,25 +842,8 @@ fn a_deletion_only_a_log_tells_is_the_logs_and_its_first_state_is_a_first_sight(
     let (code, out, err, dir) = import_all(&[&fixture("aks-storage-kube-audit.json")]);
     assert_eq!(code, Some(0), "{out}{err}");
     let db = dir.path().join("r.db");
-    let args = [
-        "timeline",
-        "pod/web-7d4b9c5f8-abcde",
-        "-n",
-        "shop",
-        "--since",
-        "100000h",
-        "-o",
-        "json",
-    ];
-    let (code, out, err) = run(offline(&db).args(args));
-    assert_eq!(code, Some(0), "{err}");
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let transitions: Vec<&serde_json::Value> = json["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["entry"] == "transition")
-        .collect();
+    let (out, json) = timeline_json(&db, "pod/web-7d4b9c5f8-abcde", "shop");
+    let transitions = transitions(&json);
     let reasons: Vec<&str> = transitions
         .iter()
         .map(|e| e["reason"].as_str().unwrap())
