@@ -89,6 +89,9 @@ pub struct Line {
     pub object: String,
     pub change: String,
     pub by: String,
+    /// Where it comes from, when not the recorder alone (`-o wide` only:
+    /// a folded line leaves it empty).
+    pub source: String,
 }
 
 /// Changes alike and this close in time (ms) fold into one line.
@@ -241,6 +244,7 @@ pub fn lines(items: &[Item]) -> Vec<Line> {
             },
             change: change_text(i),
             by: i.writers.join(","),
+            source: i.provenance.said().unwrap_or_default().to_string(),
         })
         .collect()
 }
@@ -372,6 +376,7 @@ pub fn fold(items: &[Item]) -> Vec<Line> {
                 object,
                 change,
                 by: i.writers.join(","),
+                source: String::new(),
             }]
         })
         .collect()

@@ -192,13 +192,9 @@ fn all_clusters(
     // NB: a stable sort: within a cluster, the fold's own order stays.
     lines.sort_by_key(|(_, l)| l.at);
     let rows = lines.iter().map(|(cluster, l)| {
-        vec![
-            crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
-            escape(cluster).into_owned(),
-            escape(&l.object).into_owned(),
-            paint.dim(&escape(&l.by)),
-            escape(&l.change).into_owned(),
-        ]
+        let mut row = cells(l, paint);
+        row.insert(1, escape(cluster).into_owned());
+        row
     });
     crate::render::plain_table(
         out,
@@ -239,7 +235,7 @@ fn render(
                 rfc3339(until)
             )?;
         }
-        ChangesOutput::Wide => wide(items, out, paint)?,
+        ChangesOutput::Wide => table(&crate::changes::lines(items), out, paint)?,
         _ => table(&crate::changes::fold(items), out, paint)?,
     }
     Ok(())
@@ -256,43 +252,31 @@ struct Feed<'a> {
     items: &'a [Item],
 }
 
+/// A line's cells: TIME, OBJECT, BY, CHANGE.
+fn cells(l: &Line, paint: Paint) -> Vec<String> {
+    vec![
+        crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
+        escape(&l.object).into_owned(),
+        paint.dim(&escape(&l.by)),
+        escape(&l.change).into_owned(),
+    ]
+}
+
+/// The table; with a SOURCE column (before CHANGE) when some line says
+/// where it comes from (`-o wide` of changes not the recorder's alone).
 fn table(lines: &[Line], out: &mut dyn Write, paint: Paint) -> anyhow::Result<()> {
-    let rows = lines.iter().map(|l| {
-        vec![
-            crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
-            escape(&l.object).into_owned(),
-            paint.dim(&escape(&l.by)),
-            escape(&l.change).into_owned(),
-        ]
-    });
     // NB: CHANGE last, as kubectl puts MESSAGE last: one long diff must not
     // push every other row's writer off a 120-column screen (each row then
     // wrapped into two lines, and an hour no longer fitted the first screen).
-    crate::render::plain_table(out, ["TIME (UTC)", "OBJECT", "BY", "CHANGE"], rows)?;
-    Ok(())
-}
-
-/// `-o wide`: every change on its own line, and, when some change did not
-/// come from the recorder alone, a SOURCE column saying where each came from
-/// (`audit-log`, `recorded-writer-from-audit-log`, `unknown`).
-fn wide(items: &[Item], out: &mut dyn Write, paint: Paint) -> anyhow::Result<()> {
-    let lines = crate::changes::lines(items);
-    if items.iter().all(|i| i.provenance.goes_without_saying()) {
-        return table(&lines, out, paint);
+    if lines.iter().all(|l| l.source.is_empty()) {
+        let rows = lines.iter().map(|l| cells(l, paint));
+        crate::render::plain_table(out, ["TIME (UTC)", "OBJECT", "BY", "CHANGE"], rows)?;
+        return Ok(());
     }
-    // NB: lines() gives one line per item, in order.
-    let rows = lines.iter().zip(items).map(|(l, i)| {
-        vec![
-            crate::units::rfc3339(l.at).replace('T', " ")[..19].to_string(),
-            escape(&l.object).into_owned(),
-            paint.dim(&escape(&l.by)),
-            if i.provenance.goes_without_saying() {
-                String::new()
-            } else {
-                i.provenance.as_str().to_string()
-            },
-            escape(&l.change).into_owned(),
-        ]
+    let rows = lines.iter().map(|l| {
+        let mut row = cells(l, paint);
+        row.insert(3, escape(&l.source).into_owned());
+        row
     });
     crate::render::plain_table(
         out,

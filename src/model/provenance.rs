@@ -70,6 +70,11 @@ impl Provenance {
         matches!(self, Provenance::Recorded | Provenance::Reconstructed(_))
     }
 
+    /// What the output says of it: nothing for what goes without saying.
+    pub fn said(self) -> Option<&'static str> {
+        (!self.goes_without_saying()).then(|| self.as_str())
+    }
+
     /// Its bits in `versions.seen` (above the two of [`Seen::code`]).
     /// NB: a reconstruction is never stored; were it, it would read back as unknown.
     fn bits(self) -> i64 {

@@ -130,8 +130,7 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
                 match (e.certainty, e.provenance) {
                     (Some(c), _) => c.as_str(),
                     (None, _) if e.entry == EntryKind::Gap && e.source == "import" => "imports",
-                    (None, p) if p.goes_without_saying() => "recorded",
-                    (None, p) => p.as_str(),
+                    (None, p) => p.said().unwrap_or("recorded"),
                 }
                 .to_string(),
             );
@@ -147,13 +146,10 @@ pub fn table(t: &Timeline, out: &mut dyn Write, wide: bool, paint: Paint) -> std
             row.push(escape(&e.writers.join(",")).into_owned());
             // A transition's source is where its version comes from, when
             // not the recorder's watch.
-            row.push(
-                if e.source.is_empty() && !e.provenance.goes_without_saying() {
-                    e.provenance.as_str().to_string()
-                } else {
-                    escape(&e.source).into_owned()
-                },
-            );
+            row.push(match e.provenance.said() {
+                Some(said) if e.source.is_empty() => said.to_string(),
+                _ => escape(&e.source).into_owned(),
+            });
         }
         row
     });

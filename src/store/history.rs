@@ -106,7 +106,7 @@ impl Recording {
     }
 
     /// The cluster of object `id`.
-    pub(super) fn cluster_of(&self, id: i64) -> Result<Option<i64>, StoreError> {
+    fn cluster_of(&self, id: i64) -> Result<Option<i64>, StoreError> {
         self.conn
             .prepare_cached(SQL_OBJECT_CLUSTER)
             .and_then(|mut st| {

@@ -102,7 +102,7 @@ impl Recording {
         let mut seen: HashSet<i64> = HashSet::new();
         seen.insert(target.id);
         let target = self
-            .with_versions(vec![(target, Relation::Target, 0)])?
+            .with_versions(cluster, vec![(target, Relation::Target, 0)])?
             .remove(0);
 
         let mut out = self.owners_of(cluster, &target, walk.depth, &mut seen)?;
@@ -111,7 +111,7 @@ impl Recording {
         out.extend(owned);
         if walk.related {
             let related = self.nodes_and_claims(cluster, &out, &mut seen)?;
-            out.extend(self.with_versions(related)?);
+            out.extend(self.with_versions(cluster, related)?);
             out.extend(self.uses_and_selectors(cluster, &out, &mut seen)?);
         }
         Ok(out)
@@ -152,7 +152,7 @@ impl Recording {
                     }
                 }
             }
-            let next = self.with_versions(next)?;
+            let next = self.with_versions(cluster, next)?;
             owners.extend(next.iter().cloned());
             frontier = next;
         }
@@ -217,6 +217,7 @@ impl Recording {
                     .cmp(&(b.created.or(b.first_seen), &b.object.name))
             });
             let next = self.with_versions(
+                cluster,
                 objects
                     .into_iter()
                     .map(|o| (o, Relation::Owned, depth))
@@ -367,7 +368,7 @@ impl Recording {
                 }
             }
         }
-        let mut out = self.with_versions(related)?;
+        let mut out = self.with_versions(cluster, related)?;
         for (ns, sets) in labels {
             for kind in ["Service", "PodDisruptionBudget"] {
                 let candidates: Vec<RecordedObject> = self
@@ -382,7 +383,7 @@ impl Recording {
                 let mut versions = self.versions_many(&ids)?;
                 for mut o in candidates {
                     let vs = versions.remove(&o.id).unwrap_or_default();
-                    self.tell_deletion(&mut o)?;
+                    self.tell_deletion(cluster, &mut o)?;
                     let selected = vs.iter().zip(spans(&o, &vs)).any(|(v, span)| {
                         sets.iter()
                             .any(|l| overlap(span, l.span) && v.state.selects(l.labels))
@@ -405,6 +406,7 @@ impl Recording {
     /// deletion comes from.
     fn with_versions(
         &self,
+        cluster: i64,
         objects: Vec<(RecordedObject, Relation, u32)>,
     ) -> Result<Vec<Subject>, StoreError> {
         let ids: Vec<i64> = objects.iter().map(|(o, _, _)| o.id).collect();
@@ -412,7 +414,7 @@ impl Recording {
         objects
             .into_iter()
             .map(|(mut o, relation, depth)| {
-                self.tell_deletion(&mut o)?;
+                self.tell_deletion(cluster, &mut o)?;
                 Ok(Subject {
                     versions: versions.remove(&o.id).unwrap_or_default(),
                     object: o,
@@ -424,10 +426,8 @@ impl Recording {
     }
 
     /// Sets where `o`'s deletion comes from, when it was deleted.
-    fn tell_deletion(&self, o: &mut RecordedObject) -> Result<(), StoreError> {
-        if let Some(at) = o.deleted
-            && let Some(cluster) = self.cluster_of(o.id)?
-        {
+    fn tell_deletion(&self, cluster: i64, o: &mut RecordedObject) -> Result<(), StoreError> {
+        if let Some(at) = o.deleted {
             o.deletion_provenance = self.deletion_provenance(cluster, at)?;
         }
         Ok(())

@@ -11,12 +11,18 @@ fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/audit/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `timeline TARGET -n NS` over every time, with `extra` arguments.
+fn timeline_of(db: &std::path::Path, target: &str, ns: &str, extra: &[&str]) -> String {
+    let (code, out, err) = run(offline(db)
+        .args(["timeline", target, "-n", ns, "--since", "100000h"])
+        .args(extra));
+    assert_eq!(code, Some(0), "{target}: {err}");
+    out
+}
+
 /// `timeline TARGET -n NS -o json` over every time: (the text, the document).
 fn timeline_json(db: &std::path::Path, target: &str, ns: &str) -> (String, serde_json::Value) {
-    let (code, out, err) = run(offline(db).args([
-        "timeline", target, "-n", ns, "--since", "100000h", "-o", "json",
-    ]));
-    assert_eq!(code, Some(0), "{target}: {err}");
+    let out = timeline_of(db, target, ns, &["-o", "json"]);
     let json = serde_json::from_str(&out).unwrap();
     (out, json)
 }
@@ -793,14 +799,7 @@ fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
         assert!(e.get("certainty").is_none(), "{e}");
     }
     // The table never calls the log's first write of it "recorded".
-    let (_, table, _) = run(offline(&db).args([
-        "timeline",
-        "deployment/web",
-        "-n",
-        "default",
-        "--since",
-        "100000h",
-    ]));
+    let table = timeline_of(&db, "deployment/web", "default", &[]);
     let object = table
         .lines()
         .find(|l| l.starts_with("Object:"))
@@ -816,17 +815,7 @@ fn what_an_audit_log_made_says_it_came_from_the_audit_log() {
         "{table}"
     );
     // `-o wide`: the SOURCE column says it of each transition.
-    let (code, wide, err) = run(offline(&db).args([
-        "timeline",
-        "deployment/web",
-        "-n",
-        "default",
-        "--since",
-        "100000h",
-        "-o",
-        "wide",
-    ]));
-    assert_eq!(code, Some(0), "{err}");
+    let wide = timeline_of(&db, "deployment/web", "default", &["-o", "wide"]);
     let changed: Vec<&str> = wide.lines().filter(|l| l.contains("SpecChanged")).collect();
     assert!(
         !changed.is_empty() && changed.iter().all(|l| l.trim_end().ends_with("audit-log")),

@@ -393,8 +393,8 @@ pub(super) fn version<'a>(row: &Row<'_, 'a>, now_ns: u64) -> Rec<'a> {
         attributes.push(("kubectl_diag.diff", Val::S(d)));
     }
     let provenance = crate::model::provenance::StoredSeen::read(row.i(at!("seen"))).provenance;
-    if !provenance.goes_without_saying() {
-        attributes.push(("kubectl_diag.provenance", st(provenance.as_str())));
+    if let Some(said) = provenance.said() {
+        attributes.push(("kubectl_diag.provenance", st(said)));
     }
     Rec {
         resource,
